@@ -1,0 +1,99 @@
+#!/usr/bin/env node
+// Runs every compiled uvu test file (dist/**/*.test.js) of the given workspaces (default: all), each
+// in its own node process, and ends by printing one line `N passed, N failed` (totals over all
+// packages). Fails when any test fails, when a file crashes or reports no tests (a forgotten
+// `test.run()`), when a file exceeds its time limit, or when zero tests ran in all.
+// Usage: node scripts/run-tests.mjs [workspace-dir ...] [--filter <regex>]
+import { spawn } from 'node:child_process';
+import { readdirSync, readFileSync, statSync, existsSync } from 'node:fs';
+import { join, relative, resolve, dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const args = process.argv.slice(2);
+let filter;
+const dirs = [];
+for (let i = 0; i < args.length; i++) {
+  if (args[i] === '--filter') filter = new RegExp(args[++i]);
+  else dirs.push(args[i]);
+}
+const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
+const workspaces = dirs.length ? dirs : pkg.workspaces;
+const fileTimeoutMs = Number(process.env.TEST_FILE_TIMEOUT_MS ?? 300_000);
+
+function findTests(dir) {
+  if (!existsSync(dir)) return [];
+  const out = [];
+  for (const name of readdirSync(dir)) {
+    const p = join(dir, name);
+    if (statSync(p).isDirectory()) out.push(...findTests(p));
+    else if (name.endsWith('.test.js')) out.push(p);
+  }
+  return out.sort();
+}
+
+function runFile(file) {
+  return new Promise((resolvePromise) => {
+    const child = spawn(process.execPath, [file], {
+      cwd: root,
+      env: { ...process.env, FORCE_COLOR: '0', NO_COLOR: '1' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.stderr.on('data', (d) => (out += d));
+    const timer = setTimeout(() => {
+      out += `\n[run-tests] killed after ${fileTimeoutMs} ms\n`;
+      child.kill('SIGKILL');
+    }, fileTimeoutMs);
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      const num = (label) => Number(out.match(new RegExp(`${label}:\\s+(\\d+)`))?.[1] ?? NaN);
+      const total = num('Total');
+      const passed = num('Passed');
+      const skipped = num('Skipped');
+      resolvePromise({ file, code, signal, out, total, passed, skipped });
+    });
+  });
+}
+
+let passed = 0;
+let failed = 0;
+let skipped = 0;
+const problems = [];
+const started = Date.now();
+for (const ws of workspaces) {
+  const files = findTests(join(root, ws, 'dist')).filter((f) => !filter || filter.test(f));
+  for (const file of files) {
+    const rel = relative(root, file);
+    const t0 = Date.now();
+    const r = await runFile(file);
+    const ms = Date.now() - t0;
+    if (!Number.isFinite(r.total) || r.total === 0) {
+      failed += 1;
+      problems.push(`${rel}: ran no tests (crash, or a suite without .run())`);
+      process.stdout.write(r.out);
+    } else {
+      const f = r.total - r.passed - r.skipped;
+      passed += r.passed;
+      failed += f;
+      skipped += r.skipped;
+      if (f > 0 || r.code !== 0) {
+        if (f === 0) {
+          failed += 1;
+          problems.push(`${rel}: exited with ${r.signal ?? r.code}`);
+        } else problems.push(`${rel}: ${f} failed`);
+        process.stdout.write(r.out);
+      }
+    }
+    console.log(`${r.code === 0 ? 'ok  ' : 'FAIL'} ${rel} (${r.passed ?? 0}/${r.total ?? 0}, ${ms} ms)`);
+  }
+}
+if (passed + failed === 0) {
+  problems.push('zero tests ran');
+  failed += 0;
+}
+for (const p of problems) console.log(`problem: ${p}`);
+console.log(`time: ${((Date.now() - started) / 1000).toFixed(1)} s`);
+console.log(`${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}`);
+process.exit(problems.length || failed || passed === 0 ? 1 : 0);
