@@ -1,0 +1,139 @@
+/**
+ * Profiles the running node into files under one directory (never outside it): V8 CPU profiles
+ * (.cpuprofile JSON, open in Chrome DevTools), heap snapshots, and — since Node.js has no mutexes —
+ * a "lock" report of what blocks instead: event-loop delay percentiles and active handles.
+ */
+import { Session } from 'node:inspector/promises';
+import { mkdir, writeFile, rename } from 'node:fs/promises';
+import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
+import { join, resolve, sep } from 'node:path';
+import { getHeapSnapshot } from 'node:v8';
+import { createWriteStream } from 'node:fs';
+import { pipeline } from 'node:stream/promises';
+import { NodeError } from '@cornice/sdk';
+
+export class ProfilerError extends NodeError<'AlreadyRunning' | 'NotRunning' | 'BadFileName' | 'Io'> {}
+
+export class Profiler {
+  #cpu: { session: Session; file: string } | undefined;
+  #starting = false;
+  readonly #loopDelay: IntervalHistogram;
+  readonly #since = new Date();
+
+  constructor(private readonly dir: string) {
+    this.#loopDelay = monitorEventLoopDelay({ resolution: 10 });
+    this.#loopDelay.enable();
+  }
+
+  /** The absolute path for `fileName`, refused unless it lies directly inside the profile dir. */
+  path(fileName: string): string {
+    const base = resolve(this.dir);
+    const full = resolve(base, fileName);
+    if (!full.startsWith(base + sep) || full.slice(base.length + 1).includes(sep)) {
+      throw new ProfilerError('BadFileName', 'fileName must be a plain file name inside the profile directory');
+    }
+    return full;
+  }
+
+  get cpuRunning(): boolean {
+    return this.#cpu !== undefined || this.#starting;
+  }
+
+  async startCpu(fileName: string): Promise<void> {
+    const file = this.path(fileName);
+    if (this.cpuRunning) throw new ProfilerError('AlreadyRunning', 'cpu profiler already running');
+    this.#starting = true;
+    try {
+      const session = new Session();
+      session.connect();
+      await session.post('Profiler.enable');
+      await session.post('Profiler.start');
+      this.#cpu = { session, file };
+    } finally {
+      this.#starting = false;
+    }
+  }
+
+  async stopCpu(): Promise<string> {
+    const cpu = this.#cpu;
+    if (!cpu) throw new ProfilerError('NotRunning', 'cpu profiler not running');
+    this.#cpu = undefined;
+    try {
+      const { profile } = await cpu.session.post('Profiler.stop');
+      await this.#write(cpu.file, JSON.stringify(profile));
+      return cpu.file;
+    } finally {
+      cpu.session.disconnect();
+    }
+  }
+
+  async heapSnapshot(fileName: string): Promise<string> {
+    const file = this.path(fileName);
+    await mkdir(this.dir, { recursive: true });
+    const tmp = `${file}.partial`;
+    try {
+      await pipeline(getHeapSnapshot(), createWriteStream(tmp, { mode: 0o600 }));
+      await rename(tmp, file);
+    } catch (e) {
+      throw new ProfilerError('Io', `cannot write heap snapshot: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+    }
+    return file;
+  }
+
+  /** Node's stand-in for mutex statistics (see the class comment). */
+  async lockReport(fileName: string): Promise<string> {
+    const file = this.path(fileName);
+    const h = this.#loopDelay;
+    const ms = (ns: number) => Math.round(ns / 1e3) / 1e3;
+    const report = {
+      kind: 'cornice lock profile: Node.js has no mutexes; this reports event-loop blocking instead',
+      since: this.#since.toISOString(),
+      at: new Date().toISOString(),
+      eventLoopDelayMs: {
+        min: ms(h.min),
+        mean: ms(h.mean),
+        p50: ms(h.percentile(50)),
+        p90: ms(h.percentile(90)),
+        p99: ms(h.percentile(99)),
+        max: ms(h.max),
+        samples: h.count,
+      },
+      activeResources: countBy(process.getActiveResourcesInfo()),
+    };
+    await this.#write(file, JSON.stringify(report, null, 2));
+    return file;
+  }
+
+  async #write(file: string, data: string): Promise<void> {
+    try {
+      await mkdir(this.dir, { recursive: true });
+      await writeFile(file, data, { mode: 0o600 });
+    } catch (e) {
+      throw new ProfilerError('Io', `cannot write ${join(this.dir, '…')}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+    }
+  }
+
+  async close(): Promise<void> {
+    this.#loopDelay.disable();
+    if (this.#cpu) {
+      this.#cpu.session.disconnect();
+      this.#cpu = undefined;
+    }
+  }
+}
+
+function countBy(items: string[]): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const i of items) out[i] = (out[i] ?? 0) + 1;
+  return out;
+}
+
+/** JavaScript stack of this moment plus the native stack, from Node's diagnostic report. */
+export function stackTrace(): string {
+  const report = process.report?.getReport() as
+    | { javascriptStack?: { message?: string; stack?: string[] }; nativeStack?: Array<{ pc: string; symbol: string }> }
+    | undefined;
+  const js = report?.javascriptStack?.stack?.join('\n') ?? new Error('stacktrace').stack ?? '';
+  const native = (report?.nativeStack ?? []).map((f) => `${f.pc} ${f.symbol}`).join('\n');
+  return `JavaScript stack:\n${js}\n\nNative stack:\n${native}\n`;
+}

@@ -1,0 +1,62 @@
+import { bindService, type BoundService } from '@cornice/sdk';
+import type { ChainAliases } from '../../chains/aliases.js';
+import type { RouteTable } from '../routes.js';
+import { adminApi } from './api.js';
+import { stackTrace, type Profiler } from './profiler.js';
+
+export interface AdminDeps {
+  nodeId: string;
+  networkId: number;
+  routes: RouteTable;
+  chains: ChainAliases;
+  profiler: Profiler;
+  /** Connected peers as ip:port (empty until networking exists). */
+  peers: () => string[];
+}
+
+export function adminService(d: AdminDeps): BoundService {
+  return bindService(adminApi, {
+    async getNodeID() {
+      return { nodeID: d.nodeId };
+    },
+    async getNetworkID() {
+      return { networkID: String(d.networkId) };
+    },
+    async peers() {
+      return { peers: d.peers() };
+    },
+    async alias({ endpoint, alias }) {
+      d.routes.alias(endpoint.replace(/^\/?(ext\/)?/, ''), alias);
+      return { success: true };
+    },
+    async aliasChain({ chain, alias }) {
+      d.chains.alias(chain, alias);
+      return { success: true };
+    },
+    async getBlockchainID({ alias }) {
+      return { blockchainID: d.chains.lookup(alias).toString() };
+    },
+    async getChainAliases({ chainID }) {
+      return { Aliases: d.chains.aliases(chainID) };
+    },
+    async startCPUProfiler({ fileName }) {
+      await d.profiler.startCpu(fileName);
+      return { success: true };
+    },
+    async stopCPUProfiler() {
+      await d.profiler.stopCpu();
+      return { success: true };
+    },
+    async memoryProfile({ fileName }) {
+      await d.profiler.heapSnapshot(fileName);
+      return { success: true };
+    },
+    async lockProfile({ fileName }) {
+      await d.profiler.lockReport(fileName);
+      return { success: true };
+    },
+    async stacktrace() {
+      return { stacktrace: stackTrace() };
+    },
+  });
+}

@@ -1,0 +1,12 @@
+export { startNode, type RunningNode, type NodeDeps } from './node/node.js';
+export { main } from './cli.js';
+export { parseConfig, helpText } from './config/parse.js';
+export type { NodeConfig } from './config/config.js';
+export { createLogger } from './log/logger.js';
+export { adminApi } from './api/admin/api.js';
+export { keystoreApi } from './api/keystore/api.js';
+export { healthApi } from './api/health/api.js';
+export { Keystore } from './keystore/keystore.js';
+export { LevelStore } from './db/level.js';
+export { PrefixedStore } from './db/prefixed.js';
+export { ChainAliases } from './chains/aliases.js';

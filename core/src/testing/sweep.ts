@@ -1,0 +1,71 @@
+/**
+ * RPC conformance sweep: from a service declaration, generates malformed calls for every method —
+ * omitted/null/array/scalar params, unknown fields, each field with wrong types, oversized strings —
+ * so a test can assert each gets a clear error (never -32603) and the node keeps serving.
+ */
+import type { MethodDef, Parser, ServiceDef } from '@cornice/sdk';
+
+export interface SweepCase {
+  method: string;
+  label: string;
+  params: unknown;
+  /** When set, the error must be -32602 and name this field. */
+  expectField?: string;
+  /** When true, a success is acceptable (e.g. omitted params for a method that takes none). */
+  mayPass?: boolean;
+}
+
+const wrongValues: Record<string, unknown[]> = {
+  string: [42, true, {}, [], null],
+  uint: [-1, 1.5, 'abc', '-3', true, {}, [], '99999999999999999999999999999', null],
+  uint64: [-1, 1.5, 'abc', '0x10', '18446744073709551616', true, {}, [], null],
+  bool: ['true', 1, {}, [], null],
+  cb58: [42, 'not-cb58!', '', {}, [], null, '1111'],
+  id: [42, 'not-cb58!', '', {}, null, '1111'],
+  shortId: [42, 'not-cb58!', '', {}, null, '1111'],
+  enum: [42, 'no-such-value', {}, null],
+  array: ['x', 42, {}, null, [Symbol.for('hole')]],
+  object: ['x', 42, [], null],
+  json: [],
+};
+
+export function sweepCases(service: ServiceDef): SweepCase[] {
+  const out: SweepCase[] = [];
+  for (const [name, def] of Object.entries(service.methods) as Array<[string, MethodDef<unknown, unknown>]>) {
+    const method = `${service.name}.${name}`;
+    const fields = def.params.fields ?? {};
+    const required = Object.entries(fields).filter(([, p]) => !p.optional);
+    const none = required.length === 0;
+    out.push({ method, label: 'params omitted', params: undefined, mayPass: none });
+    out.push({ method, label: 'params null', params: null, mayPass: none });
+    out.push({ method, label: 'params {}', params: {}, mayPass: none, ...(none ? {} : { expectField: required[0]![0] }) });
+    out.push({ method, label: 'params []', params: [], mayPass: none });
+    out.push({ method, label: 'params [1, 2]', params: [1, 2] });
+    out.push({ method, label: 'params [42]', params: [42] });
+    out.push({ method, label: 'unknown field', params: { __bogus: 1 }, expectField: '__bogus' });
+    for (const [field, parser] of Object.entries(fields)) {
+      for (const value of wrongValues[parser.kind] ?? []) {
+        if (value === null && parser.optional) continue;
+        if (typeof value === 'symbol' || (Array.isArray(value) && typeof value[0] === 'symbol')) {
+          if (parser.item) out.push(...itemCases(method, field, parser));
+          continue;
+        }
+        out.push({ method, label: `${field} = ${JSON.stringify(value)}`, params: { [field]: value }, expectField: field });
+      }
+      if (parser.kind === 'string' || parser.kind === 'cb58' || parser.kind === 'id' || parser.kind === 'shortId') {
+        const max = parser.max ?? 65_536;
+        out.push({ method, label: `${field} oversized (${max + 1})`, params: { [field]: 'x'.repeat(max + 1) }, expectField: field });
+      }
+      if (parser.kind === 'array' && parser.max !== undefined) {
+        out.push({ method, label: `${field} with ${parser.max + 1} items`, params: { [field]: Array(parser.max + 1).fill(null) }, expectField: field });
+      }
+    }
+  }
+  return out;
+}
+
+function itemCases(method: string, field: string, parser: Parser<unknown>): SweepCase[] {
+  const item = parser.item!;
+  const bad = (wrongValues[item.kind] ?? []).filter((v) => v !== null && typeof v !== 'symbol');
+  return bad.slice(0, 3).map((v) => ({ method, label: `${field}[0] = ${JSON.stringify(v)}`, params: { [field]: [v] }, expectField: `${field}[0]` }));
+}

@@ -1,0 +1,103 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { MemoryStore, type KeyValueStore } from '@cornice/sdk';
+import { LevelStore } from '../../src/db/level.js';
+import { PrefixedStore } from '../../src/db/prefixed.js';
+
+const b = (...xs: number[]) => Uint8Array.from(xs);
+const all = async (s: KeyValueStore, r?: Parameters<KeyValueStore['iterate']>[0]) => {
+  const out: Array<[number[], number[]]> = [];
+  for await (const [k, v] of s.iterate(r)) out.push([[...k], [...v]]);
+  return out;
+};
+
+/** The same contract suite runs against every backend. */
+function contract(name: string, open: () => Promise<{ store: KeyValueStore; done: () => Promise<void> }>) {
+  const t = suite(name);
+  let ctx: { store: KeyValueStore; done: () => Promise<void> };
+  t.before.each(async () => {
+    ctx = await open();
+  });
+  t.after.each(() => ctx.done());
+
+  t('get/put/has/delete', async () => {
+    const s = ctx.store;
+    assert.is(await s.get(b(1)), undefined);
+    await s.put(b(1), b(9, 9));
+    assert.equal([...(await s.get(b(1)))!], [9, 9]);
+    assert.ok(await s.has(b(1)));
+    await s.delete(b(1));
+    assert.not.ok(await s.has(b(1)));
+  });
+
+  t('iterates in byte order with prefix, bounds, limit and reverse', async () => {
+    const s = ctx.store;
+    for (const k of [[2], [1, 255], [1], [1, 0], [0, 9], [255]]) await s.put(b(...k), b(k.length));
+    assert.equal((await all(s)).map(([k]) => k), [[0, 9], [1], [1, 0], [1, 255], [2], [255]]);
+    assert.equal((await all(s, { prefix: b(1) })).map(([k]) => k), [[1], [1, 0], [1, 255]]);
+    assert.equal((await all(s, { gte: b(1, 0), lt: b(2) })).map(([k]) => k), [[1, 0], [1, 255]]);
+    assert.equal((await all(s, { prefix: b(1), reverse: true, limit: 2 })).map(([k]) => k), [[1, 255], [1, 0]]);
+    assert.equal((await all(s, { prefix: b(255) })).map(([k]) => k), [[255]]);
+  });
+
+  t('batches apply atomically', async () => {
+    const s = ctx.store;
+    await s.put(b(5), b(5));
+    const batch = s.batch().put(b(6), b(6)).delete(b(5)).put(b(7), b(7));
+    assert.is(batch.length, 3);
+    assert.ok(await s.has(b(5)), 'nothing applied before write');
+    await batch.write();
+    assert.equal((await all(s)).map(([k]) => k), [[6], [7]]);
+  });
+
+  t('prefixed sub-stores are isolated, nest, and batch through the parent', async () => {
+    const s = ctx.store;
+    const a = new PrefixedStore(s, 'a');
+    const ab = new PrefixedStore(s, 'ab');
+    const nested = new PrefixedStore(a, 'x');
+    await a.put(b(1), b(1));
+    await ab.put(b(1), b(2));
+    await nested.put(b(1), b(3));
+    assert.equal([...(await a.get(b(1)))!], [1]);
+    assert.equal([...(await ab.get(b(1)))!], [2]);
+    assert.equal((await all(ab)).length, 1, '"ab" does not see "a" and vice versa');
+    assert.equal((await all(nested)).map(([k, v]) => [k, v]), [[[1], [3]]]);
+    await a.batch().put(b(2), b(2)).delete(b(1)).write();
+    assert.equal((await all(a, { prefix: b(2) })).map(([k]) => k), [[2]]);
+    await a.close();
+    assert.ok(await s.has(new Uint8Array([1, 97, 2])), 'closing a sub-store leaves the parent open');
+  });
+  t.run();
+}
+
+contract('MemoryStore', async () => ({ store: new MemoryStore(), done: async () => {} }));
+contract('LevelStore', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'cornice-level-'));
+  const store = await LevelStore.open(dir);
+  return { store, done: async () => (await store.close(), await rm(dir, { recursive: true, force: true })) };
+});
+
+const level = suite('LevelStore persistence');
+level('data survives reopening; a second opener gets a clear error', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'cornice-level-'));
+  try {
+    const s1 = await LevelStore.open(dir);
+    await s1.put(b(1), b(2));
+    try {
+      await LevelStore.open(dir);
+      assert.unreachable('a locked database must not open twice');
+    } catch (e) {
+      assert.match((e as Error).message, /cannot open database at .*: /);
+    }
+    await s1.close();
+    const s2 = await LevelStore.open(dir);
+    assert.equal([...(await s2.get(b(1)))!], [2]);
+    await s2.close();
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+level.run();

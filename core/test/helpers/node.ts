@@ -1,0 +1,59 @@
+/** Starts a real node in this process on 127.0.0.1 with an ephemeral port, for HTTP-level tests. */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { silentLogger, jsonReplacer } from '@cornice/sdk';
+import { parseConfig } from '../../src/config/parse.js';
+import { startNode, type RunningNode } from '../../src/node/node.js';
+
+export const FAST_KDF = { N: 1024, r: 8, p: 1 };
+
+export interface TestNode extends RunningNode {
+  dataDir: string;
+  /** POSTs a JSON-RPC call to /ext/<path> and returns the parsed reply. */
+  call(path: string, method: string, params?: unknown): Promise<RpcReply>;
+  /** Stops the node and removes its data dir. */
+  close(): Promise<void>;
+}
+
+export interface RpcReply {
+  jsonrpc: string;
+  id: unknown;
+  result?: any;
+  error?: { code: number; message: string; data?: unknown };
+}
+
+export async function startTestNode(flags: string[] = [], opts: { now?: () => number; dataDir?: string } = {}): Promise<TestNode> {
+  const dataDir = opts.dataDir ?? (await mkdtemp(join(tmpdir(), 'cornice-test-')));
+  const parsed = parseConfig(
+    ['--http-port=0', '--db-type=memory', `--data-dir=${dataDir}`, '--log-level=off', ...flags],
+    {},
+  );
+  if (parsed.kind !== 'run') throw new TypeError('expected a run config');
+  const node = await startNode(parsed.config, { log: silentLogger, keystoreKdf: FAST_KDF, ...(opts.now ? { now: opts.now } : {}) });
+  let id = 0;
+  return Object.assign(Object.create(null), node, {
+    stop: node.stop,
+    dataDir,
+    call: (path: string, method: string, params?: unknown) => rpc(`${node.url}/ext/${path}`, { jsonrpc: '2.0', id: ++id, method, params }),
+    close: async () => {
+      await node.stop();
+      if (!opts.dataDir) await rm(dataDir, { recursive: true, force: true });
+    },
+  }) as TestNode;
+}
+
+export async function rpc(url: string, body: unknown): Promise<RpcReply> {
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body, jsonReplacer),
+  });
+  return (await res.json()) as RpcReply;
+}
+
+/** POSTs raw text and returns status, headers and body text. */
+export async function post(url: string, body: string, contentType = 'application/json'): Promise<{ status: number; text: string; headers: Headers }> {
+  const res = await fetch(url, { method: 'POST', headers: contentType ? { 'content-type': contentType } : {}, body });
+  return { status: res.status, text: await res.text(), headers: res.headers };
+}
