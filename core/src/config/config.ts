@@ -1,0 +1,84 @@
+/**
+ * The node's typed configuration, the result of flags + environment + config file + defaults
+ * (see flags.ts for the table, parse.ts for the rules). Every field is named after its flag in
+ * camelCase (`--http-port` -> `httpPort`); `--network-id` fills both networkId and networkName.
+ */
+import { NodeError, type LogLevel } from '@cornice/sdk';
+
+export type DbType = 'leveldb' | 'memory';
+
+export interface NodeConfig {
+  /** The JSON config file that was read, if any (after `~` expansion). */
+  configFile: string | undefined;
+  /** uint32 network ID (local = 12345). */
+  networkId: number;
+  /** `mainnet`, `cascade`, `denali`, `local` or `network-<id>`; names the DB directory. */
+  networkName: string;
+  httpHost: string;
+  /** 0 picks an ephemeral port. */
+  httpPort: number;
+  httpMaxBodyBytes: number;
+  httpMaxBatchSize: number;
+  dataDir: string;
+  dbDir: string;
+  dbType: DbType;
+  logLevel: LogLevel;
+  apiAdminEnabled: boolean;
+  apiKeystoreEnabled: boolean;
+  apiIpcsEnabled: boolean;
+  apiHealthEnabled: boolean;
+  apiMetricsEnabled: boolean;
+  stakingTlsCertFile: string;
+  stakingTlsKeyFile: string;
+  profileDir: string;
+}
+
+export type ConfigErrorCode =
+  | 'UnknownFlag'
+  | 'MissingValue'
+  | 'InvalidValue'
+  | 'UnexpectedArgument'
+  | 'ConfigFileUnreadable'
+  | 'ConfigFileInvalid'
+  | 'UnknownKey';
+
+/** A bad command line, environment variable or config file; the message says which and why. */
+export class ConfigError extends NodeError<ConfigErrorCode> {}
+
+/** Well-known network names and their IDs (reference §9). */
+export const networkIds: Readonly<Record<string, number>> = {
+  mainnet: 1,
+  cascade: 2,
+  denali: 3,
+  testnet: 3,
+  local: 12345,
+};
+
+/** The canonical name of each well-known network ID (3 is `denali`; `testnet` is an alias). */
+const networkNames: ReadonlyMap<number, string> = new Map([
+  [1, 'mainnet'],
+  [2, 'cascade'],
+  [3, 'denali'],
+  [12345, 'local'],
+]);
+
+/** `local` for 12345, `network-99` for 99. */
+export function networkNameOf(id: number): string {
+  return networkNames.get(id) ?? `network-${id}`;
+}
+
+const maxUint32 = 0xffff_ffff;
+
+/**
+ * Parses a network: a well-known name (case-insensitive), `network-<n>` or a bare uint32.
+ * Returns undefined when it is none of these.
+ */
+export function parseNetworkId(text: string): number | undefined {
+  const lower = text.toLowerCase();
+  const known = Object.hasOwn(networkIds, lower) ? networkIds[lower] : undefined;
+  if (known !== undefined) return known;
+  const digits = lower.startsWith('network-') ? lower.slice('network-'.length) : lower;
+  if (!/^[0-9]+$/.test(digits)) return undefined;
+  const n = Number(digits);
+  return Number.isSafeInteger(n) && n <= maxUint32 ? n : undefined;
+}

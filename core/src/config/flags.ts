@@ -1,0 +1,341 @@
+/**
+ * The flag table: every setting the node reads from its command line, environment and config file.
+ * `--help` is generated from it, and parse.ts knows nothing about individual flags, so a new setting
+ * is one row here plus its field in NodeConfig (config.ts). A row's `key` is the NodeConfig field
+ * (the flag name in camelCase); its value type parses and validates command-line/environment
+ * strings and config-file JSON values; its default may depend on flags listed before it (`config`).
+ */
+import { join } from 'node:path';
+import type { LogLevel } from '@cornice/sdk';
+import { logLevels } from '../log/logger.js';
+import { networkNameOf, parseNetworkId, type DbType, type NodeConfig } from './config.js';
+
+/** What value types need to know while parsing. */
+export interface ValueContext {
+  /** For `~` expansion and the default data dir. */
+  readonly homedir: string;
+}
+
+/** How a flag's value is written, read and checked. */
+export interface ValueType<T> {
+  /** Shown after the flag name in --help, e.g. `int`, `bool`, `path`. */
+  readonly label: string;
+  /** Completes "expected ..." in error messages, e.g. `an integer from 0 to 65535`. */
+  readonly expected: string;
+  /** Booleans take no separate value on the command line (`--flag` means true). */
+  readonly isBool?: boolean;
+  /** Parses a command-line or environment string; undefined when invalid. */
+  fromString(raw: string, ctx: ValueContext): T | undefined;
+  /** Checks a config-file JSON value (strictly typed); undefined when invalid. */
+  fromJson(value: unknown, ctx: ValueContext): T | undefined;
+  /** Writes a value for --help. */
+  show(value: T): string;
+}
+
+export type FlagSource = 'cli' | 'env' | 'file';
+
+export interface DefaultContext extends ValueContext {
+  /** The values of the flags listed before this one (after every source was applied). */
+  readonly config: Readonly<Partial<NodeConfig>>;
+}
+
+export interface Flag<T = unknown> {
+  /** Without dashes: `http-port`. Also the config-file key. */
+  readonly name: string;
+  /** The NodeConfig field it fills; undefined for --help and --version. */
+  readonly key: keyof NodeConfig | undefined;
+  readonly type: ValueType<T>;
+  /** The value when no source sets the flag. */
+  defaultValue(ctx: DefaultContext): T;
+  /** How --help shows the default; undefined shows no default. */
+  readonly defaultText: string | undefined;
+  readonly description: string;
+  /** Extra validation beyond the type: returns the "expected ..." text when the value is invalid. */
+  validate?(value: T): string | undefined;
+  /** Where the flag may be set. */
+  readonly sources: readonly FlagSource[];
+}
+
+// ---------------------------------------------------------------------------------------------
+// Value types
+
+/** An integer in [min, max]; strings are plain decimal digits. */
+export function intType(min: number, max: number): ValueType<number> {
+  const check = (n: number): number | undefined => (Number.isSafeInteger(n) && n >= min && n <= max ? n : undefined);
+  return {
+    label: 'int',
+    expected: `an integer from ${min} to ${max}`,
+    fromString: (raw) => (/^-?[0-9]+$/.test(raw) ? check(Number(raw)) : undefined),
+    fromJson: (v) => (typeof v === 'number' ? check(v) : undefined),
+    show: (v) => String(v),
+  };
+}
+
+export const boolType: ValueType<boolean> = {
+  label: 'bool',
+  expected: 'true or false',
+  isBool: true,
+  fromString(raw) {
+    const s = raw.toLowerCase();
+    if (s === 'true' || s === '1') return true;
+    if (s === 'false' || s === '0') return false;
+    return undefined;
+  },
+  fromJson: (v) => (typeof v === 'boolean' ? v : undefined),
+  show: (v) => String(v),
+};
+
+/** A non-empty string. */
+export const stringType: ValueType<string> = {
+  label: 'string',
+  expected: 'a non-empty string',
+  fromString: (raw) => (raw.length > 0 ? raw : undefined),
+  fromJson: (v) => (typeof v === 'string' && v.length > 0 ? v : undefined),
+  show: (v) => v,
+};
+
+/** Replaces a leading `~` (alone or followed by a separator) with the home directory. */
+export function expandHome(path: string, homedir: string): string {
+  if (path === '~') return homedir;
+  if (path.startsWith('~/') || path.startsWith('~\\')) return join(homedir, path.slice(2));
+  return path;
+}
+
+/** A non-empty file-system path; a leading `~` is expanded. */
+export const pathType: ValueType<string> = {
+  label: 'path',
+  expected: 'a non-empty path',
+  fromString: (raw, ctx) => (raw.length > 0 ? expandHome(raw, ctx.homedir) : undefined),
+  fromJson: (v, ctx) => (typeof v === 'string' && v.length > 0 ? expandHome(v, ctx.homedir) : undefined),
+  show: (v) => v,
+};
+
+/** One of a fixed set of words (case-insensitive on input). */
+export function enumType<T extends string>(values: readonly T[]): ValueType<T> {
+  const find = (s: string): T | undefined => values.find((v) => v === s.toLowerCase());
+  return {
+    label: values.join('|'),
+    expected: `one of ${values.join(', ')}`,
+    fromString: find,
+    fromJson: (v) => (typeof v === 'string' ? find(v) : undefined),
+    show: (v) => v,
+  };
+}
+
+/** A network: mainnet, cascade, denali, testnet, local, `network-<n>` or a bare uint32. */
+export const networkType: ValueType<number> = {
+  label: 'network',
+  expected: 'mainnet, cascade, denali, testnet, local, network-<n> or an integer from 0 to 4294967295',
+  fromString: (raw) => parseNetworkId(raw),
+  fromJson: (v) =>
+    typeof v === 'string'
+      ? parseNetworkId(v)
+      : typeof v === 'number' && Number.isSafeInteger(v) && v >= 0 && v <= 0xffff_ffff
+        ? v
+        : undefined,
+  show: (v) => networkNameOf(v),
+};
+
+// ---------------------------------------------------------------------------------------------
+// Rows
+
+interface RowSpec<T> {
+  name: string;
+  type: ValueType<T>;
+  /** A value, or a function of the flags listed before this one. */
+  default: T | ((ctx: DefaultContext) => T);
+  /** Shown in --help (undefined: none); when absent, `type.show(default)` for a plain default. */
+  defaultText?: string;
+  description: string;
+  validate?: (value: T) => string | undefined;
+  sources?: readonly FlagSource[];
+}
+
+const everywhere: readonly FlagSource[] = ['cli', 'env', 'file'];
+
+function row<T>(key: keyof NodeConfig | undefined, spec: RowSpec<T>): Flag<T> {
+  const dflt = spec.default;
+  const isDerived = (d: unknown): d is (ctx: DefaultContext) => T => typeof d === 'function';
+  return {
+    name: spec.name,
+    key,
+    type: spec.type,
+    defaultValue: (ctx) => (isDerived(dflt) ? dflt(ctx) : dflt),
+    defaultText:
+      'defaultText' in spec
+        ? spec.defaultText
+        : isDerived(dflt) || dflt === undefined
+          ? undefined
+          : spec.type.show(dflt),
+    description: spec.description,
+    ...(spec.validate ? { validate: spec.validate } : {}),
+    sources: spec.sources ?? everywhere,
+  };
+}
+
+/** A row that fills NodeConfig[K]; the type checks that the value type matches the field. */
+function field<K extends keyof NodeConfig>(key: K, spec: RowSpec<NodeConfig[K]>): Flag<NodeConfig[K]> {
+  return row(key, spec);
+}
+
+/** The data dir as resolved so far (it is listed before every flag that derives from it). */
+function dataDir(ctx: DefaultContext): string {
+  return ctx.config.dataDir ?? join(ctx.homedir, '.cornice');
+}
+
+const dbTypes: readonly DbType[] = ['leveldb', 'memory'];
+const uint32Max = 0xffff_ffff;
+
+export const helpFlag: Flag<boolean> = row(undefined, {
+  name: 'help',
+  type: boolType,
+  default: false,
+  defaultText: undefined,
+  description: 'Print this help and exit.',
+  sources: ['cli'],
+});
+
+export const versionFlag: Flag<boolean> = row(undefined, {
+  name: 'version',
+  type: boolType,
+  default: false,
+  defaultText: undefined,
+  description: 'Print the version and exit.',
+  sources: ['cli'],
+});
+
+export const configFileFlag: Flag<string | undefined> = field('configFile', {
+  name: 'config-file',
+  type: pathType as ValueType<string | undefined>,
+  default: undefined,
+  description:
+    'JSON file of flag values: an object whose keys are flag names without dashes, e.g. {"http-port": 9652}.',
+  sources: ['cli', 'env'],
+});
+
+/**
+ * Every flag, in --help order. A default may read only flags listed above it (data-dir comes
+ * before the paths derived from it, network-id before db-dir).
+ */
+export const flags: readonly Flag[] = [
+  helpFlag,
+  versionFlag,
+  configFileFlag,
+  field('networkId', {
+    name: 'network-id',
+    type: networkType,
+    default: 12345,
+    description: 'Network to run: mainnet (1), cascade (2), denali or testnet (3), local (12345), network-<n> or a bare uint32.',
+  }),
+  field('httpHost', {
+    name: 'http-host',
+    type: stringType,
+    default: '127.0.0.1',
+    description: 'Address the HTTP API listens on.',
+  }),
+  field('httpPort', {
+    name: 'http-port',
+    type: intType(0, 65535),
+    default: 9650,
+    description: 'Port of the HTTP API; 0 picks an ephemeral port.',
+  }),
+  field('httpMaxBodyBytes', {
+    name: 'http-max-body-bytes',
+    type: intType(1, uint32Max),
+    default: 1_048_576,
+    description: 'Largest accepted HTTP request body, in bytes.',
+  }),
+  field('httpMaxBatchSize', {
+    name: 'http-max-batch-size',
+    type: intType(1, uint32Max),
+    default: 100,
+    description: 'Most requests in one JSON-RPC batch.',
+  }),
+  field('dataDir', {
+    name: 'data-dir',
+    type: pathType,
+    default: (ctx) => join(ctx.homedir, '.cornice'),
+    defaultText: '~/.cornice',
+    description: 'Directory of the node\'s data; the default of the database, staking and profile paths.',
+  }),
+  field('dbDir', {
+    name: 'db-dir',
+    type: pathType,
+    default: (ctx) => join(dataDir(ctx), 'db', networkNameOf(ctx.config.networkId ?? 12345)),
+    defaultText: '<data-dir>/db/<network name>',
+    description: 'Directory of the database.',
+  }),
+  field('dbType', {
+    name: 'db-type',
+    type: enumType(dbTypes),
+    default: 'leveldb',
+    description: 'Database backend; memory keeps nothing after exit.',
+  }),
+  field('logLevel', {
+    name: 'log-level',
+    type: enumType<LogLevel>(logLevels),
+    default: 'info',
+    description: 'Lowest level of log lines written.',
+  }),
+  field('apiAdminEnabled', {
+    name: 'api-admin-enabled',
+    type: boolType,
+    default: true,
+    description: 'Serve the admin API (/ext/admin).',
+  }),
+  field('apiKeystoreEnabled', {
+    name: 'api-keystore-enabled',
+    type: boolType,
+    default: true,
+    description: 'Serve the keystore API (/ext/keystore).',
+  }),
+  field('apiIpcsEnabled', {
+    name: 'api-ipcs-enabled',
+    type: boolType,
+    default: false,
+    description: 'Serve the IPC API (/ext/ipcs).',
+  }),
+  field('apiHealthEnabled', {
+    name: 'api-health-enabled',
+    type: boolType,
+    default: true,
+    description: 'Serve the health API (/ext/health).',
+  }),
+  field('apiMetricsEnabled', {
+    name: 'api-metrics-enabled',
+    type: boolType,
+    default: true,
+    description: 'Serve Prometheus metrics (/ext/metrics).',
+  }),
+  field('stakingTlsCertFile', {
+    name: 'staking-tls-cert-file',
+    type: pathType,
+    default: (ctx) => join(dataDir(ctx), 'staking', 'staker.crt'),
+    defaultText: '<data-dir>/staking/staker.crt',
+    description: 'Staking TLS certificate (PEM); it determines the node ID. Generated with the key when both are missing.',
+  }),
+  field('stakingTlsKeyFile', {
+    name: 'staking-tls-key-file',
+    type: pathType,
+    default: (ctx) => join(dataDir(ctx), 'staking', 'staker.key'),
+    defaultText: '<data-dir>/staking/staker.key',
+    description: 'Private key of the staking TLS certificate (PKCS#8 PEM).',
+  }),
+  field('profileDir', {
+    name: 'profile-dir',
+    type: pathType,
+    default: (ctx) => join(dataDir(ctx), 'profiles'),
+    defaultText: '<data-dir>/profiles',
+    description: 'Directory where profiles are written.',
+  }),
+];
+
+/** `http-port` -> `CORNICE_HTTP_PORT`. */
+export function envName(flag: Flag): string {
+  return 'CORNICE_' + flag.name.toUpperCase().replace(/-/g, '_');
+}
+
+/** The flag named `name` (without dashes), if any. */
+export function findFlag(name: string): Flag | undefined {
+  return flags.find((f) => f.name === name);
+}

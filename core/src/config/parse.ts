@@ -1,0 +1,217 @@
+/**
+ * Command line + environment + config file -> NodeConfig, driven entirely by the flag table.
+ *
+ * - Command line: `--flag=value`, `--flag value`; a bare boolean `--flag` means true and never takes
+ *   the next argument (`--flag=false` turns it off). A repeated flag: the last one wins.
+ * - Environment: `CORNICE_<FLAG IN UPPER SNAKE CASE>`, e.g. `CORNICE_HTTP_PORT=9700`. Empty values are
+ *   treated as unset; variables that name no flag are ignored (the environment is shared).
+ * - Config file (`--config-file` or `CORNICE_CONFIG_FILE`): a JSON object whose keys are flag names
+ *   without dashes; values are JSON-typed (numbers for ints, true/false for bools, strings otherwise;
+ *   the network may be a name or a number).
+ * - Precedence: command line > environment > config file > defaults. Defaults derived from other
+ *   flags (db-dir, staking files, profile-dir) follow the final values of those flags.
+ * - `--help` anywhere returns the help text without checking anything else; `--version` is answered
+ *   once the command line parses, before the environment and config file are read.
+ */
+import { readFileSync } from 'node:fs';
+import { homedir as osHomedir } from 'node:os';
+import { ConfigError, networkNameOf, type NodeConfig } from './config.js';
+import {
+  configFileFlag,
+  envName,
+  findFlag,
+  flags,
+  helpFlag,
+  versionFlag,
+  type Flag,
+  type FlagSource,
+  type ValueContext,
+} from './flags.js';
+
+export type ParseResult = { kind: 'run'; config: NodeConfig } | { kind: 'help'; text: string } | { kind: 'version' };
+
+export interface ParseOptions {
+  /** Reads the config file (default: fs.readFileSync as UTF-8). */
+  readFile?: (path: string) => string;
+  /** Home directory for `~` and the default data dir (default: os.homedir()). */
+  homedir?: string;
+}
+
+type Values = Map<Flag, unknown>;
+
+const seeHelp = '(see cornice --help)';
+
+function quote(value: unknown): string {
+  let s: string;
+  try {
+    s = JSON.stringify(value) ?? String(value);
+  } catch {
+    s = String(value);
+  }
+  return s.length > 80 ? `${s.slice(0, 77)}...` : s;
+}
+
+function errorText(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+/** Converts a command-line or environment string, or throws naming `where` (`--x` or `CORNICE_X`). */
+function fromString(flag: Flag, raw: string, where: string, source: FlagSource, ctx: ValueContext): unknown {
+  const value = flag.type.fromString(raw, ctx);
+  const problem = value === undefined ? flag.type.expected : flag.validate?.(value);
+  if (problem !== undefined) {
+    throw new ConfigError('InvalidValue', `invalid value ${quote(raw)} for ${where}: expected ${problem}`, {
+      flag: flag.name,
+      source,
+    });
+  }
+  return value;
+}
+
+function unknownFlag(arg: string): ConfigError {
+  const eq = arg.indexOf('=');
+  const shown = eq < 0 ? arg : arg.slice(0, eq);
+  return new ConfigError('UnknownFlag', `unknown flag ${shown} ${seeHelp}`, { flag: shown });
+}
+
+function wantsHelp(argv: readonly string[]): boolean {
+  return argv.some((a) => a === '--help' || a === '--help=true' || a === '--help=1');
+}
+
+function parseArgs(argv: readonly string[], ctx: ValueContext): Values {
+  const out: Values = new Map();
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (arg === '--' || !arg.startsWith('-') || arg === '-') {
+      throw new ConfigError('UnexpectedArgument', `unexpected argument ${quote(arg)} ${seeHelp}`, { argument: arg });
+    }
+    if (!arg.startsWith('--')) throw unknownFlag(arg);
+    const eq = arg.indexOf('=');
+    const name = eq < 0 ? arg.slice(2) : arg.slice(2, eq);
+    const flag = findFlag(name);
+    if (!flag || !flag.sources.includes('cli')) throw unknownFlag(arg);
+    const where = `--${name}`;
+    let raw: string;
+    if (eq >= 0) {
+      raw = arg.slice(eq + 1);
+    } else if (flag.type.isBool) {
+      raw = 'true';
+    } else {
+      const next = argv[i + 1];
+      if (next === undefined || next.startsWith('--')) raw = '';
+      else {
+        raw = next;
+        i++;
+      }
+    }
+    if (raw === '') throw new ConfigError('MissingValue', `missing value for ${where}`, { flag: name });
+    out.set(flag, fromString(flag, raw, where, 'cli', ctx));
+  }
+  return out;
+}
+
+function parseEnv(env: Record<string, string | undefined>, ctx: ValueContext): Values {
+  const out: Values = new Map();
+  for (const flag of flags) {
+    if (!flag.sources.includes('env')) continue;
+    const name = envName(flag);
+    const raw = Object.hasOwn(env, name) ? env[name] : undefined;
+    if (raw === undefined || raw === '') continue;
+    out.set(flag, fromString(flag, raw, name, 'env', ctx));
+  }
+  return out;
+}
+
+function parseConfigFile(path: string, readFile: (path: string) => string, ctx: ValueContext): Values {
+  let text: string;
+  try {
+    text = readFile(path);
+  } catch (err) {
+    throw new ConfigError('ConfigFileUnreadable', `cannot read config file ${path}: ${errorText(err)}`, { path });
+  }
+  const invalid = (problem: string, key?: string): ConfigError =>
+    new ConfigError(key === undefined ? 'ConfigFileInvalid' : 'InvalidValue', `config file ${path}: ${problem}`, {
+      path,
+      ...(key === undefined ? {} : { key }),
+    });
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (err) {
+    throw invalid(`invalid JSON: ${errorText(err)}`);
+  }
+  if (typeof json !== 'object' || json === null || Array.isArray(json)) throw invalid('expected a JSON object');
+  const out: Values = new Map();
+  for (const [key, value] of Object.entries(json)) {
+    const flag = findFlag(key);
+    if (!flag) throw new ConfigError('UnknownKey', `config file ${path}: unknown key ${quote(key)}`, { path, key });
+    if (!flag.sources.includes('file')) {
+      throw new ConfigError('UnknownKey', `config file ${path}: key ${quote(key)} cannot be set in a config file`, {
+        path,
+        key,
+      });
+    }
+    const parsed = flag.type.fromJson(value, ctx);
+    const problem = parsed === undefined ? flag.type.expected : flag.validate?.(parsed);
+    if (problem !== undefined) throw invalid(`invalid value ${quote(value)} for ${quote(key)}: expected ${problem}`, key);
+    out.set(flag, parsed);
+  }
+  return out;
+}
+
+/** Parses the command line (without the node and script paths), environment and config file. */
+export function parseConfig(
+  argv: readonly string[],
+  env: Record<string, string | undefined>,
+  opts: ParseOptions = {},
+): ParseResult {
+  if (wantsHelp(argv)) return { kind: 'help', text: helpText() };
+  const ctx: ValueContext = { homedir: opts.homedir ?? osHomedir() };
+  const cli = parseArgs(argv, ctx);
+  if (cli.get(helpFlag) === true) return { kind: 'help', text: helpText() };
+  if (cli.get(versionFlag) === true) return { kind: 'version' };
+  const fromEnv = parseEnv(env, ctx);
+  const configFile = (cli.get(configFileFlag) ?? fromEnv.get(configFileFlag)) as string | undefined;
+  const fromFile: Values =
+    configFile === undefined
+      ? new Map()
+      : parseConfigFile(configFile, opts.readFile ?? ((p) => readFileSync(p, 'utf8')), ctx);
+
+  const config: Partial<Record<keyof NodeConfig, unknown>> = {};
+  for (const flag of flags) {
+    if (flag.key === undefined) continue;
+    const source = [cli, fromEnv, fromFile].find((values) => values.has(flag));
+    config[flag.key] = source
+      ? source.get(flag)
+      : flag.defaultValue({ homedir: ctx.homedir, config: config as Partial<NodeConfig> });
+    if (flag.key === 'networkId') config.networkName = networkNameOf(config.networkId as number);
+  }
+  return { kind: 'run', config: config as NodeConfig };
+}
+
+/** The --help text, generated from the flag table. */
+export function helpText(): string {
+  const lines = [
+    'Usage: cornice [flags]',
+    '',
+    'Runs a Cornice node.',
+    '',
+    'Flags:',
+  ];
+  for (const flag of flags) {
+    const dflt = flag.defaultText === undefined ? '' : ` (default ${flag.defaultText})`;
+    lines.push(`  --${flag.name} ${flag.type.label}${dflt}`);
+    const where: string[] = [];
+    if (flag.sources.includes('env')) where.push(`env ${envName(flag)}`);
+    if (!flag.sources.includes('file')) where.push(where.length ? 'not in the config file' : 'command line only');
+    lines.push(`        ${flag.description} [${where.join('; ')}]`);
+  }
+  lines.push(
+    '',
+    'Values: --flag=value or --flag value; a bare boolean --flag means true, --flag=false turns it off.',
+    'Environment: CORNICE_<FLAG IN UPPER SNAKE CASE>, e.g. CORNICE_HTTP_PORT=9700.',
+    'Config file: a JSON object keyed by flag names without dashes, e.g. {"http-port": 9652}.',
+    'Precedence: command line > environment > config file > defaults. Paths expand a leading ~.',
+  );
+  return lines.join('\n') + '\n';
+}

@@ -1,0 +1,204 @@
+/**
+ * Identifier value types (reference §2.2): Id (32 bytes: chain, tx, asset, block, subnet and VM IDs)
+ * and ShortId (20 bytes: addresses, node IDs). Both are immutable, written as bare cb58, and compare
+ * by value: use `equals`, or `key` (lower-case hex) as a Map/Set key.
+ *
+ * `bytes` returns a fresh copy on every read, so no holder can mutate an Id; hot paths that only need
+ * to copy the bytes somewhere use `copyTo` instead. cb58 and hex forms are computed once, lazily.
+ */
+import { CodecError, EncodingError } from '../errors/errors.js';
+import { compareBytes } from '../encoding/bytes.js';
+import { cb58Decode, cb58Encode } from '../encoding/cb58.js';
+import { fromHex, toHex } from '../encoding/hex.js';
+import { sha256 } from '../crypto/hash.js';
+
+const INSPECT = Symbol.for('nodejs.util.inspect.custom');
+const U64_MAX = (1n << 64n) - 1n;
+
+/** Copies `b` after checking its length; the reference's ToID/ToShortID error when it is wrong. */
+function checkedCopy(b: Uint8Array, length: number): Uint8Array {
+  if (!(b instanceof Uint8Array)) throw new EncodingError('BadLength', 'input is not a byte array');
+  if (b.length !== length) {
+    throw new EncodingError('BadLength', 'input has insufficient length', { expected: length, actual: b.length });
+  }
+  return Uint8Array.prototype.slice.call(b);
+}
+
+function equalBytes(a: Uint8Array, b: Uint8Array): boolean {
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+/** A 32-byte identifier. */
+export class Id {
+  static readonly LENGTH = 32;
+  /** 32 zero bytes: `11111111111111111111111111111111LpoYY`, the P-chain ID and default subnet ID. */
+  static readonly empty: Id = new Id(new Uint8Array(32));
+
+  readonly #bytes: Uint8Array;
+  #cb58: string | undefined;
+  #key: string | undefined;
+
+  /** Takes ownership of `bytes` (already checked and copied). */
+  private constructor(bytes: Uint8Array) {
+    this.#bytes = bytes;
+  }
+
+  /** An Id holding a copy of exactly 32 bytes; EncodingError('BadLength') otherwise. */
+  static fromBytes(bytes: Uint8Array): Id {
+    return new Id(checkedCopy(bytes, Id.LENGTH));
+  }
+
+  /** Parses cb58 (EncodingError with the reference's texts on bad input or a wrong length). */
+  static fromString(s: string): Id {
+    const id = new Id(checkedCopy(cb58Decode(s), Id.LENGTH));
+    id.#cb58 = s;
+    return id;
+  }
+
+  /** Parses the `key` form (64 hex digits). */
+  static fromKey(key: string): Id {
+    return new Id(checkedCopy(fromHex(key), Id.LENGTH));
+  }
+
+  /** A fresh copy of the 32 bytes (mutating it does not affect the Id). */
+  get bytes(): Uint8Array {
+    return this.#bytes.slice();
+  }
+
+  /** Copies the 32 bytes into `target` at `offset`, without allocating. */
+  copyTo(target: Uint8Array, offset = 0): void {
+    target.set(this.#bytes, offset);
+  }
+
+  /** Lower-case hex of the bytes: a stable string for Map and Set keys. */
+  get key(): string {
+    return (this.#key ??= toHex(this.#bytes));
+  }
+
+  /** cb58 text (cached). */
+  toString(): string {
+    return (this.#cb58 ??= cb58Encode(this.#bytes));
+  }
+
+  toJSON(): string {
+    return this.toString();
+  }
+
+  [INSPECT](): string {
+    return `Id(${this.toString()})`;
+  }
+
+  equals(other: Id): boolean {
+    return this === other || (other instanceof Id && equalBytes(this.#bytes, other.#bytes));
+  }
+
+  /** Unsigned byte order: -1, 0 or 1. */
+  compare(other: Id): -1 | 0 | 1 {
+    return compareBytes(this.#bytes, other.#bytes);
+  }
+
+  /**
+   * `ID.Prefix(n...)` of the reference (`ids/id.go:84-95`): SHA-256 of the 8-byte big-endian value of
+   * each n (each an integer in [0, 2^64)), followed by this ID's 32 bytes.
+   */
+  prefix(...n: Array<number | bigint>): Id {
+    const buf = new Uint8Array(8 * n.length + Id.LENGTH);
+    const view = new DataView(buf.buffer);
+    n.forEach((v, i) => {
+      let big: bigint;
+      if (typeof v === 'bigint') big = v;
+      else if (Number.isSafeInteger(v)) big = BigInt(v);
+      else throw new CodecError('Invalid', `prefix ${i} is not an integer`);
+      if (big < 0n || big > U64_MAX) throw new CodecError('Invalid', `prefix ${i} is out of the uint64 range`);
+      view.setBigUint64(8 * i, big, false);
+    });
+    buf.set(this.#bytes, 8 * n.length);
+    return new Id(sha256(buf));
+  }
+}
+
+/** A 20-byte identifier (addresses, node IDs). */
+export class ShortId {
+  static readonly LENGTH = 20;
+  /** 20 zero bytes. */
+  static readonly empty: ShortId = new ShortId(new Uint8Array(20));
+
+  readonly #bytes: Uint8Array;
+  #cb58: string | undefined;
+  #key: string | undefined;
+
+  /** Takes ownership of `bytes` (already checked and copied). */
+  private constructor(bytes: Uint8Array) {
+    this.#bytes = bytes;
+  }
+
+  /** A ShortId holding a copy of exactly 20 bytes; EncodingError('BadLength') otherwise. */
+  static fromBytes(bytes: Uint8Array): ShortId {
+    return new ShortId(checkedCopy(bytes, ShortId.LENGTH));
+  }
+
+  /** Parses cb58 (EncodingError with the reference's texts on bad input or a wrong length). */
+  static fromString(s: string): ShortId {
+    const id = new ShortId(checkedCopy(cb58Decode(s), ShortId.LENGTH));
+    id.#cb58 = s;
+    return id;
+  }
+
+  /** Parses the `key` form (40 hex digits). */
+  static fromKey(key: string): ShortId {
+    return new ShortId(checkedCopy(fromHex(key), ShortId.LENGTH));
+  }
+
+  /** A fresh copy of the 20 bytes (mutating it does not affect the ShortId). */
+  get bytes(): Uint8Array {
+    return this.#bytes.slice();
+  }
+
+  /** Copies the 20 bytes into `target` at `offset`, without allocating. */
+  copyTo(target: Uint8Array, offset = 0): void {
+    target.set(this.#bytes, offset);
+  }
+
+  /** Lower-case hex of the bytes: a stable string for Map and Set keys. */
+  get key(): string {
+    return (this.#key ??= toHex(this.#bytes));
+  }
+
+  /** cb58 text (cached). */
+  toString(): string {
+    return (this.#cb58 ??= cb58Encode(this.#bytes));
+  }
+
+  toJSON(): string {
+    return this.toString();
+  }
+
+  [INSPECT](): string {
+    return `ShortId(${this.toString()})`;
+  }
+
+  equals(other: ShortId): boolean {
+    return this === other || (other instanceof ShortId && equalBytes(this.#bytes, other.#bytes));
+  }
+
+  /** Unsigned byte order: -1, 0 or 1. */
+  compare(other: ShortId): -1 | 0 | 1 {
+    return compareBytes(this.#bytes, other.#bytes);
+  }
+}
+
+/**
+ * The ID of a VM or Fx named `name` (reference §2.2): its bytes right-padded with zeros to 32, e.g.
+ * `avm` -> `jvYyfQTxGMJLuGWa55kdP2p2zSUYsQ5Raupu4TW34ZAUBAbtq`. EncodingError('BadLength') when the
+ * name is longer than 32 bytes.
+ */
+export function vmIdFromName(name: string): Id {
+  const encoded = new TextEncoder().encode(name);
+  if (encoded.length > Id.LENGTH) {
+    throw new EncodingError('BadLength', `VM name is longer than 32 bytes`, { name, length: encoded.length });
+  }
+  const padded = new Uint8Array(Id.LENGTH);
+  padded.set(encoded);
+  return Id.fromBytes(padded);
+}

@@ -1,0 +1,103 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { randomBytes } from 'node:crypto';
+import { BASE58_ALPHABET, base58Decode, base58Encode } from '../../src/encoding/base58.js';
+import { fromHex, toHex } from '../../src/encoding/hex.js';
+import { EncodingError } from '../../src/errors/errors.js';
+
+/** Plain BigInt base58, the obvious way: an independent check of the limb-based implementation. */
+function slowEncode(bytes: Uint8Array): string {
+  let zeros = 0;
+  while (zeros < bytes.length && bytes[zeros] === 0) zeros++;
+  let n = 0n;
+  for (const x of bytes) n = n * 256n + BigInt(x);
+  let out = '';
+  while (n > 0n) {
+    out = BASE58_ALPHABET[Number(n % 58n)] + out;
+    n /= 58n;
+  }
+  return '1'.repeat(zeros) + out;
+}
+
+// Bitcoin Core's base58 vectors.
+const VECTORS: Array<[string, string]> = [
+  ['61', '2g'],
+  ['626262', 'a3gV'],
+  ['636363', 'aPEr'],
+  ['73696d706c792061206c6f6e6720737472696e67', '2cFupjhnEsSn59qHXstmK2ffpLv2'],
+  ['00eb15231dfceb60925886b67d065299925915aeb172c06647', '1NS17iag9jJgTHD1VXjvLCEnZuQ3rJDE9L'],
+  ['516b6fcd0f', 'ABnLTmg'],
+  ['bf4f89001e670274dd', '3SEo3LWLoPntC'],
+  ['572e4794', '3EFU7m'],
+  ['ecac89cad93923c02321', 'EJDM8drfXA6uyA'],
+  ['10c8511e', 'Rt5zm'],
+  ['00000000000000000000', '1111111111'],
+  [
+    '000111d38e5fc9071ffcd20b4a763cc9ae4f252bb4e48fd66a835e252ada93ff480d6dd43dc62a641155a5',
+    '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz',
+  ],
+];
+
+test('known vectors', () => {
+  for (const [hex, text] of VECTORS) {
+    assert.is(base58Encode(fromHex(hex)), text, hex);
+    assert.is(toHex(base58Decode(text)), hex, text);
+  }
+  assert.is(base58Encode(new TextEncoder().encode('Hello World!')), '2NEpo7TZRRrLZSi2U');
+});
+
+test('empty input encodes to the empty string; decoding it is an error', () => {
+  assert.is(base58Encode(new Uint8Array()), '');
+  assert.throws(() => base58Decode(''), (e: unknown) => e instanceof EncodingError && e.code === 'ZeroLength' && e.message === 'zero length string');
+});
+
+test('leading zero bytes <-> leading 1s', () => {
+  assert.is(base58Encode(Uint8Array.of(0)), '1');
+  assert.is(base58Encode(Uint8Array.of(0, 0, 1)), '112');
+  assert.equal(base58Decode('1'), Uint8Array.of(0));
+  assert.equal(base58Decode('111'), Uint8Array.of(0, 0, 0));
+  assert.equal(base58Decode('112'), Uint8Array.of(0, 0, 1));
+  assert.equal(base58Decode('z'), Uint8Array.of(57));
+  assert.equal(base58Decode('21'), Uint8Array.of(58));
+});
+
+test('random inputs agree with a BigInt implementation and round trip', () => {
+  for (let len = 0; len <= 100; len++) {
+    for (let k = 0; k < 8; k++) {
+      const bytes = randomBytes(len);
+      if (k < 3) bytes.fill(0, 0, Math.min(len, k + 1)); // some leading zeros
+      if (k === 7) bytes.fill(0xff);
+      const plain = new Uint8Array(bytes);
+      const text = base58Encode(plain);
+      assert.is(text, slowEncode(plain), `len ${len}`);
+      if (len > 0) assert.equal(base58Decode(text), plain, `len ${len}`);
+    }
+  }
+});
+
+test('invalid digits are reported like mr-tron/base58', () => {
+  const bad: Array<[string, string]> = [
+    ['0', "Invalid base58 digit ('0')"],
+    ['abcO', "Invalid base58 digit ('O')"],
+    ['I', "Invalid base58 digit ('I')"],
+    ['2l', "Invalid base58 digit ('l')"],
+    ['1 2', "Invalid base58 digit (' ')"],
+    ['+', "Invalid base58 digit ('+')"],
+    ["'", "Invalid base58 digit ('\\'')"],
+    ['\n', "Invalid base58 digit ('\\n')"],
+    ['\u0000', "Invalid base58 digit ('\\x00')"],
+    ['2é', 'High-bit set on invalid digit'],
+  ];
+  for (const [input, message] of bad) {
+    try {
+      base58Decode(input);
+      assert.unreachable(`${JSON.stringify(input)} should not decode`);
+    } catch (e) {
+      assert.instance(e, EncodingError);
+      assert.is((e as EncodingError).code, 'InvalidDigit');
+      assert.is((e as Error).message, message);
+    }
+  }
+});
+
+test.run();

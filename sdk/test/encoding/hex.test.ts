@@ -1,0 +1,45 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { fromHex, toHex } from '../../src/encoding/hex.js';
+import { EncodingError } from '../../src/errors/errors.js';
+
+function throwsHex(s: string, pattern: RegExp): void {
+  try {
+    fromHex(s);
+  } catch (e) {
+    assert.instance(e, EncodingError);
+    assert.is((e as EncodingError).code, 'BadHex');
+    assert.match((e as Error).message, pattern);
+    return;
+  }
+  assert.unreachable(`fromHex(${JSON.stringify(s)}) should throw`);
+}
+
+test('toHex is lower-case without 0x', () => {
+  assert.is(toHex(new Uint8Array()), '');
+  assert.is(toHex(Uint8Array.from([0, 1, 0xab, 0xff, 0x10])), '0001abff10');
+});
+
+test('fromHex accepts either case and an optional 0x', () => {
+  assert.equal(fromHex(''), new Uint8Array());
+  assert.equal(fromHex('0x'), new Uint8Array());
+  assert.equal(fromHex('00ff'), Uint8Array.from([0, 255]));
+  assert.equal(fromHex('0xAbCd'), Uint8Array.from([0xab, 0xcd]));
+  assert.equal(fromHex('0XABCD'), Uint8Array.from([0xab, 0xcd]));
+});
+
+test('round trip of every byte value', () => {
+  const all = Uint8Array.from({ length: 256 }, (_, i) => i);
+  assert.equal(fromHex(toHex(all)), all);
+});
+
+test('errors name the problem', () => {
+  throwsHex('abc', /odd number of digits \(3\)/);
+  throwsHex('0x1', /odd number of digits \(1\)/);
+  throwsHex('zz', /invalid hex character "z" at position 0/);
+  throwsHex('0xa g0', /invalid hex character " " at position 3/);
+  throwsHex('0x0x', /invalid hex character "x" at position 3/);
+  throwsHex('12-4', /invalid hex character "-" at position 2/);
+});
+
+test.run();
