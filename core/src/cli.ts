@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { NodeError } from '@cornice/sdk';
 import { parseConfig } from './config/parse.js';
 import { createLogger } from './log/logger.js';
-import { startNode } from './node/node.js';
+import type { RunningNode } from './node/node.js';
 
 export const VERSION = '0.1.0';
 
@@ -29,8 +29,10 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<numb
   }
   const config = parsed.config;
   const log = createLogger({ level: config.logLevel, fields: { app: 'cornice' } });
-  let node: Awaited<ReturnType<typeof startNode>>;
+  let node: RunningNode;
   try {
+    // Loaded here so --help and bad command lines do not pay for the whole node.
+    const { startNode } = await import('./node/node.js');
     node = await startNode(config, { log });
   } catch (e) {
     log.fatal('node failed to start', { error: e instanceof NodeError ? e.message : e });

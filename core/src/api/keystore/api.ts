@@ -13,7 +13,12 @@ export const keystoreApi = defineService('keystore', {
   deleteUser: method({ params: credentials(), result: result<{ success: boolean }>(), doc: 'Delete a user and all its data' }),
   exportUser: method({ params: credentials(), result: result<{ user: string }>(), doc: 'The user as a cb58 blob, its data still encrypted' }),
   importUser: method({
-    params: p.object({ username: username(), password: password(), user: p.cb58({ maxChars: 1024 * 1024 }) }),
+    params: p.object({
+      username: username(),
+      password: password(),
+      // 768 Ki characters hold the largest export (512 KiB) and stay under the default body limit.
+      user: p.cb58({ maxChars: 768 * 1024 }),
+    }),
     result: result<{ success: boolean }>(),
     doc: 'Import an exported user (the password must be the one it was exported with)',
   }),

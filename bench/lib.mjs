@@ -1,0 +1,63 @@
+// Shared helpers for benchmarks: free ports, starting a built `cornice` process, RSS, medians.
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { fileURLToPath } from 'node:url';
+
+export const CORNICE_BIN = fileURLToPath(new URL('../core/bin/cornice.js', import.meta.url));
+
+export function freePort() {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address();
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+export async function rpc(url, method, params = {}) {
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+  });
+  return res.json();
+}
+
+/** Spawns a node and resolves once `admin.getNodeID` answers; reports ms from spawn to that answer. */
+export async function startNode(args, { timeoutMs = 30_000 } = {}) {
+  const port = await freePort();
+  const t0 = performance.now();
+  const proc = spawn(process.execPath, [CORNICE_BIN, `--http-port=${port}`, '--log-level=warn', ...args], { stdio: ['ignore', 'ignore', 'inherit'] });
+  const url = `http://127.0.0.1:${port}`;
+  for (;;) {
+    if (proc.exitCode !== null) throw new Error(`node exited with ${proc.exitCode}`);
+    if (performance.now() - t0 > timeoutMs) {
+      proc.kill('SIGKILL');
+      throw new Error('node did not answer in time');
+    }
+    try {
+      const r = await rpc(`${url}/ext/admin`, 'admin.getNodeID');
+      if (r.result) break;
+    } catch {
+      await new Promise((r) => setTimeout(r, 2));
+    }
+  }
+  const startMs = performance.now() - t0;
+  const exited = new Promise((resolve) => proc.on('close', resolve));
+  return { proc, url, port, startMs, stop: () => (proc.kill('SIGTERM'), exited) };
+}
+
+export function rssMb(pid) {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = Number(status.match(/VmRSS:\s+(\d+) kB/)[1]);
+  return kb / 1024;
+}
+
+export const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+export function report(figure) {
+  process.stdout.write(`${JSON.stringify(figure)}\n`);
+}

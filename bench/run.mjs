@@ -1,0 +1,40 @@
+// `npm run bench`: runs the benchmarks and prints one JSON line per figure:
+// {"bench": name, "value": number, "unit": ..., "target": ..., ...details}.
+// Set BENCH_QUICK=1 for a short run.
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { median, report, rssMb, startNode } from './lib.mjs';
+
+const quick = process.env.BENCH_QUICK === '1';
+const dataDir = await mkdtemp(join(tmpdir(), 'cornice-bench-'));
+const args = [`--data-dir=${dataDir}`];
+try {
+  // 1. start-up: spawn -> first answered request (LevelDB, staking cert already generated).
+  const first = await startNode(args);
+  await first.stop();
+  const starts = [];
+  for (let i = 0; i < (quick ? 3 : 7); i++) {
+    const n = await startNode(args);
+    starts.push(n.startMs);
+    await n.stop();
+  }
+  report({ bench: 'node start to first answered request', value: Math.round(median(starts)), unit: 'ms', target: '<= 1500', runs: starts.map(Math.round), firstStartWithCertGenerationMs: Math.round(first.startMs) });
+
+  // 2. idle RSS, after start-up and a few calls, then a quiet period.
+  const node = await startNode(args);
+  await new Promise((r) => setTimeout(r, quick ? 1000 : 3000));
+  report({ bench: 'idle RSS', value: Math.round(rssMb(node.proc.pid)), unit: 'MB', target: '<= 150' });
+
+  // 3. admin.getNodeID round trips, 64 in flight, from a separate client process.
+  const client = fileURLToPath(new URL('./rpc-client.mjs', import.meta.url));
+  const { stdout } = await promisify(execFile)(process.execPath, [client, String(node.port), '/ext/admin', 'admin.getNodeID', '64', quick ? '2' : '5']);
+  const r = JSON.parse(stdout.trim().split('\n').pop());
+  report({ bench: 'admin.getNodeID round trips (64 in flight, separate client process)', value: r.perSecond, unit: 'req/s', target: '>= 10000', errors: r.errors, p50ms: r.p50ms, p99ms: r.p99ms, rssAfterMb: Math.round(rssMb(node.proc.pid)) });
+  await node.stop();
+} finally {
+  await rm(dataDir, { recursive: true, force: true });
+}

@@ -1,0 +1,26 @@
+/**
+ * Worker thread that scores passwords with zxcvbn (see password.ts for why it is not run on the
+ * main thread). Messages in: {id, password, userInputs}; out: {id, score} or {id, failed: true}.
+ */
+import { createRequire } from 'node:module';
+import { parentPort } from 'node:worker_threads';
+import type zxcvbnType from 'zxcvbn';
+
+export interface ScoreRequest {
+  id: number;
+  password: string;
+  userInputs: string[];
+}
+export type ScoreResponse = { id: number; score: number } | { id: number; failed: true };
+
+const zxcvbn = createRequire(import.meta.url)('zxcvbn') as typeof zxcvbnType;
+
+parentPort?.on('message', (req: ScoreRequest) => {
+  let res: ScoreResponse;
+  try {
+    res = { id: req.id, score: zxcvbn(req.password, req.userInputs).score };
+  } catch {
+    res = { id: req.id, failed: true };
+  }
+  parentPort?.postMessage(res);
+});

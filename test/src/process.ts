@@ -1,0 +1,107 @@
+/**
+ * Starts real `cornice` processes for end-to-end tests and reads their JSON log lines. The HTTP
+ * port is ephemeral (--http-port=0); the URL comes from the `node started` log line.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { jsonReplacer } from '@cornice/sdk';
+
+export const CORNICE_BIN = fileURLToPath(new URL('../../../core/bin/cornice.js', import.meta.url));
+
+export interface NodeProcess {
+  proc: ChildProcess;
+  url: string;
+  nodeId: string;
+  /** Every JSON log line so far. */
+  logs: Array<Record<string, unknown>>;
+  /** Milliseconds from spawn to the `node started` line. */
+  startMs: number;
+  call(path: string, method: string, params?: unknown): Promise<{ result?: any; error?: { code: number; message: string } }>;
+  /** Sends a signal and resolves with the exit code. */
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+}
+
+export interface RunResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs the CLI to completion (for --help, bad flags, start-up failures). */
+export function runCli(args: string[], timeoutMs = 30_000): Promise<RunResult> {
+  return new Promise((resolve, reject) => {
+    const proc = spawn(process.execPath, [CORNICE_BIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    proc.stdout.on('data', (d) => (stdout += d));
+    proc.stderr.on('data', (d) => (stderr += d));
+    const timer = setTimeout(() => {
+      proc.kill('SIGKILL');
+      reject(new Error(`cornice ${args.join(' ')} did not exit within ${timeoutMs} ms`));
+    }, timeoutMs);
+    proc.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+export function startNodeProcess(args: string[], timeoutMs = 30_000): Promise<NodeProcess> {
+  const t0 = performance.now();
+  const proc = spawn(process.execPath, [CORNICE_BIN, '--http-port=0', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const logs: Array<Record<string, unknown>> = [];
+  let stderr = '';
+  let buffered = '';
+  let exited: Promise<number | null> = new Promise((resolve) => proc.on('close', (code) => resolve(code)));
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      proc.kill('SIGKILL');
+      reject(new Error(`node did not start within ${timeoutMs} ms; stderr: ${stderr}`));
+    }, timeoutMs);
+    proc.stderr!.on('data', (d) => (stderr += d));
+    proc.stdout!.on('data', (d: Buffer) => {
+      buffered += d.toString();
+      let nl: number;
+      while ((nl = buffered.indexOf('\n')) >= 0) {
+        const line = buffered.slice(0, nl);
+        buffered = buffered.slice(nl + 1);
+        let entry: Record<string, unknown>;
+        try {
+          entry = JSON.parse(line);
+        } catch {
+          continue;
+        }
+        logs.push(entry);
+        if (entry.msg === 'node started') {
+          clearTimeout(timer);
+          const url = String(entry.http);
+          let id = 0;
+          resolve({
+            proc,
+            url,
+            nodeId: String(entry.nodeId),
+            logs,
+            startMs: performance.now() - t0,
+            call: async (path, method, params) => {
+              const res = await fetch(`${url}/ext/${path}`, {
+                method: 'POST',
+                headers: { 'content-type': 'application/json' },
+                body: JSON.stringify({ jsonrpc: '2.0', id: ++id, method, params }, jsonReplacer),
+              });
+              return res.json() as Promise<{ result?: any; error?: { code: number; message: string } }>;
+            },
+            stop: (signal = 'SIGTERM') => {
+              if (proc.exitCode === null && proc.signalCode === null) proc.kill(signal);
+              return exited;
+            },
+          });
+        }
+      }
+    });
+    exited = exited.then((code) => {
+      clearTimeout(timer);
+      reject(new Error(`node exited with ${code} before starting; stderr: ${stderr}`));
+      return code;
+    });
+  });
+}
