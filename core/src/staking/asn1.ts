@@ -3,7 +3,7 @@
  * the complete encoding (tag, length, contents) of one value, so values nest by composition:
  * `sequence(integer(2n), oid('1.2.3'))`.
  */
-import { NodeError } from '@cornice/sdk';
+import { NodeError, concatBytes } from '@cornice/sdk';
 
 export type Asn1ErrorCode = 'InvalidValue';
 
@@ -26,18 +26,6 @@ export const Tag = {
   SET: 0x31, // constructed
 } as const;
 
-function concat(parts: readonly Uint8Array[]): Uint8Array {
-  let length = 0;
-  for (const p of parts) length += p.length;
-  const out = new Uint8Array(length);
-  let offset = 0;
-  for (const p of parts) {
-    out.set(p, offset);
-    offset += p.length;
-  }
-  return out;
-}
-
 /** The DER length octets: short form below 128, long form (minimal big-endian) above. */
 export function encodeLength(length: number): Uint8Array {
   if (!Number.isSafeInteger(length) || length < 0) throw new Asn1Error('InvalidValue', `invalid length ${length}`);
@@ -49,7 +37,7 @@ export function encodeLength(length: number): Uint8Array {
 
 /** Tag + length + contents. `tag` is the full identifier octet (class, constructed bit, number < 31). */
 export function tlv(tag: number, contents: Uint8Array): Uint8Array {
-  return concat([Uint8Array.of(tag), encodeLength(contents.length), contents]);
+  return concatBytes(Uint8Array.of(tag), encodeLength(contents.length), contents);
 }
 
 /** BOOLEAN (DER: true is 0xff). */
@@ -86,7 +74,7 @@ export function integer(value: bigint | number | Uint8Array): Uint8Array {
     let start = 0;
     while (start < value.length - 1 && value[start] === 0) start++;
     const magnitude = value.length === 0 ? Uint8Array.of(0) : value.subarray(start);
-    const contents = (magnitude[0]! & 0x80) !== 0 ? concat([Uint8Array.of(0), magnitude]) : magnitude;
+    const contents = (magnitude[0]! & 0x80) !== 0 ? concatBytes(Uint8Array.of(0), magnitude) : magnitude;
     return tlv(Tag.INTEGER, contents);
   }
   if (typeof value === 'number' && !Number.isSafeInteger(value)) {
@@ -97,13 +85,13 @@ export function integer(value: bigint | number | Uint8Array): Uint8Array {
 
 /** SEQUENCE of already-encoded values, in order. */
 export function sequence(...items: Uint8Array[]): Uint8Array {
-  return tlv(Tag.SEQUENCE, concat(items));
+  return tlv(Tag.SEQUENCE, concatBytes(...items));
 }
 
 /** SET OF already-encoded values; DER orders the encodings ascending (shorter first on a tie). */
 export function set(...items: Uint8Array[]): Uint8Array {
   const sorted = [...items].sort(compareBytes);
-  return tlv(Tag.SET, concat(sorted));
+  return tlv(Tag.SET, concatBytes(...sorted));
 }
 
 function compareBytes(a: Uint8Array, b: Uint8Array): number {
@@ -149,7 +137,7 @@ export function bitString(bytes: Uint8Array, unusedBits = 0): Uint8Array {
   if (!Number.isInteger(unusedBits) || unusedBits < 0 || unusedBits > 7 || (bytes.length === 0 && unusedBits !== 0)) {
     throw new Asn1Error('InvalidValue', `invalid BIT STRING padding ${unusedBits}`);
   }
-  return tlv(Tag.BIT_STRING, concat([Uint8Array.of(unusedBits), bytes]));
+  return tlv(Tag.BIT_STRING, concatBytes(Uint8Array.of(unusedBits), bytes));
 }
 
 /** OCTET STRING. */

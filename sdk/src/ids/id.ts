@@ -29,44 +29,24 @@ function equalBytes(a: Uint8Array, b: Uint8Array): boolean {
   return true;
 }
 
-/** A 32-byte identifier. */
-export class Id {
-  static readonly LENGTH = 32;
-  /** 32 zero bytes: `11111111111111111111111111111111LpoYY`, the P-chain ID and default subnet ID. */
-  static readonly empty: Id = new Id(new Uint8Array(32));
-
+/** What Id and ShortId share: immutable bytes of a fixed length, compared by value. */
+abstract class FixedId {
   readonly #bytes: Uint8Array;
   #cb58: string | undefined;
   #key: string | undefined;
 
-  /** Takes ownership of `bytes` (already checked and copied). */
-  private constructor(bytes: Uint8Array) {
+  /** Takes ownership of `bytes` (already checked and copied); `cb58` when parsed from it. */
+  protected constructor(bytes: Uint8Array, cb58?: string) {
     this.#bytes = bytes;
+    this.#cb58 = cb58;
   }
 
-  /** An Id holding a copy of exactly 32 bytes; EncodingError('BadLength') otherwise. */
-  static fromBytes(bytes: Uint8Array): Id {
-    return new Id(checkedCopy(bytes, Id.LENGTH));
-  }
-
-  /** Parses cb58 (EncodingError with the reference's texts on bad input or a wrong length). */
-  static fromString(s: string): Id {
-    const id = new Id(checkedCopy(cb58Decode(s), Id.LENGTH));
-    id.#cb58 = s;
-    return id;
-  }
-
-  /** Parses the `key` form (64 hex digits). */
-  static fromKey(key: string): Id {
-    return new Id(checkedCopy(fromHex(key), Id.LENGTH));
-  }
-
-  /** A fresh copy of the 32 bytes (mutating it does not affect the Id). */
+  /** A fresh copy of the bytes (mutating it does not affect the ID). */
   get bytes(): Uint8Array {
     return this.#bytes.slice();
   }
 
-  /** Copies the 32 bytes into `target` at `offset`, without allocating. */
+  /** Copies the bytes into `target` at `offset`, without allocating. */
   copyTo(target: Uint8Array, offset = 0): void {
     target.set(this.#bytes, offset);
   }
@@ -86,16 +66,39 @@ export class Id {
   }
 
   [INSPECT](): string {
-    return `Id(${this.toString()})`;
+    return `${this.constructor.name}(${this.toString()})`;
   }
 
-  equals(other: Id): boolean {
-    return this === other || (other instanceof Id && equalBytes(this.#bytes, other.#bytes));
+  /** Same kind and same bytes. */
+  equals(other: this): boolean {
+    return this === other || (other instanceof this.constructor && equalBytes(this.#bytes, other.#bytes));
   }
 
   /** Unsigned byte order: -1, 0 or 1. */
-  compare(other: Id): -1 | 0 | 1 {
+  compare(other: this): -1 | 0 | 1 {
     return compareBytes(this.#bytes, other.#bytes);
+  }
+}
+
+/** A 32-byte identifier. */
+export class Id extends FixedId {
+  static readonly LENGTH = 32;
+  /** 32 zero bytes: `11111111111111111111111111111111LpoYY`, the P-chain ID and default subnet ID. */
+  static readonly empty: Id = new Id(new Uint8Array(32));
+
+  /** An Id holding a copy of exactly 32 bytes; EncodingError('BadLength') otherwise. */
+  static fromBytes(bytes: Uint8Array): Id {
+    return new Id(checkedCopy(bytes, Id.LENGTH));
+  }
+
+  /** Parses cb58 (EncodingError with the reference's texts on bad input or a wrong length). */
+  static fromString(s: string): Id {
+    return new Id(checkedCopy(cb58Decode(s), Id.LENGTH), s);
+  }
+
+  /** Parses the `key` form (64 hex digits). */
+  static fromKey(key: string): Id {
+    return new Id(checkedCopy(fromHex(key), Id.LENGTH));
   }
 
   /**
@@ -113,25 +116,16 @@ export class Id {
       if (big < 0n || big > U64_MAX) throw new CodecError('Invalid', `prefix ${i} is out of the uint64 range`);
       view.setBigUint64(8 * i, big, false);
     });
-    buf.set(this.#bytes, 8 * n.length);
+    this.copyTo(buf, 8 * n.length);
     return new Id(sha256(buf));
   }
 }
 
 /** A 20-byte identifier (addresses, node IDs). */
-export class ShortId {
+export class ShortId extends FixedId {
   static readonly LENGTH = 20;
   /** 20 zero bytes. */
   static readonly empty: ShortId = new ShortId(new Uint8Array(20));
-
-  readonly #bytes: Uint8Array;
-  #cb58: string | undefined;
-  #key: string | undefined;
-
-  /** Takes ownership of `bytes` (already checked and copied). */
-  private constructor(bytes: Uint8Array) {
-    this.#bytes = bytes;
-  }
 
   /** A ShortId holding a copy of exactly 20 bytes; EncodingError('BadLength') otherwise. */
   static fromBytes(bytes: Uint8Array): ShortId {
@@ -140,51 +134,12 @@ export class ShortId {
 
   /** Parses cb58 (EncodingError with the reference's texts on bad input or a wrong length). */
   static fromString(s: string): ShortId {
-    const id = new ShortId(checkedCopy(cb58Decode(s), ShortId.LENGTH));
-    id.#cb58 = s;
-    return id;
+    return new ShortId(checkedCopy(cb58Decode(s), ShortId.LENGTH), s);
   }
 
   /** Parses the `key` form (40 hex digits). */
   static fromKey(key: string): ShortId {
     return new ShortId(checkedCopy(fromHex(key), ShortId.LENGTH));
-  }
-
-  /** A fresh copy of the 20 bytes (mutating it does not affect the ShortId). */
-  get bytes(): Uint8Array {
-    return this.#bytes.slice();
-  }
-
-  /** Copies the 20 bytes into `target` at `offset`, without allocating. */
-  copyTo(target: Uint8Array, offset = 0): void {
-    target.set(this.#bytes, offset);
-  }
-
-  /** Lower-case hex of the bytes: a stable string for Map and Set keys. */
-  get key(): string {
-    return (this.#key ??= toHex(this.#bytes));
-  }
-
-  /** cb58 text (cached). */
-  toString(): string {
-    return (this.#cb58 ??= cb58Encode(this.#bytes));
-  }
-
-  toJSON(): string {
-    return this.toString();
-  }
-
-  [INSPECT](): string {
-    return `ShortId(${this.toString()})`;
-  }
-
-  equals(other: ShortId): boolean {
-    return this === other || (other instanceof ShortId && equalBytes(this.#bytes, other.#bytes));
-  }
-
-  /** Unsigned byte order: -1, 0 or 1. */
-  compare(other: ShortId): -1 | 0 | 1 {
-    return compareBytes(this.#bytes, other.#bytes);
   }
 }
 
