@@ -1,5 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { RpcCallError, createClient, httpTransport } from '@cornice/sdk';
+import { adminApi } from '../../src/api/admin/api.js';
 import { post, rpc, startTestNode, type TestNode } from '../helpers/node.js';
 
 let node: TestNode;
@@ -167,6 +169,20 @@ test('/ext/health: JSON-RPC health.getLiveness and plain GET', async () => {
 test('many concurrent requests on keep-alive connections all succeed', async () => {
   const replies = await Promise.all(Array.from({ length: 200 }, () => node.call('admin', 'admin.getNodeID')));
   assert.ok(replies.every((r) => r.result?.nodeID === node.nodeId));
+});
+
+test('the typed client generated from a declaration calls the node and surfaces errors', async () => {
+  const admin = createClient(adminApi, httpTransport(`${node.url}/ext/admin`));
+  assert.equal(await admin.getNodeID(), { nodeID: node.nodeId });
+  assert.equal(await admin.getNetworkID({}), { networkID: '12345' });
+  try {
+    await admin.getBlockchainID({ alias: 'nope' });
+    assert.unreachable();
+  } catch (e) {
+    assert.instance(e, RpcCallError);
+    assert.is((e as RpcCallError).rpcCode, -32000);
+    assert.is((e as Error).message, 'there is no ID with alias nope');
+  }
 });
 
 test.run();
