@@ -14,3 +14,6 @@ export * from './crypto/secp256k1.js';
 export * from './rpc/params.js';
 export * from './rpc/service.js';
 export * from './rpc/client.js';
+export * from './vm/block.js';
+export * from './vm/context.js';
+export * from './vm/vm.js';

@@ -1,0 +1,71 @@
+import type { KeyValueStore, WriteBatch } from '../db/store.js';
+import type { Id, ShortId } from '../ids/id.js';
+import type { Logger } from '../log/logger.js';
+
+/** Milliseconds since the epoch; injected so tests and simulations control time. */
+export interface Clock {
+  now(): number;
+}
+
+/** Minimal metrics a VM can register; the node exports them at /ext/metrics with its chain ID. */
+export interface VMMetrics {
+  counter(name: string, help: string): { inc(by?: number): void };
+  gauge(name: string, help: string): { set(value: number): void };
+  histogram(name: string, help: string, buckets?: number[]): { observe(value: number): void };
+}
+
+/**
+ * Memory shared between the chains of a node (atomic UTXO exchange, e.g. X <-> P). Each chain owns
+ * what it exports; a peer chain reads and removes it. Writes join the batch that accepts the block,
+ * so a block and its atomic effects are one commit.
+ */
+export interface SharedMemory {
+  /** Values this chain can import from `peerChainId`, by key (undefined where absent). */
+  get(peerChainId: Id, keys: readonly Uint8Array[]): Promise<Array<Uint8Array | undefined>>;
+  /** Everything `peerChainId` exported to this chain, in key order. */
+  list(peerChainId: Id): AsyncIterable<[key: Uint8Array, value: Uint8Array]>;
+  /**
+   * Queues, into `batch` (a batch of this chain's `db`), puts of values for `peerChainId` to import
+   * and removals of values this chain imported from it.
+   */
+  apply(peerChainId: Id, ops: { put?: Array<[Uint8Array, Uint8Array]>; remove?: Uint8Array[] }, batch: WriteBatch): void;
+}
+
+/** A keystore user's encrypted store for this chain, after the password was checked. */
+export interface KeystoreAccess {
+  openUser(username: string, password: string): Promise<KeyValueStore>;
+}
+
+export interface Validator {
+  nodeId: ShortId;
+  weight: bigint;
+}
+
+/** Read-only view of validator sets (from genesis now, from the platform chain later). */
+export interface ValidatorsView {
+  /** Validators of `subnetId` (default: this chain's subnet). */
+  list(subnetId?: Id): Promise<Validator[]>;
+}
+
+/** Everything the node gives a VM. The only way a VM reaches the node. */
+export interface ChainContext {
+  readonly networkId: number;
+  readonly subnetId: Id;
+  readonly chainId: Id;
+  /** Aliases of this chain (primary first), e.g. ['X', 'avm']. */
+  readonly aliases: readonly string[];
+  readonly nodeId: ShortId;
+  readonly vmId: Id;
+  /** The chain's own store (a prefix of the node's database). */
+  readonly db: KeyValueStore;
+  readonly log: Logger;
+  readonly metrics: VMMetrics;
+  readonly clock: Clock;
+  /** Aborted when the chain shuts down. */
+  readonly signal: AbortSignal;
+  readonly sharedMemory: SharedMemory;
+  readonly keystore: KeystoreAccess;
+  /** The native token: its asset ID once an asset chain defines it, and its symbol (e.g. AVA). */
+  readonly nativeAsset: { readonly id: Id | undefined; readonly symbol: string };
+  readonly validators: ValidatorsView;
+}

@@ -1,0 +1,98 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { vmIdFromName, type Id } from '../ids/id.js';
+import type { BoundService } from '../rpc/service.js';
+import type { Block } from './block.js';
+import type { ChainContext } from './context.js';
+
+export type VMState = 'bootstrapping' | 'normalOp';
+
+/** What a VM tells the engine from `waitForEvent`. `pendingTxs`: build a block now. */
+export type VMEvent = 'pendingTxs';
+
+export interface VMInit {
+  /** The chain's genesis bytes (from the genesis file or the createBlockchain transaction). */
+  genesis: Uint8Array;
+  /** Per-chain config bytes, if the operator gave any. */
+  config?: Uint8Array;
+  /** Network upgrade bytes, if any. */
+  upgrade?: Uint8Array;
+}
+
+/** A raw HTTP handler (e.g. EVM /rpc and /ws); JSON-RPC services are preferred. */
+export type HttpHandler = (req: IncomingMessage, res: ServerResponse) => void | Promise<void>;
+
+/**
+ * Handlers a chain serves. `path` '' mounts at /ext/bc/<chainID> (and every alias);
+ * 'rpc' at /ext/bc/<chainID>/rpc, and so on.
+ */
+export interface ChainHandler {
+  path: string;
+  services?: BoundService[];
+  http?: HttpHandler;
+}
+
+/**
+ * A linear-chain VM (modelled on avalanchego's ChainVM). All methods are async.
+ *
+ * The engine guarantees: `initialize` first and once; `setState('bootstrapping')` then
+ * `setState('normalOp')` before any block is built; calls are not concurrent with `shutdown`;
+ * `buildBlock` is only called after `waitForEvent` resolved 'pendingTxs'.
+ * The VM guarantees: `getBlock` and `getBlockIdAtHeight` throw NotFoundError for unknown
+ * blocks/heights; `lastAccepted()` and the height index agree after every accept; `buildBlock`
+ * builds on the last `setPreference` block; `waitForEvent` rejects promptly when its signal aborts.
+ */
+export interface ChainVM {
+  initialize(ctx: ChainContext, init: VMInit): Promise<void>;
+  setState(state: VMState): Promise<void>;
+  buildBlock(): Promise<Block>;
+  /** Parses bytes into a block (not yet verified). Throws on malformed bytes. */
+  parseBlock(bytes: Uint8Array): Promise<Block>;
+  /** A block this VM knows (accepted, or parsed and not yet decided); NotFoundError otherwise. */
+  getBlock(id: Id): Promise<Block>;
+  setPreference(id: Id): Promise<void>;
+  lastAccepted(): Promise<Id>;
+  /** The accepted block at `height`; NotFoundError above the last accepted height. */
+  getBlockIdAtHeight(height: number): Promise<Id>;
+  /** Resolves when the VM wants something from the engine; rejects when `signal` aborts. */
+  waitForEvent(signal: AbortSignal): Promise<VMEvent>;
+  createHandlers(): Promise<ChainHandler[]>;
+  shutdown(): Promise<void>;
+}
+
+/** What a plugin package exports as `vmFactory`. */
+export interface VMFactory {
+  readonly name: string;
+  readonly vmId: Id;
+  /** semver of the plugin. */
+  readonly version: string;
+  create(): ChainVM | Promise<ChainVM>;
+  /** Services that need no chain (e.g. buildGenesis), mounted at /ext/vm/<vmId> and /ext/vm/<name>. */
+  staticServices?(): BoundService[];
+}
+
+/** Declares a VM plugin; vmId defaults to the name zero-padded to 32 bytes. */
+export function defineVM(def: {
+  name: string;
+  version: string;
+  vmId?: Id;
+  create: () => ChainVM | Promise<ChainVM>;
+  staticServices?: () => BoundService[];
+}): VMFactory {
+  return { ...def, vmId: def.vmId ?? vmIdFromName(def.name) };
+}
+
+/** True when `x` looks like a VMFactory (what plugin loaders check). */
+export function isVMFactory(x: unknown): x is VMFactory {
+  const f = x as Partial<VMFactory> | null;
+  return (
+    typeof f === 'object' &&
+    f !== null &&
+    typeof f.name === 'string' &&
+    typeof f.version === 'string' &&
+    typeof f.create === 'function' &&
+    typeof f.vmId === 'object' &&
+    f.vmId !== null &&
+    typeof (f.vmId as Id).toString === 'function' &&
+    (f.vmId as Id).bytes?.length === 32
+  );
+}
