@@ -17,3 +17,4 @@ export * from './rpc/client.js';
 export * from './vm/block.js';
 export * from './vm/context.js';
 export * from './vm/vm.js';
+export * from './ipc/reader.js';

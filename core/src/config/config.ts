@@ -31,6 +31,24 @@ export interface NodeConfig {
   stakingTlsCertFile: string;
   stakingTlsKeyFile: string;
   profileDir: string;
+  /** Consensus parameters (validated together: k/2 < alpha <= k, 0 < betaVirtuous <= betaRogue…). */
+  snowSampleSize: number;
+  snowQuorumSize: number;
+  snowVirtuousCommitThreshold: number;
+  snowRogueCommitThreshold: number;
+  snowConcurrentRepolls: number;
+  /** Off: consensus samples the connected nodes with equal weight (a one-node dev network). */
+  sybilProtectionEnabled: boolean;
+  /** VM plugins to load: npm package names or paths (resolved from the working directory). */
+  vms: string[];
+  /** Directory of VM plugins named by vmID or alias; ignored when missing. */
+  pluginDir: string;
+  /** JSON `{ "<vmID>": ["alias", …] }`, if any. */
+  vmAliasesFile: string | undefined;
+  /** JSON genesis replacing the built-in chains and validators, if any. */
+  genesisFile: string | undefined;
+  /** Where IPC sockets are created. */
+  ipcsPath: string;
 }
 
 export type ConfigErrorCode =

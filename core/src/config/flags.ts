@@ -5,6 +5,7 @@
  * (the flag name in camelCase); its value type parses and validates command-line/environment
  * strings and config-file JSON values; its default may depend on flags listed before it (`config`).
  */
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { LogLevel } from '@cornice/sdk';
 import { logLevels } from '../log/logger.js';
@@ -121,6 +122,18 @@ export function enumType<T extends string>(values: readonly T[]): ValueType<T> {
     show: (v) => v,
   };
 }
+
+/** A list of non-empty strings: comma-separated on the command line, a JSON array in a config file. */
+export const listType: ValueType<string[]> = {
+  label: 'list',
+  expected: 'a comma-separated list (a JSON array of strings in a config file)',
+  fromString: (raw) => {
+    const items = raw.split(',').map((s) => s.trim());
+    return raw.trim() === '' ? [] : items.every((s) => s.length > 0) ? items : undefined;
+  },
+  fromJson: (v) => (Array.isArray(v) && v.every((s) => typeof s === 'string' && s.length > 0) ? (v as string[]) : undefined),
+  show: (v) => v.join(','),
+};
 
 /** A network: mainnet, cascade, denali, testnet, local, `network-<n>` or a bare uint32. */
 export const networkType: ValueType<number> = {
@@ -327,6 +340,74 @@ export const flags: readonly Flag[] = [
     default: (ctx) => join(dataDir(ctx), 'profiles'),
     defaultText: '<data-dir>/profiles',
     description: 'Directory where profiles are written.',
+  }),
+  field('snowSampleSize', {
+    name: 'snow-sample-size',
+    type: intType(1, 10_000),
+    default: 20,
+    description: 'k: validators sampled (stake-weighted, with replacement) per consensus poll.',
+  }),
+  field('snowQuorumSize', {
+    name: 'snow-quorum-size',
+    type: intType(1, 10_000),
+    default: 15,
+    description: 'alpha: votes a poll needs for a block to count as preferred; k/2 < alpha <= k.',
+  }),
+  field('snowVirtuousCommitThreshold', {
+    name: 'snow-virtuous-commit-threshold',
+    type: intType(1, 10_000),
+    default: 20,
+    description: 'beta1: consecutive successful polls that accept a block without conflicts.',
+  }),
+  field('snowRogueCommitThreshold', {
+    name: 'snow-rogue-commit-threshold',
+    type: intType(1, 10_000),
+    default: 30,
+    description: 'beta2: consecutive successful polls that accept a block with conflicts; >= beta1.',
+  }),
+  field('snowConcurrentRepolls', {
+    name: 'snow-concurrent-repolls',
+    type: intType(1, 10_000),
+    default: 4,
+    description: 'Polls kept in flight while blocks are processing; <= beta2.',
+  }),
+  field('sybilProtectionEnabled', {
+    name: 'sybil-protection-enabled',
+    type: boolType,
+    default: true,
+    description: 'Sample validators by stake; false samples the connected nodes equally (a one-node dev network).',
+  }),
+  field('vms', {
+    name: 'vms',
+    type: listType,
+    default: ['@cornice/timestamp'],
+    description: 'VM plugins to load: npm package names or paths, resolved from the working directory.',
+  }),
+  field('pluginDir', {
+    name: 'plugin-dir',
+    type: pathType,
+    default: (ctx) => join(dataDir(ctx), 'plugins'),
+    defaultText: '<data-dir>/plugins',
+    description: 'Directory of VM plugins, each named by its vmID or an alias; ignored when missing.',
+  }),
+  field('vmAliasesFile', {
+    name: 'vm-aliases-file',
+    type: pathType as ValueType<string | undefined>,
+    default: undefined,
+    description: 'JSON file {"<vmID>": ["alias", ...]} naming VMs for --plugin-dir and chain creation.',
+  }),
+  field('genesisFile', {
+    name: 'genesis-file',
+    type: pathType as ValueType<string | undefined>,
+    default: undefined,
+    description: 'JSON genesis {"chains": [{"name", "vm", "genesisData", "aliases"}], "validators"?} replacing the built-in one.',
+  }),
+  field('ipcsPath', {
+    name: 'ipcs-path',
+    type: pathType,
+    default: () => tmpdir(),
+    defaultText: 'the OS temp dir',
+    description: 'Directory of the IPC sockets of published chains.',
   }),
 ];
 

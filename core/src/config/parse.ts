@@ -15,6 +15,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { homedir as osHomedir } from 'node:os';
+import { snowParamsProblem, type SnowParams } from '../consensus/params.js';
 import { ConfigError, networkNameOf, type NodeConfig } from './config.js';
 import {
   configFileFlag,
@@ -186,7 +187,20 @@ export function parseConfig(
       : flag.defaultValue({ homedir: ctx.homedir, config: config as Partial<NodeConfig> });
     if (flag.key === 'networkId') config.networkName = networkNameOf(config.networkId as number);
   }
+  const problem = snowParamsProblem(snowParamsOf(config as NodeConfig));
+  if (problem) throw new ConfigError('InvalidValue', problem);
   return { kind: 'run', config: config as NodeConfig };
+}
+
+/** The consensus parameters of a config. */
+export function snowParamsOf(c: NodeConfig): SnowParams {
+  return {
+    k: c.snowSampleSize,
+    alpha: c.snowQuorumSize,
+    betaVirtuous: c.snowVirtuousCommitThreshold,
+    betaRogue: c.snowRogueCommitThreshold,
+    concurrentRepolls: c.snowConcurrentRepolls,
+  };
 }
 
 /** The --help text, generated from the flag table. */

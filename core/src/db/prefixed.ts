@@ -1,5 +1,15 @@
 import { concatBytes, utf8Encode, type KeyRange, type KeyValueStore, type WriteBatch } from '@cornice/sdk';
 
+const ROOT_BATCH = Symbol('rootBatch');
+
+/**
+ * The batch of the root store behind a (possibly nested) prefixed-store batch, so that core can add
+ * writes outside the prefix (shared memory) to the same atomic commit. Undefined for other batches.
+ */
+export function rootBatchOf(batch: WriteBatch): WriteBatch | undefined {
+  return (batch as { [ROOT_BATCH]?: WriteBatch })[ROOT_BATCH];
+}
+
 /**
  * A sub-store whose keys live under a namespace of the parent. The namespace bytes are
  * `u8 length || name`, so no namespace is a prefix of another and nesting composes.
@@ -35,7 +45,8 @@ export class PrefixedStore implements KeyValueStore {
 
   batch(): WriteBatch {
     const inner = this.parent.batch();
-    const batch: WriteBatch = {
+    const batch: WriteBatch & { [ROOT_BATCH]: WriteBatch } = {
+      [ROOT_BATCH]: rootBatchOf(inner) ?? inner,
       put: (key, value) => (inner.put(this.k(key), value), batch),
       delete: (key) => (inner.delete(this.k(key)), batch),
       get length() {

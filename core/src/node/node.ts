@@ -3,9 +3,10 @@
  * them in reverse. Classes elsewhere take their options and dependencies as arguments and know
  * nothing of how they are wired.
  */
-import { mkdir } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { mkdir, readFile } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
-import type { KeyValueStore, Logger } from '@cornice/sdk';
+import type { BoundService, Clock, KeyValueStore, Logger, VMFactory } from '@cornice/sdk';
 import { adminService } from '../api/admin/service.js';
 import { Profiler } from '../api/admin/profiler.js';
 import { HealthChecks } from '../api/health/checks.js';
@@ -17,13 +18,23 @@ import { metricsHandler } from '../api/metrics/route.js';
 import { RouteTable } from '../api/routes.js';
 import { HttpApiServer } from '../api/server.js';
 import { ChainAliases } from '../chains/aliases.js';
+import { ChainManager } from '../chains/manager.js';
 import type { NodeConfig } from '../config/config.js';
+import { snowParamsOf } from '../config/parse.js';
+import type { Scheduler } from '../consensus/index.js';
+import { checkGenesis, checkNetwork } from '../db/meta.js';
 import { openStore } from '../db/open.js';
 import { PrefixedStore } from '../db/prefixed.js';
-import { checkNetwork } from '../db/meta.js';
+import { parseGenesisFile } from '../genesis/file.js';
+import { genesisHash, networkGenesis, type NetworkGenesis } from '../genesis/genesis.js';
+import { IpcPublisher } from '../ipc/publisher.js';
+import { ipcsService } from '../ipc/service.js';
 import { Keystore } from '../keystore/keystore.js';
+import { LocalNetwork } from '../network/local.js';
 import { loadOrCreateStakingCert } from '../staking/cert.js';
-import type { BoundService } from '@cornice/sdk';
+import { ValidatorSets } from '../validators/validators.js';
+import { loadVMs } from '../vms/loader.js';
+import type { VMRegistry } from '../vms/registry.js';
 
 export interface RunningNode {
   readonly nodeId: string;
@@ -33,6 +44,8 @@ export interface RunningNode {
   readonly address: AddressInfo;
   readonly routes: RouteTable;
   readonly chains: ChainAliases;
+  readonly chainManager: ChainManager;
+  readonly vms: VMRegistry;
   readonly keystore: Keystore;
   readonly metrics: Registry;
   /** Stops every part in reverse start order. Safe to call twice. */
@@ -44,7 +57,22 @@ export interface NodeDeps {
   /** Scrypt cost for keystore passwords (tests lower it). */
   keystoreKdf?: { N: number; r: number; p: number };
   now?: () => number;
+  /** VMs available without loading (the test kit passes the VM under test). */
+  builtinVMs?: VMFactory[];
+  /** Replaces the network's genesis (the test kit's one-chain genesis). */
+  genesis?: (vms: VMRegistry) => NetworkGenesis;
+  /** Use this store instead of opening one (the test kit's restart); it is not closed on stop. */
+  db?: KeyValueStore;
 }
+
+const realScheduler: Scheduler = {
+  now: () => Date.now(),
+  setTimeout(fn, ms) {
+    const t = setTimeout(fn, ms);
+    t.unref();
+    return { cancel: () => clearTimeout(t) };
+  },
+};
 
 export async function startNode(config: NodeConfig, deps: NodeDeps): Promise<RunningNode> {
   const log = deps.log;
@@ -59,13 +87,35 @@ export async function startNode(config: NodeConfig, deps: NodeDeps): Promise<Run
     }
   };
   try {
-    if (config.dbType === 'leveldb') await mkdir(config.dbDir, { recursive: true });
+    if (config.dbType === 'leveldb' && !deps.db) await mkdir(config.dbDir, { recursive: true });
     const cert = await loadOrCreateStakingCert({ certFile: config.stakingTlsCertFile, keyFile: config.stakingTlsKeyFile });
     const nodeId = cert.nodeId.toString();
 
-    const db: KeyValueStore = await openStore(config.dbType, config.dbDir);
-    stops.push(() => db.close());
-    await checkNetwork(new PrefixedStore(db, 'meta'), config.networkId);
+    const vms = await loadVMs({
+      builtins: deps.builtinVMs ?? [],
+      specifiers: config.vms,
+      ...(existsSync(config.pluginDir) ? { pluginDir: config.pluginDir } : {}),
+      ...(config.vmAliasesFile ? { aliasesFile: config.vmAliasesFile } : {}),
+      cwd: process.cwd(),
+      log: log.child({ module: 'vms' }),
+    });
+    const genesis = deps.genesis
+      ? deps.genesis(vms)
+      : config.genesisFile
+        ? parseGenesisFile(
+            await readFile(config.genesisFile, 'utf8'),
+            config.genesisFile,
+            config.networkId,
+            (vm) => vms.resolve(vm).vmId,
+            networkGenesis(config.networkId).validators,
+          )
+        : networkGenesis(config.networkId);
+
+    const db: KeyValueStore = deps.db ?? (await openStore(config.dbType, config.dbDir));
+    if (!deps.db) stops.push(() => db.close());
+    const meta = new PrefixedStore(db, 'meta');
+    await checkNetwork(meta, config.networkId);
+    await checkGenesis(meta, genesisHash(genesis));
 
     const keystore = new Keystore({
       store: new PrefixedStore(db, 'keystore'),
@@ -86,19 +136,65 @@ export async function startNode(config: NodeConfig, deps: NodeDeps): Promise<Run
     });
 
     const rpcLog = log.child({ module: 'api' });
-    const endpoint = (...services: BoundService[]) =>
+    const endpoint = (services: readonly BoundService[]) =>
       new JsonRpcEndpoint(services, { maxBatchSize: config.httpMaxBatchSize, log: rpcLog, metrics: apiMetrics });
+
+    // VMs' static services: /ext/vm/<vmID> and /ext/vm/<alias>.
+    for (const vm of vms.list()) {
+      const services = vms.resolve(vm.vmId).staticServices?.() ?? [];
+      if (services.length === 0) continue;
+      routes.mount(`vm/${vm.vmId}`, { kind: 'jsonrpc', endpoint: endpoint(services) });
+      for (const alias of vm.aliases) routes.alias(`vm/${vm.vmId}`, `vm/${alias}`);
+    }
+
+    const clock: Clock = { now: deps.now ?? (() => Date.now()) };
+    const chainManager = new ChainManager({
+      registry: vms,
+      root: db,
+      routes,
+      aliases: chains,
+      log: log.child({ module: 'chains' }),
+      metrics: registry,
+      nodeId: cert.nodeId,
+      networkId: config.networkId,
+      keystore,
+      validators: new ValidatorSets(genesis.validators),
+      network: new LocalNetwork(cert.nodeId),
+      snow: snowParamsOf(config),
+      sybilProtection: config.sybilProtectionEnabled,
+      clock,
+      scheduler: deps.now ? { ...realScheduler, now: deps.now } : realScheduler,
+      nativeSymbol: 'AVA',
+      endpoint,
+    });
+    stops.push(() => chainManager.shutdown());
+    for (const def of genesis.chains) await chainManager.createChain(def);
+
     if (config.apiAdminEnabled) {
       routes.mount('admin', {
         kind: 'jsonrpc',
-        endpoint: endpoint(adminService({ nodeId, networkId: config.networkId, routes, chains, profiler, peers: () => [] })),
+        endpoint: endpoint([adminService({ nodeId, networkId: config.networkId, routes, chains, profiler, peers: () => [] })]),
       });
     }
-    if (config.apiKeystoreEnabled) routes.mount('keystore', { kind: 'jsonrpc', endpoint: endpoint(keystoreService(keystore)) });
+    if (config.apiKeystoreEnabled) routes.mount('keystore', { kind: 'jsonrpc', endpoint: endpoint([keystoreService(keystore)]) });
     if (config.apiHealthEnabled) {
-      routes.mount('health', { kind: 'jsonrpc', endpoint: endpoint(healthService(health)), get: (_req, res) => healthGet(health, res) });
+      routes.mount('health', { kind: 'jsonrpc', endpoint: endpoint([healthService(health)]), get: (_req, res) => healthGet(health, res) });
     }
     if (config.apiMetricsEnabled) routes.mount('metrics', { kind: 'http', handle: metricsHandler(registry) });
+    if (config.apiIpcsEnabled) {
+      const ipc = new IpcPublisher({
+        dir: config.ipcsPath,
+        chains: {
+          resolve: (aliasOrId) => {
+            const chain = chainManager.resolve(aliasOrId);
+            return chain && { chainId: chain.id, accepted$: chain.accepted$ };
+          },
+        },
+        log: log.child({ module: 'ipcs' }),
+      });
+      stops.push(() => ipc.close());
+      routes.mount('ipcs', { kind: 'jsonrpc', endpoint: endpoint([ipcsService(ipc)]) });
+    }
 
     const http = new HttpApiServer(routes, {
       host: config.httpHost,
@@ -110,7 +206,14 @@ export async function startNode(config: NodeConfig, deps: NodeDeps): Promise<Run
     stops.push(() => http.close());
     const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
     const url = `http://${host}:${address.port}`;
-    log.info('node started', { nodeId, networkId: config.networkId, http: url, dbType: config.dbType, dbDir: config.dbType === 'leveldb' ? config.dbDir : undefined });
+    log.info('node started', {
+      nodeId,
+      networkId: config.networkId,
+      http: url,
+      dbType: config.dbType,
+      dbDir: config.dbType === 'leveldb' ? config.dbDir : undefined,
+      chains: chainManager.chains.map((c) => c.id.toString()),
+    });
 
     let stopping: Promise<void> | undefined;
     return {
@@ -120,6 +223,8 @@ export async function startNode(config: NodeConfig, deps: NodeDeps): Promise<Run
       address,
       routes,
       chains,
+      chainManager,
+      vms,
       keystore,
       metrics: registry,
       stop: () => (stopping ??= stopAll().then(() => log.info('node stopped'))),

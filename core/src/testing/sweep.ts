@@ -66,3 +66,42 @@ function itemCases(method: string, field: string, parser: Parser<unknown>): Swee
   const bad = (wrongValues[item.kind] ?? []).filter((v) => v !== null);
   return bad.slice(0, 3).map((v) => ({ method, label: `${field}[0] = ${JSON.stringify(v)}`, params: { [field]: [v] }, expectField: `${field}[0]` }));
 }
+
+/**
+ * Sends every sweep case of `services` to `url` and returns the problems found (empty = pass): a
+ * success where an error was due, a -32603, an unexpected code, an empty message, or an invalid-
+ * params error that does not name the field.
+ */
+export async function rpcSweep(url: string, services: readonly ServiceDef[]): Promise<string[]> {
+  const problems: string[] = [];
+  let id = 0;
+  for (const service of services) {
+    for (const c of sweepCases(service)) {
+      const res = await fetch(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: ++id, method: c.method, params: c.params }),
+      });
+      const what = `${c.method} ${c.label}`;
+      let r: { result?: unknown; error?: { code: number; message: string } };
+      try {
+        r = (await res.json()) as typeof r;
+      } catch {
+        problems.push(`${what}: HTTP ${res.status} with a non-JSON body`);
+        continue;
+      }
+      if (!r.error) {
+        if (!c.mayPass) problems.push(`${what}: succeeded but should have failed`);
+        continue;
+      }
+      const { code, message } = r.error;
+      if (code === -32603) problems.push(`${what}: internal error -32603 (${message})`);
+      else if (![-32600, -32602, -32000].includes(code)) problems.push(`${what}: unexpected code ${code}`);
+      else if (!message) problems.push(`${what}: empty error message`);
+      else if (c.expectField !== undefined && (code !== -32602 || !message.startsWith(`${c.expectField}:`))) {
+        problems.push(`${what}: expected -32602 naming ${c.expectField}, got ${code} "${message}"`);
+      }
+    }
+  }
+  return problems;
+}

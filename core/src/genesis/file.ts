@@ -1,0 +1,84 @@
+/**
+ * Genesis files: JSON describing the chains a network starts with (and, optionally, its
+ * validators), replacing the built-in local genesis. Example:
+ *   { "chains": [ { "name": "Simple Timestamp Server", "vm": "timestamp", "aliases": ["timestamp"] },
+ *                 { "name": "kv", "vm": "kvvm", "genesisData": "<cb58>", "aliases": ["kv"] } ],
+ *     "validators": [ { "nodeID": "<cb58>", "weight": "20000000000000" } ] }
+ * `vm` is a vmID or a VM alias; each chain's ID is derived as the reference derives genesis chain IDs.
+ */
+import { Id, NodeError, ShortId, cb58Decode, type Validator } from '@cornice/sdk';
+import { genesisChainId, type NetworkGenesis } from './genesis.js';
+
+export class GenesisError extends NodeError<'Invalid'> {}
+
+export function parseGenesisFile(
+  text: string,
+  file: string,
+  networkId: number,
+  resolveVm: (vm: string) => Id,
+  defaultValidators: readonly Validator[],
+): NetworkGenesis {
+  const fail = (msg: string): never => {
+    throw new GenesisError('Invalid', `genesis file ${file}: ${msg}`);
+  };
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (e) {
+    return fail(`not valid JSON (${(e as Error).message})`);
+  }
+  const g = json as { chains?: unknown; validators?: unknown };
+  if (typeof g !== 'object' || g === null || !Array.isArray(g.chains)) return fail('expected an object with a "chains" array');
+  const known = new Set(['chains', 'validators']);
+  for (const k of Object.keys(g)) if (!known.has(k)) fail(`unknown key "${k}"`);
+  const chains = g.chains.map((c: unknown, i: number) => {
+    const at = `chains[${i}]`;
+    const o = c as Record<string, unknown>;
+    if (typeof o !== 'object' || o === null) return fail(`${at} must be an object`);
+    for (const k of Object.keys(o)) if (!['name', 'vm', 'genesisData', 'aliases', 'subnetID'].includes(k)) fail(`${at}: unknown key "${k}"`);
+    if (typeof o.name !== 'string' || o.name.length === 0 || o.name.length > 128) fail(`${at}.name must be a string of 1 to 128 characters`);
+    if (typeof o.vm !== 'string') return fail(`${at}.vm must be a vmID or VM alias`);
+    let vmId: Id;
+    try {
+      vmId = resolveVm(o.vm);
+    } catch (e) {
+      return fail(`${at}.vm: ${(e as Error).message}`);
+    }
+    let genesis: Uint8Array = new Uint8Array();
+    if (o.genesisData !== undefined) {
+      if (typeof o.genesisData !== 'string') fail(`${at}.genesisData must be a cb58 string`);
+      try {
+        genesis = o.genesisData === '' ? new Uint8Array() : cb58Decode(o.genesisData as string);
+      } catch (e) {
+        fail(`${at}.genesisData: ${(e as Error).message}`);
+      }
+    }
+    const aliases = o.aliases ?? [];
+    if (!Array.isArray(aliases) || !aliases.every((a) => typeof a === 'string')) fail(`${at}.aliases must be an array of strings`);
+    let subnetId = Id.empty;
+    if (o.subnetID !== undefined) {
+      try {
+        subnetId = Id.fromString(String(o.subnetID));
+      } catch (e) {
+        fail(`${at}.subnetID: ${(e as Error).message}`);
+      }
+    }
+    const def = { name: o.name as string, subnetId, vmId, fxIds: [], genesis };
+    return { ...def, id: genesisChainId(networkId, def), aliases: aliases as string[], endpointAliases: [] };
+  });
+  let validators: Validator[] = [...defaultValidators];
+  if (g.validators !== undefined) {
+    if (!Array.isArray(g.validators)) fail('"validators" must be an array');
+    validators = (g.validators as unknown[]).map((v, i) => {
+      const o = v as { nodeID?: unknown; weight?: unknown };
+      try {
+        const weight = BigInt(String(o.weight));
+        if (weight <= 0n) throw new RangeError('weight must be positive');
+        return { nodeId: ShortId.fromString(String(o.nodeID)), weight };
+      } catch (e) {
+        return fail(`validators[${i}]: ${(e as Error).message}`);
+      }
+    });
+  }
+  return { networkId, chains, validators };
+}

@@ -1,0 +1,84 @@
+/**
+ * Network genesis: the chains a node creates at start-up and the genesis validators. Chain creation
+ * is driven by these definitions — the same shape the platform chain will produce from accepted
+ * createBlockchain transactions — so the platform chain can take this over without changing the
+ * chain manager.
+ */
+import { Id, ShortId, Writer, sha256, vmIdFromName, type Validator } from '@cornice/sdk';
+
+export interface ChainDefinition {
+  /** The chain ID (= the ID of the transaction that created it). */
+  id: Id;
+  name: string;
+  subnetId: Id;
+  vmId: Id;
+  fxIds: Id[];
+  genesis: Uint8Array;
+  /** Aliases, primary first (e.g. ['timestamp']). */
+  aliases: string[];
+  /** Extra endpoint aliases: /ext/<alias> -> /ext/bc/<chainID> (e.g. 'timestamp'). */
+  endpointAliases?: string[];
+}
+
+export interface NetworkGenesis {
+  networkId: number;
+  chains: ChainDefinition[];
+  /** Validators of the default subnet. */
+  validators: Validator[];
+}
+
+/**
+ * The ID of a genesis chain, as the reference computes it: SHA-256 of the CreateChainTx fields
+ * (NetworkID, SubnetID, Nonce 0, ChainName, VMID, FxIDs, GenesisData), then empty ControlSigs and a
+ * PayerSig of 65 zero bytes — without type IDs (reference §6.3, §6.8).
+ */
+export function genesisChainId(networkId: number, chain: { name: string; subnetId: Id; vmId: Id; fxIds: Id[]; genesis: Uint8Array }): Id {
+  const w = new Writer({ maxSize: 1 << 22 })
+    .u32(networkId)
+    .id(chain.subnetId)
+    .u64(0n)
+    .str(chain.name)
+    .id(chain.vmId)
+    .array(chain.fxIds, (w2, fx) => w2.id(fx))
+    .bytes(chain.genesis)
+    .u32(0)
+    .fixedBytes(new Uint8Array(65));
+  return Id.fromBytes(sha256(w.finish()));
+}
+
+/** Node IDs of the committed local staker certificates (core/fixtures/staking/local/staker1..5). */
+export const LOCAL_STAKER_NODE_IDS: readonly string[] = [
+  'LHgqGqV1QYBuyTywXEvmswXme3iH8myRY',
+  'BrUCFthHgbBG5SkGZsVRRtxPh9uYufHr7',
+  '2dnEFA4XxJtX8ZATcR3SEfK1cvxGToES7',
+  '8U9X27eYX3UALxc8jsm4cak1pjmEeqmVH',
+  'BvuGMSg8RNbysMSaoioyPzu2agLW8Y5qR',
+];
+
+/** 20,000 AVA in nAVA, each genesis validator's weight (reference §6.8). */
+const GENESIS_VALIDATOR_WEIGHT = 20_000n * 1_000_000_000n;
+
+/** The genesis of a network; every network uses the local definition until custom genesis files exist. */
+export function networkGenesis(networkId: number): NetworkGenesis {
+  const timestamp = {
+    name: 'Simple Timestamp Server',
+    subnetId: Id.empty,
+    vmId: vmIdFromName('timestamp'),
+    fxIds: [],
+    genesis: new Uint8Array(),
+  };
+  return {
+    networkId,
+    chains: [{ ...timestamp, id: genesisChainId(networkId, timestamp), aliases: ['timestamp'], endpointAliases: ['timestamp'] }],
+    validators: LOCAL_STAKER_NODE_IDS.map((id) => ({ nodeId: ShortId.fromString(id), weight: GENESIS_VALIDATOR_WEIGHT })),
+  };
+}
+
+/** A digest of what a genesis creates; the database remembers it and refuses another genesis. */
+export function genesisHash(g: NetworkGenesis): Uint8Array {
+  const w = new Writer({ maxSize: 1 << 22 })
+    .u32(g.networkId)
+    .array(g.chains, (w2, c) => w2.id(c.id))
+    .array(g.validators, (w2, v) => w2.shortId(v.nodeId).u64(v.weight));
+  return sha256(w.finish());
+}

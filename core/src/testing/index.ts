@@ -1,0 +1,10 @@
+/**
+ * @cornice/core/testing — the test kit for VM authors (a dev dependency; a VM's src never imports
+ * core): run one VM alone on a real one-node chain, check the ChainVM contract, sweep its RPC
+ * services with malformed calls.
+ */
+export { runVM, HarnessTimeout, type RunVMOptions, type VMHarness, type RpcReply } from './harness.js';
+export { chainVMCompliance, ComplianceError, type ComplianceCheck, type ComplianceOptions } from './compliance.js';
+export { testChainContext, unclosable } from './context.js';
+export { sweepCases, rpcSweep, type SweepCase } from './sweep.js';
+export type { AcceptedBlock } from '../chains/manager.js';
