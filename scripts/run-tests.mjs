@@ -18,7 +18,14 @@ for (let i = 0; i < args.length; i++) {
   else dirs.push(args[i]);
 }
 const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
-const workspaces = dirs.length ? dirs : pkg.workspaces;
+// Workspace entries may be `dir/*` globs (one level).
+const expand = (ws) =>
+  ws.endsWith('/*')
+    ? readdirSync(join(root, ws.slice(0, -2)), { withFileTypes: true })
+        .filter((d) => d.isDirectory())
+        .map((d) => `${ws.slice(0, -2)}/${d.name}`)
+    : [ws];
+const workspaces = (dirs.length ? dirs : pkg.workspaces).flatMap(expand);
 const fileTimeoutMs = Number(process.env.TEST_FILE_TIMEOUT_MS ?? 300_000);
 
 function findTests(dir) {

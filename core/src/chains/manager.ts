@@ -14,7 +14,7 @@ import { SnowmanEngine, type Scheduler, type SnowParams } from '../consensus/ind
 import { PrefixedStore } from '../db/prefixed.js';
 import type { ChainDefinition } from '../genesis/genesis.js';
 import type { Keystore } from '../keystore/keystore.js';
-import type { LocalNetwork } from '../network/local.js';
+import type { EngineNetwork } from '../network/loopback.js';
 import { validatorSampler, type ValidatorSets } from '../validators/validators.js';
 import type { VMRegistry } from '../vms/registry.js';
 import type { ChainAliases } from './aliases.js';
@@ -51,7 +51,7 @@ export interface ChainManagerDeps {
   networkId: number;
   keystore: Keystore;
   validators: ValidatorSets;
-  network: LocalNetwork;
+  network: EngineNetwork;
   snow: SnowParams;
   sybilProtection: boolean;
   clock: Clock;
@@ -127,17 +127,18 @@ export class ChainManager {
     }
 
     const accepted$ = new Subject<AcceptedBlock>();
+    const link = d.network.open(def.id);
     const engine = new SnowmanEngine({
       vm,
       params: d.snow,
-      transport: d.network.transport(def.id),
+      transport: link.transport,
       validators: validatorSampler({ sybilProtection: d.sybilProtection, sets: d.validators, subnetId: def.subnetId, connected: () => d.network.connected() }),
       nodeId: d.nodeId,
       scheduler: d.scheduler,
       log: log.child({ module: 'snowman' }),
       onAccepted: (block: Block) => accepted$.next({ id: block.id, height: block.height, bytes: block.bytes }),
     });
-    d.network.attach(def.id, engine);
+    link.attach(engine);
     d.aliases.register(def.id, def.aliases);
 
     const mounted: string[] = [];
@@ -164,7 +165,6 @@ export class ChainManager {
         for (const p of mounted) d.routes.unmount(p);
         abort.abort();
         await engine.stop();
-        d.network.detach(def.id);
         accepted$.complete();
         await vm.shutdown();
       },

@@ -25,6 +25,8 @@ export interface ValueType<T> {
   readonly expected: string;
   /** Booleans take no separate value on the command line (`--flag` means true). */
   readonly isBool?: boolean;
+  /** `--flag=` (nothing after =) is a value, not a missing one (lists: the empty list). */
+  readonly allowsEmpty?: boolean;
   /** Parses a command-line or environment string; undefined when invalid. */
   fromString(raw: string, ctx: ValueContext): T | undefined;
   /** Checks a config-file JSON value (strictly typed); undefined when invalid. */
@@ -126,6 +128,7 @@ export function enumType<T extends string>(values: readonly T[]): ValueType<T> {
 /** A list of non-empty strings: comma-separated on the command line, a JSON array in a config file. */
 export const listType: ValueType<string[]> = {
   label: 'list',
+  allowsEmpty: true,
   expected: 'a comma-separated list (a JSON array of strings in a config file)',
   fromString: (raw) => {
     const items = raw.split(',').map((s) => s.trim());

@@ -105,7 +105,7 @@ function parseArgs(argv: readonly string[], ctx: ValueContext): Values {
         i++;
       }
     }
-    if (raw === '') throw new ConfigError('MissingValue', `missing value for ${where}`, { flag: name });
+    if (raw === '' && !(eq >= 0 && flag.type.allowsEmpty)) throw new ConfigError('MissingValue', `missing value for ${where}`, { flag: name });
     out.set(flag, fromString(flag, raw, where, 'cli', ctx));
   }
   return out;

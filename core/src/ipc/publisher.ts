@@ -236,7 +236,7 @@ export class IpcPublisher {
     new DataView(frame.buffer).setUint32(0, n, false);
     frame.set(block.bytes, 4);
     for (const socket of channel.readers) {
-      if (socket.destroyed) continue;
+      if (socket.destroyed || socket.writableEnded) continue;
       if (socket.writableLength > this.#maxBuffered) {
         channel.readers.delete(socket);
         this.#log.warn('ipc reader dropped: not keeping up', {

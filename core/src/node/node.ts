@@ -21,7 +21,7 @@ import { ChainAliases } from '../chains/aliases.js';
 import { ChainManager } from '../chains/manager.js';
 import type { NodeConfig } from '../config/config.js';
 import { snowParamsOf } from '../config/parse.js';
-import type { Scheduler } from '../consensus/index.js';
+import { systemScheduler } from '../consensus/index.js';
 import { checkGenesis, checkNetwork } from '../db/meta.js';
 import { openStore } from '../db/open.js';
 import { PrefixedStore } from '../db/prefixed.js';
@@ -30,7 +30,7 @@ import { genesisHash, networkGenesis, type NetworkGenesis } from '../genesis/gen
 import { IpcPublisher } from '../ipc/publisher.js';
 import { ipcsService } from '../ipc/service.js';
 import { Keystore } from '../keystore/keystore.js';
-import { LocalNetwork } from '../network/local.js';
+import { loopbackNetwork } from '../network/loopback.js';
 import { loadOrCreateStakingCert } from '../staking/cert.js';
 import { ValidatorSets } from '../validators/validators.js';
 import { loadVMs } from '../vms/loader.js';
@@ -64,15 +64,6 @@ export interface NodeDeps {
   /** Use this store instead of opening one (the test kit's restart); it is not closed on stop. */
   db?: KeyValueStore;
 }
-
-const realScheduler: Scheduler = {
-  now: () => Date.now(),
-  setTimeout(fn, ms) {
-    const t = setTimeout(fn, ms);
-    t.unref();
-    return { cancel: () => clearTimeout(t) };
-  },
-};
 
 export async function startNode(config: NodeConfig, deps: NodeDeps): Promise<RunningNode> {
   const log = deps.log;
@@ -159,11 +150,11 @@ export async function startNode(config: NodeConfig, deps: NodeDeps): Promise<Run
       networkId: config.networkId,
       keystore,
       validators: new ValidatorSets(genesis.validators),
-      network: new LocalNetwork(cert.nodeId),
+      network: loopbackNetwork(cert.nodeId),
       snow: snowParamsOf(config),
       sybilProtection: config.sybilProtectionEnabled,
       clock,
-      scheduler: deps.now ? { ...realScheduler, now: deps.now } : realScheduler,
+      scheduler: deps.now ? { ...systemScheduler, now: deps.now } : systemScheduler,
       nativeSymbol: 'AVA',
       endpoint,
     });

@@ -3,9 +3,8 @@
  * validators by stake (from genesis now, from the platform chain later); with it off, the connected
  * nodes with equal weight — on a lone node, itself — avalanchego's dev-node semantics.
  */
-import { randomInt } from 'node:crypto';
 import { Id, type ShortId, type Validator, type ValidatorsView } from '@cornice/sdk';
-import type { ValidatorSampler } from '../consensus/index.js';
+import { WeightedSampler, type ValidatorSampler } from '../consensus/index.js';
 
 export class ValidatorSets implements ValidatorsView {
   readonly #sets = new Map<string, Validator[]>();
@@ -28,32 +27,14 @@ export class ValidatorSets implements ValidatorsView {
   }
 }
 
-/** Draws k items with replacement, each with probability proportional to its weight. */
-export function weightedSample(validators: readonly Validator[], k: number, rand: (max: number) => number = randomInt): ShortId[] {
-  const total = validators.reduce((s, v) => s + v.weight, 0n);
-  if (total === 0n || k <= 0) return [];
-  // Weights are bigint (nAVA); scale into a safe integer range for the draw.
-  const scale = total > BigInt(Number.MAX_SAFE_INTEGER) ? total / BigInt(2 ** 48) + 1n : 1n;
-  const weights = validators.map((v) => Number(v.weight / scale));
-  const sum = weights.reduce((a, b) => a + b, 0);
-  if (sum === 0) return [];
-  const out: ShortId[] = [];
-  for (let i = 0; i < k; i++) {
-    let r = rand(sum);
-    let j = 0;
-    while (r >= weights[j]!) r -= weights[j++]!;
-    out.push(validators[j]!.nodeId);
-  }
-  return out;
-}
-
 export interface SamplerOptions {
   sybilProtection: boolean;
   sets: ValidatorSets;
   subnetId: Id;
   /** Nodes this node is connected to, itself included (only itself until networking exists). */
   connected: () => readonly ShortId[];
-  rand?: (max: number) => number;
+  /** A float in [0, 1); Math.random by default, seeded in tests. */
+  random?: () => number;
 }
 
 export function validatorSampler(o: SamplerOptions): ValidatorSampler {
@@ -62,7 +43,7 @@ export function validatorSampler(o: SamplerOptions): ValidatorSampler {
       const pool: readonly Validator[] = o.sybilProtection
         ? o.sets.listNow(o.subnetId)
         : o.connected().map((nodeId) => ({ nodeId, weight: 1n }));
-      return weightedSample(pool, k, o.rand);
+      return new WeightedSampler(pool, o.random).sample(k);
     },
   };
 }

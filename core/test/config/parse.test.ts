@@ -43,6 +43,17 @@ test('defaults', () => {
     stakingTlsCertFile: '/home/op/.cornice/staking/staker.crt',
     stakingTlsKeyFile: '/home/op/.cornice/staking/staker.key',
     profileDir: '/home/op/.cornice/profiles',
+    snowSampleSize: 20,
+    snowQuorumSize: 15,
+    snowVirtuousCommitThreshold: 20,
+    snowRogueCommitThreshold: 30,
+    snowConcurrentRepolls: 4,
+    sybilProtectionEnabled: true,
+    vms: ['@cornice/timestamp'],
+    pluginDir: '/home/op/.cornice/plugins',
+    vmAliasesFile: undefined,
+    genesisFile: undefined,
+    ipcsPath: tmpdir(),
   });
 });
 
@@ -283,6 +294,37 @@ test('--version, without reading the environment or config file', () => {
   assert.equal(parseConfig(['--version'], { CORNICE_HTTP_PORT: 'bad' }, { readFile }), { kind: 'version' });
   assert.equal(parseConfig(['--config-file=/x.json', '--version'], {}, { readFile }), { kind: 'version' });
   assert.is(parseConfig(['--version=false'], {}, { homedir: home }).kind, 'run');
+});
+
+test('consensus parameters are validated together, naming the flags', () => {
+  const bad = (argv: string[], re: RegExp) => {
+    try {
+      parseConfig(argv, {}, { homedir: home });
+      assert.unreachable(argv.join(' '));
+    } catch (e) {
+      assert.match((e as Error).message, re);
+    }
+  };
+  bad(['--snow-quorum-size=10'], /--snow-quorum-size.*--snow-sample-size/);
+  bad(['--snow-sample-size=5', '--snow-quorum-size=6'], /--snow-quorum-size/);
+  bad(['--snow-virtuous-commit-threshold=31'], /--snow-virtuous-commit-threshold/);
+  bad(['--snow-concurrent-repolls=31'], /--snow-concurrent-repolls/);
+  const ok = parseConfig(['--snow-sample-size=1', '--snow-quorum-size=1', '--snow-virtuous-commit-threshold=1', '--snow-rogue-commit-threshold=1', '--snow-concurrent-repolls=1'], {}, { homedir: home });
+  assert.is(ok.kind, 'run');
+});
+
+test('--vms is a comma-separated list (a JSON array in a config file); empty means none', () => {
+  const run = (argv: string[], opts: Partial<ParseOptions> = {}) => {
+    const r = parseConfig(argv, {}, { homedir: home, ...opts });
+    if (r.kind !== 'run') throw new TypeError('run expected');
+    return r.config;
+  };
+  assert.equal(run(['--vms=@cornice/timestamp, ./my-vm']).vms, ['@cornice/timestamp', './my-vm']);
+  assert.equal(run(['--vms=']).vms, []);
+  assert.equal(run(['--config-file=/c.json'], { readFile: () => '{"vms": ["a", "b"]}' }).vms, ['a', 'b']);
+  assert.throws(() => run(['--vms=a,,b']), /invalid value "a,,b" for --vms/);
+  assert.throws(() => run(['--config-file=/c.json'], { readFile: () => '{"vms": "a"}' }), /vms/);
+  assert.is(run(['--sybil-protection-enabled=false']).sybilProtectionEnabled, false);
 });
 
 test.run();

@@ -7,7 +7,7 @@ export { BLOCK_LENGTH, DATA_LENGTH, blockIdOf, decodeBlock, encodeBlock, genesis
 export { TimestampError, type TimestampErrorCode } from './errors.js';
 export { DEFAULT_MEMPOOL_CAPACITY } from './mempool.js';
 export { timestampApi, type BlockReply } from './api.js';
-export { timestampService } from './service.js';
+export { timestampService, type TimestampBackend } from './service.js';
 
 /** The plugin: `cornice --vms @cornice/timestamp`. vmID = `timestamp` zero-padded to 32 bytes. */
 export const vmFactory = defineVM({ name: 'timestamp', version: '0.1.0', create: () => new TimestampVM() });

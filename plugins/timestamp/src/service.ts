@@ -1,9 +1,16 @@
-import { bindService, cb58Encode, type BoundService } from '@cornice/sdk';
+import { bindService, cb58Encode, type BoundService, type Id } from '@cornice/sdk';
 import { timestampApi } from './api.js';
-import type { TimestampVM } from './vm.js';
+import type { TimestampBlock } from './block.js';
+
+/** What the service needs of the VM (TimestampVM implements it). */
+export interface TimestampBackend {
+  getBlock(id: Id): Promise<TimestampBlock>;
+  lastAccepted(): Promise<Id>;
+  proposeBlock(data: Uint8Array): void;
+}
 
 /** The `timestamp` service of one chain, bound to its VM. */
-export function timestampService(vm: TimestampVM): BoundService {
+export function timestampService(vm: TimestampBackend): BoundService {
   return bindService(timestampApi, {
     async getBlock({ id }) {
       const block = await vm.getBlock(id ?? (await vm.lastAccepted()));

@@ -1,0 +1,434 @@
+/**
+ * A deterministic discrete-event simulation of a network of validators running the Snowman engine,
+ * for tests and benchmarks. Virtual time comes from an event queue; every random choice (message
+ * delays and drops, validator samples, block payloads, who proposes, what adversaries do) comes from
+ * PRNG streams derived from one seed; after each event the microtask queue is drained so the
+ * engine's and the VM's async calls complete at that virtual instant. The same seed gives the same run.
+ *
+ * Honest validators run a SnowmanEngine over a TestVM. Proposals arrive at random times at a random
+ * honest node (sometimes at two at once, which forks the chain). Adversarial validators run no
+ * engine: they answer queries with chits for a conflicting sibling they make up on the spot or for a
+ * random block they know (or not at all), serve their blocks to whoever asks, and push conflicting
+ * blocks to honest nodes.
+ */
+import { ShortId, silentLogger, type Id, type Logger } from '@cornice/sdk';
+import { DEFAULT_SNOW_PARAMS, type SnowParams } from './params.js';
+import { drainMicrotasks, EventQueue } from './sim/events.js';
+import { Prng } from './sim/prng.js';
+import { encodeTestBlock, TestVM, type TestBlock } from './sim/testvm.js';
+import { SnowmanEngine } from './snowman/engine.js';
+import { WeightedSampler } from './snowman/sampler.js';
+import type { EngineTransport } from './snowman/types.js';
+
+export { EventQueue, drainMicrotasks } from './sim/events.js';
+export { Prng } from './sim/prng.js';
+export {
+  TestVM,
+  TestBlock,
+  TestVMError,
+  encodeTestBlock,
+  decodeTestBlock,
+  TEST_GENESIS_BYTES,
+  TEST_BLOCK_SIZE,
+  type TestBlockFields,
+  type TestBlockStatus,
+  type TestVMOptions,
+} from './sim/testvm.js';
+
+export interface AdversaryBehaviour {
+  /** Probability that an answer names a conflicting sibling of the queried block. */
+  conflictingVote: number;
+  /** Probability that an answer names a random block the adversary knows. */
+  randomVote: number;
+  /** Probability that a query gets no answer. */
+  silence: number;
+  /** Mean virtual ms between conflicting blocks each adversary pushes to honest nodes (0: never). */
+  buildEveryMs: number;
+  /** Honest nodes each such block is pushed to. */
+  pushTo: number;
+}
+
+export const DEFAULT_ADVERSARY: Readonly<AdversaryBehaviour> = Object.freeze({
+  conflictingVote: 0.5,
+  randomVote: 0.3,
+  silence: 0.1,
+  buildEveryMs: 300,
+  pushTo: 3,
+});
+
+export interface SimulationOptions {
+  seed: number;
+  /** Honest validators. */
+  honest: number;
+  /** Adversarial validators (default 0). */
+  adversaries?: number;
+  /** Stake of each honest validator (default 100). */
+  honestWeight?: number;
+  /** Stake of each adversarial validator (default: honestWeight). */
+  adversaryWeight?: number;
+  params?: SnowParams;
+  /** Poll timeout of the honest engines (default 300 virtual ms). */
+  queryTimeoutMs?: number;
+  /**
+   * One-way message delay: uniform in [minMs, maxMs] (default 5..50), or a function drawing it from
+   * `random` (floats in [0, 1)). Messages to oneself take 0.
+   */
+  delay?: { minMs: number; maxMs: number } | ((random: () => number) => number);
+  /** Probability that a message between two nodes is lost (default 0). */
+  dropRate?: number;
+  /** Mean virtual ms between block proposals (exponential; default 200). */
+  proposeEveryMs?: number;
+  /** Probability that a proposal is made by two honest nodes at once (default 0.2). */
+  forkRate?: number;
+  adversary?: Partial<AdversaryBehaviour>;
+  /** The run ends once every honest node accepted this many blocks. */
+  targetBlocks: number;
+  /** ... or when virtual time passes this (default 600 000 ms). */
+  maxVirtualMs?: number;
+  /** ... or after this many events (default 5 000 000). */
+  maxEvents?: number;
+  /** Engine logs (silent by default). */
+  log?: Logger;
+}
+
+export interface MessageCounts {
+  sent: number;
+  delivered: number;
+  dropped: number;
+  byType: Record<'pushQuery' | 'chits' | 'get' | 'put', number>;
+}
+
+export interface SimulationResult {
+  seed: number;
+  /** Every honest node accepted targetBlocks blocks before a limit was hit. */
+  reachedTarget: boolean;
+  /** Accepted block IDs (cb58) of each honest node, from height 1 up. */
+  chains: string[][];
+  /** Fewest / most blocks accepted by an honest node. */
+  minAccepted: number;
+  maxAccepted: number;
+  /** checkSafety(): honest nodes that accepted different blocks at one height (empty when safe). */
+  conflicts: string[];
+  /** Breaches of the VM contract the test VMs saw (empty when the engine behaved). */
+  violations: string[];
+  /** Blocks honest nodes built, and blocks rejected across honest nodes. */
+  blocksBuilt: number;
+  rejected: number;
+  virtualMs: number;
+  realMs: number;
+  events: number;
+  messages: MessageCounts;
+}
+
+/** What a simulated validator answers to (a SnowmanEngine, or an adversary). */
+interface Actor {
+  onPushQuery(from: ShortId, requestId: number, bytes: Uint8Array): unknown;
+  onChits(from: ShortId, requestId: number, preferred: Id): unknown;
+  onGet(from: ShortId, requestId: number, blockId: Id): unknown;
+  onPut(from: ShortId, requestId: number, bytes: Uint8Array): unknown;
+  onQueryFailed(from: ShortId, requestId: number): unknown;
+}
+
+interface HonestNode {
+  readonly id: ShortId;
+  readonly vm: TestVM;
+  readonly engine: SnowmanEngine;
+  readonly chain: string[];
+}
+
+function nodeId(index: number): ShortId {
+  const b = new Uint8Array(20);
+  new DataView(b.buffer).setUint32(0, index + 1);
+  b[19] = 0x5a;
+  return ShortId.fromBytes(b);
+}
+
+class Adversary implements Actor {
+  readonly vm = new TestVM({ random: () => this.rng.next() });
+  readonly #recent: TestBlock[] = [];
+  #nextRequestId = 0;
+
+  constructor(
+    readonly id: ShortId,
+    private readonly rng: Prng,
+    private readonly behaviour: AdversaryBehaviour,
+    private readonly transport: EngineTransport,
+    private readonly honestIds: readonly ShortId[],
+  ) {
+    this.#recent.push(this.vm.genesis);
+  }
+
+  #remember(b: TestBlock): void {
+    this.#recent.push(b);
+    if (this.#recent.length > 64) this.#recent.shift();
+  }
+
+  /** A block at the same height as `b`, on the same parent, with another payload. */
+  #sibling(b: TestBlock): TestBlock {
+    const bytes = encodeTestBlock({
+      parentId: b.parentId,
+      height: b.height,
+      timestamp: b.timestamp,
+      payload: this.rng.bytes(16),
+    });
+    const s = this.vm.intern(bytes);
+    this.#remember(s);
+    return s;
+  }
+
+  onPushQuery(from: ShortId, requestId: number, bytes: Uint8Array): void {
+    let b: TestBlock;
+    try {
+      b = this.vm.intern(bytes);
+    } catch {
+      return;
+    }
+    this.#remember(b);
+    const { silence, conflictingVote, randomVote } = this.behaviour;
+    const r = this.rng.next();
+    if (r < silence) return;
+    let vote: Id = b.id;
+    if (r < silence + conflictingVote && b.height > 0) vote = this.#sibling(b).id;
+    else if (r < silence + conflictingVote + randomVote) vote = (this.#recent[this.rng.int(this.#recent.length)] ?? b).id;
+    this.transport.chits(from, requestId, vote);
+  }
+
+  onGet(from: ShortId, requestId: number, blockId: Id): void {
+    const b = this.vm.blocks.get(blockId.key);
+    if (b) this.transport.put(from, requestId, b.bytes);
+  }
+
+  onChits(): void {}
+  onPut(): void {}
+  onQueryFailed(): void {}
+
+  /** Makes a conflicting block and pushes it to a few honest nodes. */
+  pushConflict(): void {
+    const target = this.#recent[this.#recent.length - 1];
+    if (!target || target.height === 0) return;
+    const s = this.#sibling(target);
+    const to: ShortId[] = [];
+    for (let i = 0; i < this.behaviour.pushTo; i++) {
+      const id = this.honestIds[this.rng.int(this.honestIds.length)];
+      if (id && !to.includes(id)) to.push(id);
+    }
+    this.#nextRequestId = (this.#nextRequestId + 1) >>> 0;
+    this.transport.pushQuery(to, this.#nextRequestId, s.bytes);
+  }
+}
+
+export class Simulation {
+  readonly opts: SimulationOptions;
+  readonly params: SnowParams;
+  readonly queue = new EventQueue();
+  readonly honest: HonestNode[] = [];
+  readonly adversaries: Adversary[] = [];
+  readonly messages: MessageCounts = { sent: 0, delivered: 0, dropped: 0, byType: { pushQuery: 0, chits: 0, get: 0, put: 0 } };
+  readonly #actors = new Map<string, Actor>();
+  readonly #rng: Prng;
+  readonly #netRng: Prng;
+  readonly #netRandom: () => number;
+  #reached = 0;
+  #events = 0;
+  #running = false;
+
+  constructor(opts: SimulationOptions) {
+    this.opts = opts;
+    this.params = opts.params ?? DEFAULT_SNOW_PARAMS;
+    this.#rng = new Prng(opts.seed);
+    this.#netRng = this.#rng.fork();
+    this.#netRandom = this.#netRng.random;
+    const nHonest = opts.honest;
+    const nAdv = opts.adversaries ?? 0;
+    const honestWeight = opts.honestWeight ?? 100;
+    const advWeight = opts.adversaryWeight ?? honestWeight;
+    const validators = [
+      ...Array.from({ length: nHonest }, (_, i) => ({ nodeId: nodeId(i), weight: honestWeight })),
+      ...Array.from({ length: nAdv }, (_, i) => ({ nodeId: nodeId(nHonest + i), weight: advWeight })),
+    ];
+    const log = opts.log ?? silentLogger;
+    for (let i = 0; i < nHonest; i++) {
+      const id = nodeId(i);
+      const rng = this.#rng.fork();
+      const vm = new TestVM({ random: rng.random });
+      const chain: string[] = [];
+      const engine = new SnowmanEngine({
+        vm,
+        params: this.params,
+        transport: this.#transport(id),
+        validators: new WeightedSampler(validators, rng.fork().random),
+        nodeId: id,
+        scheduler: this.queue,
+        log: log.child({ node: i }),
+        queryTimeoutMs: opts.queryTimeoutMs ?? 300,
+        onAccepted: (block) => {
+          chain.push(block.id.toString());
+          if (chain.length === opts.targetBlocks) this.#reached += 1;
+        },
+      });
+      const node: HonestNode = { id, vm, engine, chain };
+      this.honest.push(node);
+      this.#actors.set(id.key, engine);
+    }
+    const honestIds = this.honest.map((n) => n.id);
+    const behaviour = { ...DEFAULT_ADVERSARY, ...opts.adversary };
+    for (let i = 0; i < nAdv; i++) {
+      const id = nodeId(nHonest + i);
+      const adv = new Adversary(id, this.#rng.fork(), behaviour, this.#transport(id), honestIds);
+      this.adversaries.push(adv);
+      this.#actors.set(id.key, adv);
+    }
+  }
+
+  #transport(self: ShortId): EngineTransport {
+    return {
+      pushQuery: (to, requestId, block) => {
+        for (const t of to) this.#send(self, t, 'pushQuery', (a) => a.onPushQuery(self, requestId, block));
+      },
+      chits: (to, requestId, preferred) => this.#send(self, to, 'chits', (a) => a.onChits(self, requestId, preferred)),
+      get: (to, requestId, blockId) => this.#send(self, to, 'get', (a) => a.onGet(self, requestId, blockId)),
+      put: (to, requestId, block) => this.#send(self, to, 'put', (a) => a.onPut(self, requestId, block)),
+    };
+  }
+
+  #send(from: ShortId, to: ShortId, type: keyof MessageCounts['byType'], deliver: (a: Actor) => unknown): void {
+    if (!this.#running) return;
+    const target = this.#actors.get(to.key);
+    if (!target) return;
+    this.messages.sent += 1;
+    this.messages.byType[type] += 1;
+    const self = from.key === to.key;
+    if (!self && this.#netRng.next() < (this.opts.dropRate ?? 0)) {
+      this.messages.dropped += 1;
+      return;
+    }
+    const delay = self ? 0 : this.#delay();
+    this.queue.setTimeout(() => {
+      this.messages.delivered += 1;
+      const r = deliver(target);
+      if (r instanceof Promise) r.catch(() => undefined);
+    }, delay);
+  }
+
+  #delay(): number {
+    const spec = this.opts.delay ?? { minMs: 5, maxMs: 50 };
+    if (typeof spec === 'function') return Math.max(0, spec(this.#netRandom));
+    return spec.minMs + this.#netRng.next() * (spec.maxMs - spec.minMs);
+  }
+
+  #scheduleProposal(): void {
+    const mean = this.opts.proposeEveryMs ?? 200;
+    this.queue.setTimeout(() => {
+      if (!this.#running) return;
+      const n = this.honest.length;
+      const i = this.#rng.int(n);
+      this.honest[i]?.vm.notify();
+      if (n > 1 && this.#rng.next() < (this.opts.forkRate ?? 0.2)) {
+        const j = (i + 1 + this.#rng.int(n - 1)) % n;
+        this.honest[j]?.vm.notify();
+      }
+      this.#scheduleProposal();
+    }, this.#rng.exp(mean));
+  }
+
+  #scheduleAdversary(adv: Adversary, mean: number): void {
+    this.queue.setTimeout(() => {
+      if (!this.#running) return;
+      adv.pushConflict();
+      this.#scheduleAdversary(adv, mean);
+    }, this.#rng.exp(mean));
+  }
+
+  /** Runs until every honest node accepted targetBlocks blocks, or a limit is hit; then stops the engines. */
+  async run(): Promise<SimulationResult> {
+    const t0 = performance.now();
+    this.#running = true;
+    for (const n of this.honest) await n.engine.start();
+    await drainMicrotasks();
+    this.#scheduleProposal();
+    const advEvery = this.opts.adversary?.buildEveryMs ?? DEFAULT_ADVERSARY.buildEveryMs;
+    if (advEvery > 0) for (const a of this.adversaries) this.#scheduleAdversary(a, advEvery);
+    const maxVirtualMs = this.opts.maxVirtualMs ?? 600_000;
+    const maxEvents = this.opts.maxEvents ?? 5_000_000;
+    while (this.#reached < this.honest.length && this.#events < maxEvents) {
+      const t = this.queue.peekTime();
+      if (t === undefined || t > maxVirtualMs) break;
+      this.queue.runNext();
+      this.#events += 1;
+      await drainMicrotasks();
+    }
+    this.#running = false;
+    for (const n of this.honest) await n.engine.stop();
+    const realMs = performance.now() - t0;
+    const counts = this.honest.map((n) => n.chain.length);
+    return {
+      seed: this.opts.seed,
+      reachedTarget: this.#reached >= this.honest.length,
+      chains: this.honest.map((n) => [...n.chain]),
+      minAccepted: Math.min(...counts),
+      maxAccepted: Math.max(...counts),
+      conflicts: this.checkSafety(),
+      violations: this.honest.flatMap((n, i) => n.vm.violations.map((v) => `node ${i}: ${v}`)),
+      blocksBuilt: this.honest.reduce((s, n) => s + n.vm.buildCalls, 0),
+      rejected: this.honest.reduce((s, n) => s + n.vm.rejectCalls, 0),
+      virtualMs: this.queue.now(),
+      realMs,
+      events: this.#events,
+      messages: { ...this.messages, byType: { ...this.messages.byType } },
+    };
+  }
+
+  /** Heights at which two honest nodes accepted different blocks (empty when the run was safe). */
+  checkSafety(): string[] {
+    const conflicts: string[] = [];
+    const maxLen = Math.max(0, ...this.honest.map((n) => n.chain.length));
+    for (let h = 0; h < maxLen; h++) {
+      let first: { node: number; id: string } | undefined;
+      this.honest.forEach((n, i) => {
+        const id = n.chain[h];
+        if (id === undefined) return;
+        if (!first) first = { node: i, id };
+        else if (first.id !== id) conflicts.push(`height ${h + 1}: node ${first.node} accepted ${first.id}, node ${i} accepted ${id}`);
+      });
+    }
+    return conflicts;
+  }
+}
+
+/** Builds and runs one simulation. */
+export function runSimulation(opts: SimulationOptions): Promise<SimulationResult> {
+  return new Simulation(opts).run();
+}
+
+export interface ThroughputResult {
+  /** Blocks accepted by every node. */
+  blocks: number;
+  realSeconds: number;
+  virtualSeconds: number;
+  /** Messages sent between (and to) the validators. */
+  messages: number;
+}
+
+/**
+ * The engine throughput figure: 20 honest validators with the default parameters, no drops and no
+ * adversaries, run until every one accepted `blocks` blocks. `blocks / realSeconds` is the figure.
+ */
+export async function runThroughputBenchmark(opts: { blocks?: number; seed?: number } = {}): Promise<ThroughputResult> {
+  const r = await runSimulation({
+    seed: opts.seed ?? 1,
+    honest: 20,
+    params: DEFAULT_SNOW_PARAMS,
+    dropRate: 0,
+    delay: { minMs: 5, maxMs: 30 },
+    proposeEveryMs: 50,
+    forkRate: 0,
+    targetBlocks: opts.blocks ?? 100,
+    maxVirtualMs: 3_600_000,
+  });
+  return {
+    blocks: r.minAccepted,
+    realSeconds: r.realMs / 1000,
+    virtualSeconds: r.virtualMs / 1000,
+    messages: r.messages.sent,
+  };
+}

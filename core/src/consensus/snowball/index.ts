@@ -1,0 +1,2 @@
+export { Snowflake, topChoice, type SnowballParams } from './snowflake.js';
+export { Snowball } from './snowball.js';

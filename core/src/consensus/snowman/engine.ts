@@ -1,0 +1,880 @@
+/**
+ * The Snowman engine: decides a linear chain of blocks with one Snowball per tree node.
+ *
+ * Blocks form a tree rooted at the last accepted block. Each node of the tree that has processing
+ * children (the root included) holds a Snowball deciding among them. A poll samples k validators
+ * (stake-weighted, with replacement), sends each distinct one a PushQuery with our preferred tip and
+ * weighs its Chits by how often it was drawn. Votes are transitive: a chit for B counts for B and every
+ * processing ancestor of B. A finished poll is applied from the root down: a node's Snowball records
+ * the votes its children got, and only a child with >= alpha votes is descended into; every other
+ * subtree records an unsuccessful poll. When the root's Snowball finalizes on child C, C is accepted,
+ * its siblings and all their descendants are rejected, and C becomes the root (repeated while
+ * possible). The preference follows the Snowball preferences from the root to a leaf.
+ *
+ * Everything that changes the tree runs in one serialized task queue, so the VM's async calls never
+ * interleave. Input from peers is checked, logged and dropped when bad; the on* handlers never throw.
+ */
+import type { Block, ChainVM, Id, Logger, ShortId } from '@cornice/sdk';
+import { ConsensusError } from '../errors.js';
+import { snowParamsProblem, type SnowParams } from '../params.js';
+import { Snowball } from '../snowball/snowball.js';
+import type { EngineTransport, Scheduler, ValidatorSampler } from './types.js';
+
+/** Bounds on the engine's bookkeeping. */
+export interface EngineLimits {
+  /** Blocks held while their parent is fetched (oldest evicted beyond this). */
+  maxHeldBlocks: number;
+  /** How long a held block waits for its parent. */
+  heldTtlMs: number;
+  /** Outstanding Get requests. */
+  maxOutstandingGets: number;
+  /** How long a Get may stay unanswered before the block may be asked again (default: the query timeout). */
+  getTimeoutMs: number;
+  /** IDs of recently decided or dropped blocks remembered (so votes for them are not fetched again). */
+  maxRecentlyDecided: number;
+}
+
+export const DEFAULT_ENGINE_LIMITS: Readonly<EngineLimits> = Object.freeze({
+  maxHeldBlocks: 1024,
+  heldTtlMs: 60_000,
+  maxOutstandingGets: 256,
+  getTimeoutMs: 2_000,
+  maxRecentlyDecided: 4096,
+});
+
+export interface SnowmanEngineOptions {
+  vm: ChainVM;
+  params: SnowParams;
+  transport: EngineTransport;
+  validators: ValidatorSampler;
+  nodeId: ShortId;
+  scheduler: Scheduler;
+  log: Logger;
+  /** A poll ends this long after it was sent, whatever answered (default 2000, reference §8). */
+  queryTimeoutMs?: number;
+  /** Called after each block is accepted, in height order. */
+  onAccepted?: (block: Block) => void;
+  limits?: Partial<EngineLimits>;
+}
+
+/** 'halted': a VM accept failed, so nothing after it can be decided; stop() still cleans up. */
+export type EngineState = 'idle' | 'starting' | 'running' | 'halted' | 'stopping' | 'stopped';
+
+export interface EngineStats {
+  state: EngineState;
+  lastAcceptedHeight: number;
+  processing: number;
+  held: number;
+  pollsInFlight: number;
+  outstandingGets: number;
+  /** Processing blocks on the preferred branch. */
+  preferredDepth: number;
+  rootChildren: number;
+  rootConfidence: number;
+  rootRogue: boolean;
+  /** Polls applied in which some child of the root got alpha votes, and those in which none did. */
+  successfulPolls: number;
+  failedPolls: number;
+  /** Vote weight received, and the part of it that named blocks we did not know (ignored). */
+  voteWeight: number;
+  unknownVoteWeight: number;
+}
+
+interface TreeNode {
+  readonly block: Block;
+  readonly key: string;
+  readonly parentKey: string;
+  readonly height: number;
+  /** Keys of processing children, in arrival order. */
+  readonly children: string[];
+  /** Decides among the children; created with the first child. */
+  sb: Snowball | undefined;
+}
+
+interface Poll {
+  readonly requestId: number;
+  /** Validators yet to answer (node key -> how often it was drawn). */
+  readonly pending: Map<string, number>;
+  /** Votes so far (block key -> weight). */
+  readonly votes: Map<string, number>;
+  timer: { cancel(): void } | undefined;
+}
+
+interface Held {
+  readonly block: Block;
+  readonly since: number;
+}
+
+interface OutstandingGet {
+  readonly requestId: number;
+  readonly blockKey: string;
+  readonly from: string;
+  readonly since: number;
+}
+
+/** A set that forgets its oldest entries beyond `max`. */
+class RecentSet {
+  readonly #items = new Set<string>();
+  constructor(private readonly max: number) {}
+  add(key: string): void {
+    if (this.#items.has(key)) return;
+    this.#items.add(key);
+    if (this.#items.size > this.max) {
+      const oldest = this.#items.values().next().value;
+      if (oldest !== undefined) this.#items.delete(oldest);
+    }
+  }
+  has(key: string): boolean {
+    return this.#items.has(key);
+  }
+  clear(): void {
+    this.#items.clear();
+  }
+}
+
+const describe = (err: unknown): string => (err instanceof Error ? `${err.name}: ${err.message}` : String(err));
+
+type AddResult = 'added' | 'known' | 'held' | 'dropped' | 'ignored';
+
+export class SnowmanEngine {
+  readonly #vm: ChainVM;
+  readonly #params: SnowParams;
+  readonly #transport: EngineTransport;
+  readonly #validators: ValidatorSampler;
+  readonly #nodeId: ShortId;
+  readonly #scheduler: Scheduler;
+  readonly #log: Logger;
+  readonly #queryTimeoutMs: number;
+  readonly #onAccepted: ((block: Block) => void) | undefined;
+  readonly #limits: EngineLimits;
+
+  #state: EngineState = 'idle';
+  #abort = new AbortController();
+  #buildLoop: Promise<void> | undefined;
+  #backoff: { cancel(): void; wake(): void } | undefined;
+  #queue: Promise<void> = Promise.resolve();
+
+  #root: TreeNode | undefined;
+  readonly #processing = new Map<string, TreeNode>();
+  #preference: Id | undefined;
+  #preferenceKey = '';
+  /** The preferred branch below the root (root's preferred child first). */
+  #preferredPath: TreeNode[] = [];
+
+  readonly #polls = new Map<number, Poll>();
+  #pollRetry: { cancel(): void } | undefined;
+  #nextRequestId = 0;
+
+  readonly #held = new Map<string, Held>();
+  readonly #heldByParent = new Map<string, Set<string>>();
+  readonly #getsByBlock = new Map<string, OutstandingGet>();
+  readonly #getsByRequest = new Map<number, OutstandingGet>();
+  readonly #recentlyDecided: RecentSet;
+  #lastGc = Number.NEGATIVE_INFINITY;
+  #successfulPolls = 0;
+  #failedPolls = 0;
+  #voteWeight = 0;
+  #unknownVoteWeight = 0;
+
+  constructor(opts: SnowmanEngineOptions) {
+    const problem = snowParamsProblem(opts.params);
+    if (problem !== undefined) throw new ConsensusError('InvalidParams', problem);
+    this.#vm = opts.vm;
+    this.#params = { ...opts.params };
+    this.#transport = opts.transport;
+    this.#validators = opts.validators;
+    this.#nodeId = opts.nodeId;
+    this.#scheduler = opts.scheduler;
+    this.#log = opts.log.child({ module: 'snowman' });
+    this.#queryTimeoutMs = opts.queryTimeoutMs ?? 2_000;
+    this.#onAccepted = opts.onAccepted;
+    this.#limits = { ...DEFAULT_ENGINE_LIMITS, getTimeoutMs: this.#queryTimeoutMs, ...opts.limits };
+    this.#recentlyDecided = new RecentSet(this.#limits.maxRecentlyDecided);
+  }
+
+  // ---- lifecycle -------------------------------------------------------------------------------
+
+  /**
+   * Takes the last accepted block as the root, moves the VM to 'bootstrapping' then 'normalOp' (real
+   * bootstrapping arrives with networking), and starts building a block whenever the VM asks.
+   */
+  async start(): Promise<void> {
+    if (this.#state !== 'idle') throw new ConsensusError('AlreadyStarted', 'the engine was already started');
+    this.#state = 'starting';
+    const lastId = await this.#vm.lastAccepted();
+    const last = await this.#vm.getBlock(lastId);
+    this.#root = { block: last, key: last.id.key, parentKey: last.parentId.key, height: last.height, children: [], sb: undefined };
+    await this.#vm.setState('bootstrapping');
+    await this.#vm.setState('normalOp');
+    this.#preference = last.id;
+    this.#preferenceKey = this.#root.key;
+    await this.#vm.setPreference(last.id);
+    if (this.#state !== 'starting') return; // stopped while starting
+    this.#state = 'running';
+    this.#log.info('consensus started', { nodeId: this.#nodeId.toString(), lastAccepted: last.id.toString(), height: last.height });
+    this.#buildLoop = this.#runBuildLoop();
+  }
+
+  /** Aborts waitForEvent, cancels every timer and resolves once no task is running. */
+  async stop(): Promise<void> {
+    if (this.#state === 'stopped') return;
+    const wasRunning = this.#state === 'running' || this.#state === 'starting';
+    this.#state = 'stopping';
+    this.#abort.abort();
+    this.#backoff?.wake();
+    this.#pollRetry?.cancel();
+    this.#pollRetry = undefined;
+    for (const poll of this.#polls.values()) poll.timer?.cancel();
+    this.#polls.clear();
+    if (this.#buildLoop) await this.#buildLoop;
+    // Wait for the task queue to settle (tasks enqueued meanwhile see the state and return at once).
+    for (let q = this.#queue; ; q = this.#queue) {
+      await q;
+      if (q === this.#queue) break;
+    }
+    this.#held.clear();
+    this.#heldByParent.clear();
+    this.#getsByBlock.clear();
+    this.#getsByRequest.clear();
+    this.#state = 'stopped';
+    if (wasRunning) this.#log.info('consensus stopped');
+  }
+
+  async #runBuildLoop(): Promise<void> {
+    const signal = this.#abort.signal;
+    while (this.#state === 'running') {
+      let event: string;
+      try {
+        event = await this.#vm.waitForEvent(signal);
+      } catch (err) {
+        if (this.#state !== 'running' || signal.aborted) break;
+        this.#log.warn('waitForEvent failed', { error: describe(err) });
+        await this.#sleep(1_000);
+        continue;
+      }
+      if (this.#state !== 'running') break;
+      if (event !== 'pendingTxs') continue;
+      await this.#enqueue(async () => {
+        if (this.#state !== 'running') return;
+        let block: Block;
+        try {
+          block = await this.#vm.buildBlock();
+        } catch (err) {
+          this.#log.debug('buildBlock failed', { error: describe(err) });
+          return;
+        }
+        await this.#add(block, undefined);
+      }).catch(() => undefined);
+    }
+  }
+
+  /** A scheduler sleep that stop() cuts short. */
+  #sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = this.#scheduler.setTimeout(() => {
+        this.#backoff = undefined;
+        resolve();
+      }, ms);
+      this.#backoff = {
+        cancel: () => timer.cancel(),
+        wake: () => {
+          timer.cancel();
+          this.#backoff = undefined;
+          resolve();
+        },
+      };
+    });
+  }
+
+  /** Runs `fn` after every task queued before it. A failing task is logged; the queue goes on. */
+  #enqueue<T>(fn: () => Promise<T>): Promise<T> {
+    const p = this.#queue.then(fn);
+    this.#queue = p.then(
+      () => undefined,
+      (err: unknown) => this.#log.error('consensus task failed', { error: describe(err) }),
+    );
+    return p;
+  }
+
+  // ---- public state ----------------------------------------------------------------------------
+
+  /** The preferred tip (the last accepted block when nothing is processing). */
+  get preference(): Id {
+    if (!this.#preference) throw new ConsensusError('NotRunning', 'the engine has not started');
+    return this.#preference;
+  }
+
+  get lastAcceptedId(): Id {
+    if (!this.#root) throw new ConsensusError('NotRunning', 'the engine has not started');
+    return this.#root.block.id;
+  }
+
+  get lastAcceptedHeight(): number {
+    return this.#root?.height ?? 0;
+  }
+
+  /** Blocks verified and not yet decided. */
+  get processing(): number {
+    return this.#processing.size;
+  }
+
+  /** Polls in flight. */
+  get pollsInFlight(): number {
+    return this.#polls.size;
+  }
+
+  /** Blocks waiting for an unknown parent. */
+  get held(): number {
+    return this.#held.size;
+  }
+
+  /** A snapshot for health checks and debugging. */
+  get stats(): EngineStats {
+    const root = this.#root;
+    let depth = 0;
+    for (let n = root; n?.sb; n = this.#processing.get(n.sb.preference)) depth += 1;
+    return {
+      state: this.#state,
+      lastAcceptedHeight: root?.height ?? 0,
+      processing: this.#processing.size,
+      held: this.#held.size,
+      pollsInFlight: this.#polls.size,
+      outstandingGets: this.#getsByRequest.size,
+      preferredDepth: depth,
+      rootChildren: root?.children.length ?? 0,
+      rootConfidence: root?.sb?.confidence ?? 0,
+      rootRogue: root?.sb?.rogue ?? false,
+      successfulPolls: this.#successfulPolls,
+      failedPolls: this.#failedPolls,
+      voteWeight: this.#voteWeight,
+      unknownVoteWeight: this.#unknownVoteWeight,
+    };
+  }
+
+  // ---- issuing blocks --------------------------------------------------------------------------
+
+  /** Verifies `block` and adds it to the tree (or holds it until its parent is known); starts polls. */
+  async issue(block: Block): Promise<void> {
+    if (this.#state !== 'running') throw new ConsensusError('NotRunning', 'the engine is not running');
+    await this.#enqueue(() => this.#add(block, undefined));
+  }
+
+  /** Adds `first` and every held block it unblocks; runs inside the task queue. */
+  async #add(first: Block, source: ShortId | undefined): Promise<void> {
+    const work: Block[] = [first];
+    let added = false;
+    while (work.length > 0) {
+      const block = work.pop() as Block;
+      const key = block.id.key;
+      const result = await this.#addOne(block, key, source);
+      if (result === 'added') {
+        added = true;
+        for (const child of this.#takeHeldChildren(key)) work.push(child);
+      } else if (result === 'dropped') {
+        this.#dropHeldDescendants(key);
+      }
+    }
+    if (added && this.#state === 'running') {
+      await this.#updatePreference();
+      this.#maybeStartPolls();
+    }
+  }
+
+  async #addOne(block: Block, key: string, source: ShortId | undefined): Promise<AddResult> {
+    const root = this.#root;
+    if (this.#state !== 'running' || !root) return 'ignored';
+    if (this.#processing.has(key) || key === root.key) return 'known';
+    if (this.#recentlyDecided.has(key)) return 'ignored';
+    const height = block.height;
+    if (!Number.isSafeInteger(height) || height <= root.height) return 'ignored'; // decided height
+    const parentKey = block.parentId.key;
+    const parent = parentKey === root.key ? root : this.#processing.get(parentKey);
+    if (!parent) {
+      if (height === root.height + 1 || this.#recentlyDecided.has(parentKey)) {
+        // Its parent conflicts with the last accepted block, or was dropped or rejected.
+        this.#recentlyDecided.add(key);
+        return 'dropped';
+      }
+      this.#hold(block, key, parentKey, source);
+      return 'held';
+    }
+    if (height !== parent.height + 1) {
+      this.#log.debug('block height does not follow its parent', { block: block.id.toString(), height, parentHeight: parent.height });
+      this.#recentlyDecided.add(key);
+      return 'dropped';
+    }
+    try {
+      await block.verify();
+    } catch (err) {
+      this.#log.debug('block failed verification', { block: block.id.toString(), height, error: describe(err) });
+      this.#recentlyDecided.add(key);
+      return 'dropped';
+    }
+    const node: TreeNode = { block, key, parentKey, height, children: [], sb: undefined };
+    this.#processing.set(key, node);
+    parent.children.push(key);
+    if (parent.sb) parent.sb.add(key);
+    else parent.sb = new Snowball(this.#params, key);
+    this.#log.trace('block issued', { block: block.id.toString(), height });
+    return 'added';
+  }
+
+  #hold(block: Block, key: string, parentKey: string, source: ShortId | undefined): void {
+    if (!this.#held.has(key)) {
+      while (this.#held.size >= this.#limits.maxHeldBlocks) {
+        const oldest = this.#held.keys().next().value;
+        if (oldest === undefined) break;
+        this.#unhold(oldest);
+      }
+      this.#held.set(key, { block, since: this.#scheduler.now() });
+      let siblings = this.#heldByParent.get(parentKey);
+      if (!siblings) this.#heldByParent.set(parentKey, (siblings = new Set()));
+      siblings.add(key);
+    }
+    if (source) this.#fetchMissingAncestor(key, source);
+  }
+
+  /** Asks `from` for the unknown parent at the bottom of the held chain that `key` belongs to. */
+  #fetchMissingAncestor(key: string, from: ShortId): void {
+    let h = this.#held.get(key);
+    for (let i = 0; h && i <= this.#held.size; i++) {
+      const parent = this.#held.get(h.block.parentId.key);
+      if (!parent) break;
+      h = parent;
+    }
+    // A missing link at or below the last accepted height can only conflict with it: leave it to expire.
+    if (!h || h.block.height <= (this.#root?.height ?? 0) + 1) return;
+    const missing = h.block.parentId;
+    const missingKey = missing.key;
+    if (this.#processing.has(missingKey) || missingKey === this.#root?.key || this.#recentlyDecided.has(missingKey)) return;
+    this.#fetch(missing, missingKey, from);
+  }
+
+  #unhold(key: string): Held | undefined {
+    const h = this.#held.get(key);
+    if (!h) return undefined;
+    this.#held.delete(key);
+    const parentKey = h.block.parentId.key;
+    const siblings = this.#heldByParent.get(parentKey);
+    siblings?.delete(key);
+    if (siblings?.size === 0) this.#heldByParent.delete(parentKey);
+    return h;
+  }
+
+  #takeHeldChildren(parentKey: string): Block[] {
+    const keys = this.#heldByParent.get(parentKey);
+    if (!keys) return [];
+    const out: Block[] = [];
+    for (const k of [...keys]) {
+      const h = this.#unhold(k);
+      if (h) out.push(h.block);
+    }
+    return out;
+  }
+
+  #dropHeldDescendants(key: string): void {
+    const stack = [key];
+    while (stack.length > 0) {
+      const k = stack.pop() as string;
+      const children = this.#heldByParent.get(k);
+      if (!children) continue;
+      for (const c of [...children]) {
+        this.#unhold(c);
+        this.#recentlyDecided.add(c);
+        stack.push(c);
+      }
+    }
+  }
+
+  // ---- polls -----------------------------------------------------------------------------------
+
+  #maybeStartPolls(): void {
+    while (this.#state === 'running' && this.#processing.size > 0 && this.#polls.size < this.#params.concurrentRepolls) {
+      if (!this.#startPoll()) break;
+    }
+  }
+
+  #startPoll(): boolean {
+    const tip = this.#processing.get(this.#preferenceKey);
+    if (!tip) return false;
+    const sample = this.#validators.sample(this.#params.k).slice(0, this.#params.k);
+    if (sample.length === 0) {
+      // Nobody to ask: try again later rather than spin.
+      this.#pollRetry ??= this.#scheduler.setTimeout(() => {
+        this.#pollRetry = undefined;
+        this.#maybeStartPolls();
+      }, this.#queryTimeoutMs);
+      return false;
+    }
+    const pending = new Map<string, number>();
+    const to: ShortId[] = [];
+    for (const id of sample) {
+      const n = pending.get(id.key);
+      if (n === undefined) to.push(id);
+      pending.set(id.key, (n ?? 0) + 1);
+    }
+    const requestId = this.#newRequestId();
+    const poll: Poll = { requestId, pending, votes: new Map(), timer: undefined };
+    this.#polls.set(requestId, poll);
+    poll.timer = this.#scheduler.setTimeout(() => this.#finishPoll(requestId), this.#queryTimeoutMs);
+    try {
+      this.#transport.pushQuery(to, requestId, tip.block.bytes);
+    } catch (err) {
+      this.#log.warn('pushQuery failed', { error: describe(err) });
+    }
+    return true;
+  }
+
+  #newRequestId(): number {
+    do {
+      this.#nextRequestId = (this.#nextRequestId + 1) >>> 0;
+    } while (this.#polls.has(this.#nextRequestId) || this.#getsByRequest.has(this.#nextRequestId));
+    return this.#nextRequestId;
+  }
+
+  #finishPoll(requestId: number): void {
+    const poll = this.#polls.get(requestId);
+    if (!poll) return;
+    this.#polls.delete(requestId);
+    poll.timer?.cancel();
+    if (this.#state !== 'running') return;
+    void this.#enqueue(() => this.#applyPoll(poll)).catch(() => undefined);
+  }
+
+  /** The processing block a vote for `key` counts for: the block itself, or the nearest processing ancestor of a held one. */
+  #voteTarget(key: string): TreeNode | undefined {
+    let k = key;
+    for (let i = 0; i <= this.#held.size; i++) {
+      const node = this.#processing.get(k);
+      if (node) return node;
+      const h = this.#held.get(k);
+      if (!h) return undefined;
+      k = h.block.parentId.key;
+    }
+    return undefined;
+  }
+
+  async #applyPoll(poll: Poll): Promise<void> {
+    const root = this.#root;
+    if (this.#state !== 'running' || !root) return;
+    // Transitive tally: a vote for B counts for B and each processing ancestor.
+    const tally = new Map<string, number>();
+    for (const [key, weight] of poll.votes) {
+      this.#voteWeight += weight;
+      const target = this.#voteTarget(key);
+      if (!target && !this.#recentlyDecided.has(key) && key !== root.key) this.#unknownVoteWeight += weight;
+      for (let n = target; n; n = this.#processing.get(n.parentKey)) {
+        tally.set(n.key, (tally.get(n.key) ?? 0) + weight);
+      }
+    }
+    const alpha = this.#params.alpha;
+    const faltering: TreeNode[] = [];
+    for (let node: TreeNode | undefined = root; node?.sb; ) {
+      const counts = new Map<string, number>();
+      for (const c of node.children) {
+        const t = tally.get(c);
+        if (t !== undefined) counts.set(c, t);
+      }
+      const ok = node.sb.recordPoll(counts);
+      if (node === root) {
+        if (ok) this.#successfulPolls += 1;
+        else this.#failedPolls += 1;
+      }
+      let next: TreeNode | undefined;
+      for (const c of node.children) {
+        const child = this.#processing.get(c);
+        if (!child) continue;
+        if (next === undefined && (tally.get(c) ?? 0) >= alpha) next = child;
+        else faltering.push(child);
+      }
+      node = next;
+    }
+    while (faltering.length > 0) {
+      const n = faltering.pop() as TreeNode;
+      if (!n.sb) continue;
+      n.sb.recordUnsuccessfulPoll();
+      for (const c of n.children) {
+        const child = this.#processing.get(c);
+        if (child) faltering.push(child);
+      }
+    }
+    await this.#decide();
+    if (this.#state !== 'running') return;
+    await this.#updatePreference();
+    this.#gc();
+    this.#maybeStartPolls();
+  }
+
+  /** Accepts the root's finalized child (rejecting its siblings' subtrees) while there is one. */
+  async #decide(): Promise<void> {
+    for (let root = this.#root; root?.sb?.finalized && this.#state === 'running'; root = this.#root) {
+      const chosenKey = root.sb.preference;
+      const chosen = this.#processing.get(chosenKey);
+      if (!chosen) {
+        this.#log.error('finalized block is not processing', { block: chosenKey });
+        root.sb = undefined;
+        return;
+      }
+      try {
+        await chosen.block.accept();
+      } catch (err) {
+        // The VM could not persist it: nothing after it can be decided safely.
+        this.#log.fatal('block accept failed; consensus halted', { block: chosen.block.id.toString(), error: describe(err) });
+        this.#halt();
+        return;
+      }
+      this.#processing.delete(chosenKey);
+      this.#recentlyDecided.add(chosenKey);
+      this.#root = chosen;
+      this.#log.debug('block accepted', { block: chosen.block.id.toString(), height: chosen.height });
+      const stack = root.children.filter((k) => k !== chosenKey).reverse();
+      while (stack.length > 0) {
+        const key = stack.pop() as string;
+        const node = this.#processing.get(key);
+        if (!node) continue;
+        this.#processing.delete(key);
+        this.#recentlyDecided.add(key);
+        try {
+          await node.block.reject();
+        } catch (err) {
+          this.#log.error('block reject failed', { block: node.block.id.toString(), error: describe(err) });
+        }
+        this.#log.debug('block rejected', { block: node.block.id.toString(), height: node.height });
+        this.#dropHeldDescendants(key);
+        for (let i = node.children.length - 1; i >= 0; i--) stack.push(node.children[i] as string);
+      }
+      try {
+        this.#onAccepted?.(chosen.block);
+      } catch (err) {
+        this.#log.error('onAccepted callback failed', { error: describe(err) });
+      }
+    }
+  }
+
+  #halt(): void {
+    this.#state = 'halted';
+    this.#abort.abort();
+    for (const poll of this.#polls.values()) poll.timer?.cancel();
+    this.#polls.clear();
+  }
+
+  /** Follows the Snowball preferences from the root to a leaf; tells the VM when the leaf changed. */
+  async #updatePreference(): Promise<void> {
+    let node = this.#root;
+    if (!node) return;
+    const path: TreeNode[] = [];
+    while (node.sb) {
+      const next = this.#processing.get(node.sb.preference);
+      if (!next) break;
+      node = next;
+      path.push(node);
+    }
+    this.#preferredPath = path;
+    if (node.key === this.#preferenceKey) return;
+    this.#preference = node.block.id;
+    this.#preferenceKey = node.key;
+    try {
+      await this.#vm.setPreference(node.block.id);
+    } catch (err) {
+      this.#log.error('setPreference failed', { block: node.block.id.toString(), error: describe(err) });
+    }
+  }
+
+  /**
+   * What we vote when asked about a block at `height`: our preferred block at that height (accepted
+   * or processing), or our preferred tip when our preferred chain is shorter. A vote counts for the
+   * block's ancestors too, and a query carries the querier's preferred leaf, so this tells the
+   * querier as much as our tip would while naming a block it most likely knows (avalanchego's
+   * "preferred ID at height").
+   */
+  async #voteAtHeight(height: number | undefined): Promise<Id | undefined> {
+    const root = this.#root;
+    if (!root || !this.#preference) return undefined;
+    if (height === undefined || !Number.isSafeInteger(height)) return this.#preference;
+    if (height > root.height) {
+      // Indexed by height from the path's first node (the path may trail a root that just moved).
+      const first = this.#preferredPath[0];
+      const node = first ? this.#preferredPath[height - first.height] : undefined;
+      return node && node.height === height ? node.block.id : this.#preference;
+    }
+    if (height === root.height) return root.block.id;
+    try {
+      return await this.#vm.getBlockIdAtHeight(height);
+    } catch {
+      return root.block.id;
+    }
+  }
+
+  /** Forgets held blocks and Get requests that are too old (at most once a second). */
+  #gc(): void {
+    const now = this.#scheduler.now();
+    if (now - this.#lastGc < 1_000) return;
+    this.#lastGc = now;
+    const rootHeight = this.#root?.height ?? 0;
+    for (const [key, h] of this.#held) {
+      if (now - h.since > this.#limits.heldTtlMs || h.block.height <= rootHeight) {
+        this.#unhold(key);
+      }
+    }
+    for (const [rid, g] of this.#getsByRequest) {
+      if (now - g.since > this.#limits.getTimeoutMs) {
+        this.#getsByRequest.delete(rid);
+        this.#getsByBlock.delete(g.blockKey);
+      }
+    }
+  }
+
+  // ---- fetching --------------------------------------------------------------------------------
+
+  #knows(key: string): boolean {
+    return (
+      this.#processing.has(key) ||
+      key === this.#root?.key ||
+      this.#held.has(key) ||
+      this.#recentlyDecided.has(key) ||
+      this.#getsByBlock.has(key)
+    );
+  }
+
+  #fetch(blockId: Id, blockKey: string, from: ShortId): void {
+    if (this.#state !== 'running') return;
+    const now = this.#scheduler.now();
+    const previous = this.#getsByBlock.get(blockKey);
+    if (previous) {
+      if (now - previous.since <= this.#limits.getTimeoutMs) return;
+      this.#getsByBlock.delete(blockKey);
+      this.#getsByRequest.delete(previous.requestId);
+    }
+    if (this.#getsByRequest.size >= this.#limits.maxOutstandingGets) {
+      this.#lastGc = Number.NEGATIVE_INFINITY;
+      this.#gc();
+      if (this.#getsByRequest.size >= this.#limits.maxOutstandingGets) return;
+    }
+    const requestId = this.#newRequestId();
+    const g: OutstandingGet = { requestId, blockKey, from: from.key, since: now };
+    this.#getsByBlock.set(blockKey, g);
+    this.#getsByRequest.set(requestId, g);
+    try {
+      this.#transport.get(from, requestId, blockId);
+    } catch (err) {
+      this.#log.warn('get failed', { error: describe(err) });
+    }
+  }
+
+  // ---- messages from peers ---------------------------------------------------------------------
+
+  /**
+   * A peer asks for our preference, carrying its preferred block: issue it (fetching unknown
+   * ancestors from the peer), then answer with our preference at that block's height.
+   */
+  async onPushQuery(from: ShortId, requestId: number, bytes: Uint8Array): Promise<void> {
+    if (this.#state !== 'running') return;
+    try {
+      let block: Block | undefined;
+      try {
+        block = await this.#vm.parseBlock(bytes);
+      } catch (err) {
+        this.#log.debug('unparseable block in push query', { from: from.toString(), error: describe(err) });
+      }
+      if (block && this.#state === 'running') {
+        const key = block.id.key;
+        const b = block;
+        if (!this.#processing.has(key) && key !== this.#root?.key) {
+          await this.#enqueue(() => this.#add(b, from));
+        }
+      }
+      const vote = await this.#voteAtHeight(block?.height);
+      if (this.#state === 'running' && vote) this.#transport.chits(from, requestId, vote);
+    } catch (err) {
+      this.#log.warn('push query handling failed', { from: String(from), error: describe(err) });
+    }
+  }
+
+  /** A validator's answer to one of our polls. */
+  onChits(from: ShortId, requestId: number, preferred: Id): void {
+    if (this.#state !== 'running') return;
+    try {
+      const poll = this.#polls.get(requestId);
+      if (!poll) return;
+      const fromKey = from.key;
+      const weight = poll.pending.get(fromKey);
+      if (weight === undefined) return; // not asked, or answered already
+      poll.pending.delete(fromKey);
+      const key = preferred.key;
+      poll.votes.set(key, (poll.votes.get(key) ?? 0) + weight);
+      if (this.#held.has(key)) this.#fetchMissingAncestor(key, from);
+      else if (!this.#knows(key)) this.#fetch(preferred, key, from);
+      if (poll.pending.size === 0) this.#finishPoll(requestId);
+    } catch (err) {
+      this.#log.warn('chits handling failed', { error: describe(err) });
+    }
+  }
+
+  /** A query (or Get) to `from` failed: it counts nothing. */
+  onQueryFailed(from: ShortId, requestId: number): void {
+    if (this.#state !== 'running') return;
+    try {
+      const fromKey = from.key;
+      const g = this.#getsByRequest.get(requestId);
+      if (g && g.from === fromKey) {
+        this.#getsByRequest.delete(requestId);
+        this.#getsByBlock.delete(g.blockKey);
+        return;
+      }
+      const poll = this.#polls.get(requestId);
+      if (!poll || !poll.pending.delete(fromKey)) return;
+      if (poll.pending.size === 0) this.#finishPoll(requestId);
+    } catch (err) {
+      this.#log.warn('query failure handling failed', { error: describe(err) });
+    }
+  }
+
+  /** A peer asks for a block: answer with its bytes when we have it. */
+  async onGet(from: ShortId, requestId: number, blockId: Id): Promise<void> {
+    if (this.#state !== 'running') return;
+    try {
+      const key = blockId.key;
+      let block: Block | undefined =
+        this.#processing.get(key)?.block ?? (key === this.#root?.key ? this.#root.block : undefined) ?? this.#held.get(key)?.block;
+      if (!block) {
+        try {
+          block = await this.#vm.getBlock(blockId);
+        } catch {
+          this.#log.trace('get for an unknown block', { from: from.toString(), block: blockId.toString() });
+          return;
+        }
+      }
+      if (this.#state === 'running') this.#transport.put(from, requestId, block.bytes);
+    } catch (err) {
+      this.#log.warn('get handling failed', { error: describe(err) });
+    }
+  }
+
+  /** The answer to one of our Gets. Unsolicited blocks, or blocks other than the one asked for, are dropped. */
+  async onPut(from: ShortId, requestId: number, bytes: Uint8Array): Promise<void> {
+    if (this.#state !== 'running') return;
+    try {
+      const g = this.#getsByRequest.get(requestId);
+      if (!g || g.from !== from.key) {
+        this.#log.debug('unexpected put', { from: from.toString(), requestId });
+        return;
+      }
+      this.#getsByRequest.delete(requestId);
+      this.#getsByBlock.delete(g.blockKey);
+      let block: Block;
+      try {
+        block = await this.#vm.parseBlock(bytes);
+      } catch (err) {
+        this.#log.debug('unparseable block in put', { from: from.toString(), error: describe(err) });
+        return;
+      }
+      if (block.id.key !== g.blockKey) {
+        this.#log.debug('put carried another block than asked for', { from: from.toString(), block: block.id.toString() });
+        return;
+      }
+      await this.#enqueue(() => this.#add(block, from));
+    } catch (err) {
+      this.#log.warn('put handling failed', { error: describe(err) });
+    }
+  }
+}

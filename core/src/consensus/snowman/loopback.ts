@@ -1,0 +1,50 @@
+import type { Id, ShortId } from '@cornice/sdk';
+import type { EngineTransport } from './types.js';
+
+/** What LoopbackTransport delivers to (a SnowmanEngine). */
+export interface LoopbackTarget {
+  onPushQuery(from: ShortId, requestId: number, bytes: Uint8Array): Promise<void>;
+  onChits(from: ShortId, requestId: number, preferred: Id): void;
+  onQueryFailed(from: ShortId, requestId: number): void;
+  onGet(from: ShortId, requestId: number, blockId: Id): Promise<void>;
+  onPut(from: ShortId, requestId: number, bytes: Uint8Array): Promise<void>;
+}
+
+/**
+ * A transport that wires an engine to itself: messages to `self` come back to the engine on a later
+ * turn (`defer`, setImmediate by default, so polls never starve the event loop); a query to any other
+ * node fails at once (there is no network yet), other messages to them are dropped.
+ */
+export class LoopbackTransport implements EngineTransport {
+  #target: LoopbackTarget | undefined;
+
+  constructor(
+    readonly self: ShortId,
+    private readonly defer: (fn: () => void) => void = (fn) => void setImmediate(fn),
+  ) {}
+
+  attach(target: LoopbackTarget): void {
+    this.#target = target;
+  }
+
+  pushQuery(to: readonly ShortId[], requestId: number, block: Uint8Array): void {
+    for (const id of to) {
+      this.defer(() => {
+        if (id.equals(this.self)) void this.#target?.onPushQuery(this.self, requestId, block);
+        else this.#target?.onQueryFailed(id, requestId);
+      });
+    }
+  }
+
+  chits(to: ShortId, requestId: number, preferred: Id): void {
+    if (to.equals(this.self)) this.defer(() => this.#target?.onChits(this.self, requestId, preferred));
+  }
+
+  get(to: ShortId, requestId: number, blockId: Id): void {
+    if (to.equals(this.self)) this.defer(() => void this.#target?.onGet(this.self, requestId, blockId));
+  }
+
+  put(to: ShortId, requestId: number, block: Uint8Array): void {
+    if (to.equals(this.self)) this.defer(() => void this.#target?.onPut(this.self, requestId, block));
+  }
+}

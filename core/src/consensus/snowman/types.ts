@@ -1,0 +1,24 @@
+import type { Id, ShortId } from '@cornice/sdk';
+
+/**
+ * The engine's only way out. The node wires it to itself now (a loopback) and to TCP peers later.
+ * Sends are fire-and-forget: a lost message shows up as a query that times out.
+ */
+export interface EngineTransport {
+  pushQuery(to: readonly ShortId[], requestId: number, block: Uint8Array): void;
+  chits(to: ShortId, requestId: number, preferred: Id): void;
+  get(to: ShortId, requestId: number, blockId: Id): void;
+  put(to: ShortId, requestId: number, block: Uint8Array): void;
+}
+
+/** Samples validators stake-weighted WITH replacement; may return fewer than k, or none. */
+export interface ValidatorSampler {
+  sample(k: number): ShortId[];
+}
+
+/** Time and timers, injected so tests and simulations run on virtual time. */
+export interface Scheduler {
+  /** Milliseconds (any epoch; only differences matter). */
+  now(): number;
+  setTimeout(fn: () => void, ms: number): { cancel(): void };
+}

@@ -1,0 +1,49 @@
+// DESIGN §2 dependency rules, checked on the sources: sdk imports nothing of ours; core imports the
+// sdk and never a plugin; a plugin's (or the example's) src imports only the sdk.
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+
+const repo = fileURLToPath(new URL('../../../', import.meta.url));
+
+function sources(dir: string): string[] {
+  const out: string[] = [];
+  for (const name of readdirSync(dir)) {
+    const p = join(dir, name);
+    if (statSync(p).isDirectory()) out.push(...sources(p));
+    else if (name.endsWith('.ts')) out.push(p);
+  }
+  return out;
+}
+
+function imports(file: string): string[] {
+  const text = readFileSync(file, 'utf8');
+  return [...text.matchAll(/(?:^|\n)\s*(?:import|export)[^'"]*?from\s+['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/g)].map((m) => (m[1] ?? m[2])!);
+}
+
+const ours = (spec: string) => spec.startsWith('@cornice/');
+const packages = (dir: string) => readdirSync(join(repo, dir)).filter((d) => statSync(join(repo, dir, d)).isDirectory()).map((d) => join(dir, d));
+
+test('sdk/src imports nothing of ours', () => {
+  for (const f of sources(join(repo, 'sdk/src'))) assert.equal(imports(f).filter(ours), [], f);
+});
+
+test('core/src imports only the sdk', () => {
+  for (const f of sources(join(repo, 'core/src'))) {
+    assert.equal(imports(f).filter((s) => ours(s) && s !== '@cornice/sdk'), [], f);
+  }
+});
+
+test('plugin and example sources import only the sdk', () => {
+  const dirs = [...packages('plugins'), ...packages('examples')];
+  assert.ok(dirs.length >= 2);
+  for (const d of dirs) {
+    for (const f of sources(join(repo, d, 'src'))) {
+      assert.equal(imports(f).filter((s) => ours(s) && s !== '@cornice/sdk'), [], f);
+    }
+  }
+});
+
+test.run();

@@ -1,0 +1,52 @@
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { runSimulation, type SimulationOptions } from '../../../src/consensus/simulation.js';
+import { safeAndLive } from './helpers.js';
+
+const test = suite('simulation: 5 validators');
+
+// 4 honest validators (100 each) and 1 adversary (80): 16.7% of the stake. With only five
+// validators and 5% message loss, alpha = 15 of 20 leaves even splits between honest nodes
+// unbroken for minutes of virtual time, so these runs use k = 10, alpha = 7.
+const base: Omit<SimulationOptions, 'seed'> = {
+  honest: 4,
+  adversaries: 1,
+  honestWeight: 100,
+  adversaryWeight: 80,
+  params: { k: 10, alpha: 7, betaVirtuous: 15, betaRogue: 20, concurrentRepolls: 4 },
+  delay: { minMs: 5, maxMs: 50 },
+  dropRate: 0.05,
+  proposeEveryMs: 200,
+  forkRate: 0.2,
+  targetBlocks: 10,
+  maxVirtualMs: 60_000,
+};
+
+test('safe and live across seeds (delays, 5% drops, forks, one adversary)', async () => {
+  let rejected = 0;
+  for (let seed = 1; seed <= 20; seed++) {
+    const r = await safeAndLive({ ...base, seed });
+    rejected += r.rejected;
+    assert.ok(r.messages.dropped > 0);
+  }
+  assert.ok(rejected > 0, 'conflicts were actually decided');
+});
+
+test('default parameters, no adversary, no drops', async () => {
+  for (let seed = 1; seed <= 3; seed++) {
+    await safeAndLive({ seed, honest: 5, targetBlocks: 10, maxVirtualMs: 30_000 });
+  }
+});
+
+test('deterministic: the same seed gives the same run', async () => {
+  const a = await runSimulation({ ...base, seed: 11 });
+  const b = await runSimulation({ ...base, seed: 11 });
+  assert.equal(a.chains, b.chains);
+  assert.equal(a.messages, b.messages);
+  assert.is(a.virtualMs, b.virtualMs);
+  assert.is(a.events, b.events);
+  const c = await runSimulation({ ...base, seed: 12 });
+  assert.not.equal(a.chains, c.chains);
+});
+
+test.run();

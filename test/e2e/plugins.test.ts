@@ -1,0 +1,80 @@
+import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { vmIdFromName } from '@cornice/sdk';
+import { REPO, npmStartFlags } from '../src/fixtures.js';
+import { runCli, startNodeProcess, type NodeProcess } from '../src/process.js';
+
+const KV_VM_ID = vmIdFromName('kvvm').toString();
+let dir: string;
+test.before(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'cornice-e2e-plugins-'));
+  await writeFile(
+    join(dir, 'genesis.json'),
+    JSON.stringify({
+      chains: [
+        { name: 'Simple Timestamp Server', vm: 'timestamp', aliases: ['timestamp'] },
+        { name: 'Key/value store', vm: 'kvvm', aliases: ['kv'] },
+      ],
+    }),
+  );
+});
+test.after(() => rm(dir, { recursive: true, force: true }));
+
+async function putAndGet(node: NodeProcess) {
+  assert.equal((await node.call('bc/kv', 'kv.put', { key: 'colour', value: 'blue' })).result, { success: true });
+  for (let i = 0; i < 500; i++) {
+    const r = await node.call('bc/kv', 'kv.get', { key: 'colour' });
+    if (r.result) return r.result;
+    await new Promise((res) => setTimeout(res, 10));
+  }
+  throw new Error('write was not accepted');
+}
+
+test('the example VM loads from a --plugin-dir entry named by its vmID and serves its API', async () => {
+  const plugins = join(dir, 'plugins');
+  await mkdir(plugins);
+  await symlink(join(REPO, 'examples/custom-vm'), join(plugins, KV_VM_ID));
+  const node = await startNodeProcess([...npmStartFlags(), `--data-dir=${dir}/a`, '--db-type=memory', `--plugin-dir=${plugins}`, `--genesis-file=${dir}/genesis.json`]);
+  try {
+    assert.equal(await putAndGet(node), { key: 'colour', value: 'blue', height: 1 });
+    assert.ok(node.logs.some((l) => l.msg === 'VM loaded' && l.name === 'kvvm' && l.version === '0.1.0'), 'the loaded VM is logged with its version');
+  } finally {
+    await node.stop();
+  }
+});
+
+test('the example VM loads from a package specifier', async () => {
+  const node = await startNodeProcess([
+    ...npmStartFlags(),
+    `--data-dir=${dir}/b`,
+    '--db-type=memory',
+    '--vms=@cornice/timestamp,@cornice/example-kv-vm',
+    `--genesis-file=${dir}/genesis.json`,
+  ]);
+  try {
+    assert.equal(await putAndGet(node), { key: 'colour', value: 'blue', height: 1 });
+  } finally {
+    await node.stop();
+  }
+});
+
+test('a bad plugin fails start-up with a message naming it', async () => {
+  const plugins = join(dir, 'bad-plugins');
+  await mkdir(plugins);
+  await writeFile(join(plugins, `${KV_VM_ID}.js`), 'export const notAFactory = 1;\n');
+  const r = await runCli([...npmStartFlags(), `--data-dir=${dir}/c`, '--db-type=memory', '--http-port=0', `--plugin-dir=${plugins}`]);
+  assert.is(r.code, 1);
+  assert.match(r.stderr, new RegExp(`${KV_VM_ID}\\.js`));
+  assert.match(r.stderr, /vmFactory/);
+});
+
+test('a genesis chain whose VM is not loaded is a clear start-up error', async () => {
+  const r = await runCli([...npmStartFlags(), `--data-dir=${dir}/d`, '--db-type=memory', '--http-port=0', '--vms=@cornice/timestamp', `--genesis-file=${dir}/genesis.json`]);
+  assert.is(r.code, 1);
+  assert.match(r.stderr, /kvvm/);
+});
+
+test.run();
