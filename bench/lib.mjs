@@ -32,6 +32,7 @@ export async function startNode(args, { timeoutMs = 30_000 } = {}) {
   const t0 = performance.now();
   const proc = spawn(process.execPath, [CORNICE_BIN, `--http-port=${port}`, '--log-level=warn', ...args], { stdio: ['ignore', 'ignore', 'inherit'] });
   const url = `http://127.0.0.1:${port}`;
+
   for (;;) {
     if (proc.exitCode !== null) throw new Error(`node exited with ${proc.exitCode}`);
     if (performance.now() - t0 > timeoutMs) {

@@ -7,7 +7,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { benchEngine } from './engine.mjs';
 import { median, report, rssMb, startNode } from './lib.mjs';
+import { benchTimestamp } from './timestamp.mjs';
 
 const quick = process.env.BENCH_QUICK === '1';
 const dataDir = await mkdtemp(join(tmpdir(), 'cornice-bench-'));
@@ -35,6 +37,10 @@ try {
   const r = JSON.parse(stdout.trim().split('\n').pop());
   report({ bench: 'admin.getNodeID round trips (64 in flight, separate client process)', value: r.perSecond, unit: 'req/s', target: '>= 10000', errors: r.errors, p50ms: r.p50ms, p99ms: r.p99ms, rssAfterMb: Math.round(rssMb(node.proc.pid)) });
   await node.stop();
+
+  // 4. timestamp proposeBlock -> accepted latency; 5. engine throughput in simulation.
+  await benchTimestamp({ proposals: quick ? 50 : 300 });
+  await benchEngine({ blocks: quick ? 50 : 200 });
 } finally {
   await rm(dataDir, { recursive: true, force: true });
 }

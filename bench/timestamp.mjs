@@ -1,0 +1,46 @@
+// timestamp.proposeBlock -> accepted latency on one node (`npm start` settings): the acceptance
+// moment is when the block's bytes arrive on the chain's IPC stream (published on accept), so no
+// polling granularity is added. Sequential proposals; prints p50/p90/p99.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { cb58Encode, readIpcFrames, sha256 } from '@cornice/sdk';
+import { report, rpc, startNode } from './lib.mjs';
+
+const fixture = (f) => fileURLToPath(new URL(`../core/fixtures/staking/local/${f}`, import.meta.url));
+
+export async function benchTimestamp({ proposals = 300 } = {}) {
+  const dir = await mkdtemp(join(tmpdir(), 'cornice-bench-ts-'));
+  const node = await startNode([
+    `--data-dir=${dir}`,
+    `--staking-tls-cert-file=${fixture('staker1.crt')}`,
+    `--staking-tls-key-file=${fixture('staker1.key')}`,
+    '--sybil-protection-enabled=false',
+    '--api-ipcs-enabled',
+    `--ipcs-path=${dir}`,
+  ]);
+  try {
+    const { result } = await rpc(`${node.url}/ext/ipcs`, 'ipcs.publishBlockchain', { blockchainID: 'timestamp' });
+    const frames = readIpcFrames(result.url)[Symbol.asyncIterator]();
+    const latencies = [];
+    for (let i = 0; i < proposals + 20; i++) {
+      const data = sha256(new TextEncoder().encode(`bench ${i} ${Math.random()}`));
+      const t0 = performance.now();
+      const reply = await rpc(`${node.url}/ext/timestamp`, 'timestamp.proposeBlock', { data: cb58Encode(data) });
+      if (!reply.result) throw new Error(JSON.stringify(reply.error));
+      const { value } = await frames.next();
+      if (i >= 20) latencies.push(performance.now() - t0); // first 20: warm-up
+      if (!value || value.length !== 72) throw new Error('unexpected frame');
+    }
+    await frames.return?.();
+    latencies.sort((a, b) => a - b);
+    const pct = (p) => Math.round(latencies[Math.floor((latencies.length - 1) * p)] * 100) / 100;
+    report({ bench: 'timestamp proposeBlock -> accepted latency (one node, k=20, beta=20)', value: pct(0.5), unit: 'ms', target: 'p50 <= 10', p90: pct(0.9), p99: pct(0.99), samples: latencies.length });
+  } finally {
+    await node.stop();
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) await benchTimestamp();
