@@ -43,6 +43,8 @@ test('a node started as `npm start` serves the timestamp chain; blocks are accep
     const byId = await node.call(`bc/${TIMESTAMP_CHAIN_ID}`, 'timestamp.getBlock', { id: b1.id });
     assert.equal(byId.result, b1);
     assert.equal((await node.call('admin', 'admin.getBlockchainID', { alias: 'timestamp' })).result, { blockchainID: TIMESTAMP_CHAIN_ID });
+    const metrics = await (await fetch(`${node.url}/ext/metrics`)).text();
+    assert.match(metrics, new RegExp(`cornice_chain_blocks_accepted_total\\{chain="${TIMESTAMP_CHAIN_ID}"\\} 2`));
   } finally {
     assert.is(await node.stop(), 0);
   }

@@ -4,6 +4,7 @@
  * engine -> API handlers at /ext/bc/<chainID> and every alias -> `accepted$`. Stops chains in
  * reverse order of creation.
  */
+import client from 'prom-client';
 import { Subject, type Observable } from 'rxjs';
 import type { Block, BoundService, ChainVM, Clock, Id, KeyValueStore, Logger, ShortId } from '@cornice/sdk';
 import { NodeError } from '@cornice/sdk';
@@ -127,6 +128,8 @@ export class ChainManager {
     }
 
     const accepted$ = new Subject<AcceptedBlock>();
+    const acceptedCount = this.#acceptedCounter().labels({ chain: def.id.toString() });
+    accepted$.subscribe(() => acceptedCount.inc());
     const link = d.network.open(def.id);
     const engine = new SnowmanEngine({
       vm,
@@ -172,6 +175,14 @@ export class ChainManager {
     this.#chains.push(chain);
     log.info('chain created', { chainId: def.id.toString(), name: def.name, vmId: factory.vmId.toString(), aliases: def.aliases });
     return chain;
+  }
+
+  #acceptedCounter(): client.Counter<'chain'> {
+    const name = 'cornice_chain_blocks_accepted_total';
+    return (
+      (this.d.metrics.getSingleMetric(name) as client.Counter<'chain'> | undefined) ??
+      new client.Counter({ name, help: 'Blocks accepted, by chain', labelNames: ['chain'], registers: [this.d.metrics] })
+    );
   }
 
   /** Stops every chain, newest first. */
