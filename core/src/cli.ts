@@ -8,8 +8,6 @@ import { parseConfig } from './config/parse.js';
 import { createLogger } from './log/logger.js';
 import type { RunningNode } from './node/node.js';
 
-export const VERSION = '0.1.0';
-
 /** Runs the CLI; resolves with an exit code once startup failed or the node was stopped. */
 export async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number | undefined> {
   let parsed: ReturnType<typeof parseConfig>;
@@ -57,10 +55,7 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<numb
   });
 }
 
+/** The version of @cornice/core, from its package.json (shipped with the package). */
 export function readVersion(): string {
-  try {
-    return (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
-  } catch {
-    return VERSION;
-  }
+  return (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 }

@@ -4,7 +4,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { jsonReplacer } from '@cornice/sdk';
+import { postRpc, type RpcReply } from '@cornice/core/testing';
 
 export const CORNICE_BIN = fileURLToPath(new URL('../../../core/bin/cornice.js', import.meta.url));
 
@@ -16,7 +16,7 @@ export interface NodeProcess {
   logs: Array<Record<string, unknown>>;
   /** Milliseconds from spawn to the `node started` line. */
   startMs: number;
-  call(path: string, method: string, params?: unknown): Promise<{ result?: any; error?: { code: number; message: string } }>;
+  call(path: string, method: string, params?: unknown): Promise<RpcReply>;
   /** Sends a signal and resolves with the exit code. */
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
@@ -75,21 +75,13 @@ export function startNodeProcess(args: string[], timeoutMs = 30_000): Promise<No
         if (entry.msg === 'node started') {
           clearTimeout(timer);
           const url = String(entry.http);
-          let id = 0;
           resolve({
             proc,
             url,
             nodeId: String(entry.nodeId),
             logs,
             startMs: performance.now() - t0,
-            call: async (path, method, params) => {
-              const res = await fetch(`${url}/ext/${path}`, {
-                method: 'POST',
-                headers: { 'content-type': 'application/json' },
-                body: JSON.stringify({ jsonrpc: '2.0', id: ++id, method, params }, jsonReplacer),
-              });
-              return res.json() as Promise<{ result?: any; error?: { code: number; message: string } }>;
-            },
+            call: (path, method, params) => postRpc(`${url}/ext/${path}`, method, params),
             stop: (signal = 'SIGTERM') => {
               if (proc.exitCode === null && proc.signalCode === null) proc.kill(signal);
               return exited;

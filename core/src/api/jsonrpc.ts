@@ -53,11 +53,6 @@ export class JsonRpcEndpoint {
     this.#server = new jayson.Server(methods, { useContext: false });
   }
 
-  /** Full names of the methods served here, e.g. `admin.getNodeID`. */
-  get methodNames(): string[] {
-    return [...this.#methods];
-  }
-
   /**
    * Handles one HTTP body; returns the JSON text to send, or undefined when nothing is owed
    * (notifications only).

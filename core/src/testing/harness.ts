@@ -11,7 +11,6 @@ import {
   NodeError,
   createClient,
   httpTransport,
-  jsonReplacer,
   silentLogger,
   type ChainVM,
   type Client,
@@ -24,6 +23,7 @@ import { parseConfig } from '../config/parse.js';
 import { genesisChainId } from '../genesis/genesis.js';
 import { startNode, type RunningNode } from '../node/node.js';
 import { unclosable } from './context.js';
+import { postRpc, type RpcReply } from './rpc.js';
 
 export interface RunVMOptions {
   /** The chain's genesis bytes (default empty). */
@@ -43,13 +43,6 @@ export interface RunVMOptions {
 
 /** The data dir a harness created itself, removed by the last stop() of its restarts. */
 const ownedDirs = new WeakMap<KeyValueStore, string>();
-
-export interface RpcReply {
-  jsonrpc: string;
-  id: unknown;
-  result?: any;
-  error?: { code: number; message: string; data?: unknown };
-}
 
 export interface VMHarness {
   readonly node: RunningNode;
@@ -103,7 +96,6 @@ export async function runVM(factory: VMFactory, opts: RunVMOptions = {}): Promis
     for (const w of waiters) w();
   });
   const base = `${node.url}/ext/bc/${chain.id}`;
-  let nextId = 1;
   const harness: VMHarness = {
     node,
     chain,
@@ -111,14 +103,7 @@ export async function runVM(factory: VMFactory, opts: RunVMOptions = {}): Promis
     vm: chain.vm,
     url: base,
     accepted,
-    async call(method, params, path) {
-      const res = await fetch(path ? `${base}/${path}` : base, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ jsonrpc: '2.0', id: nextId++, method, params }, jsonReplacer),
-      });
-      return (await res.json()) as RpcReply;
-    },
+    call: (method, params, path) => postRpc(path ? `${base}/${path}` : base, method, params),
     client(def, path) {
       return createClient(def, httpTransport(path ? `${base}/${path}` : base));
     },

@@ -4,6 +4,7 @@
  * so a test can assert each gets a clear error (never -32603) and the node keeps serving.
  */
 import type { MethodDef, Parser, ServiceDef } from '@cornice/sdk';
+import { postRpc, type RpcReply } from './rpc.js';
 
 export interface SweepCase {
   method: string;
@@ -74,20 +75,14 @@ function itemCases(method: string, field: string, parser: Parser<unknown>): Swee
  */
 export async function rpcSweep(url: string, services: readonly ServiceDef[]): Promise<string[]> {
   const problems: string[] = [];
-  let id = 0;
   for (const service of services) {
     for (const c of sweepCases(service)) {
-      const res = await fetch(url, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ jsonrpc: '2.0', id: ++id, method: c.method, params: c.params }),
-      });
       const what = `${c.method} ${c.label}`;
-      let r: { result?: unknown; error?: { code: number; message: string } };
+      let r: RpcReply;
       try {
-        r = (await res.json()) as typeof r;
+        r = await postRpc(url, c.method, c.params);
       } catch {
-        problems.push(`${what}: HTTP ${res.status} with a non-JSON body`);
+        problems.push(`${what}: the reply is not JSON`);
         continue;
       }
       if (!r.error) {

@@ -2,11 +2,14 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { silentLogger, jsonReplacer } from '@cornice/sdk';
+import { silentLogger } from '@cornice/sdk';
+import { postJson, postRpc, type RpcReply } from '../../src/testing/rpc.js';
 import { parseConfig } from '../../src/config/parse.js';
 import { startNode, type RunningNode } from '../../src/node/node.js';
 
 export const FAST_KDF = { N: 1024, r: 8, p: 1 };
+
+export type { RpcReply };
 
 export interface TestNode extends RunningNode {
   dataDir: string;
@@ -16,12 +19,6 @@ export interface TestNode extends RunningNode {
   close(): Promise<void>;
 }
 
-export interface RpcReply {
-  jsonrpc: string;
-  id: unknown;
-  result?: any;
-  error?: { code: number; message: string; data?: unknown };
-}
 
 export async function startTestNode(flags: string[] = [], opts: { now?: () => number; dataDir?: string } = {}): Promise<TestNode> {
   const dataDir = opts.dataDir ?? (await mkdtemp(join(tmpdir(), 'cornice-test-')));
@@ -31,11 +28,10 @@ export async function startTestNode(flags: string[] = [], opts: { now?: () => nu
   );
   if (parsed.kind !== 'run') throw new TypeError('expected a run config');
   const node = await startNode(parsed.config, { log: silentLogger, keystoreKdf: FAST_KDF, ...(opts.now ? { now: opts.now } : {}) });
-  let id = 0;
   return Object.assign(Object.create(null), node, {
     stop: node.stop,
     dataDir,
-    call: (path: string, method: string, params?: unknown) => rpc(`${node.url}/ext/${path}`, { jsonrpc: '2.0', id: ++id, method, params }),
+    call: (path: string, method: string, params?: unknown) => postRpc(`${node.url}/ext/${path}`, method, params),
     close: async () => {
       await node.stop();
       if (!opts.dataDir) await rm(dataDir, { recursive: true, force: true });
@@ -43,14 +39,8 @@ export async function startTestNode(flags: string[] = [], opts: { now?: () => nu
   }) as TestNode;
 }
 
-export async function rpc(url: string, body: unknown): Promise<RpcReply> {
-  const res = await fetch(url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(body, jsonReplacer),
-  });
-  return (await res.json()) as RpcReply;
-}
+/** POSTs any JSON body and returns the parsed reply. */
+export const rpc = postJson;
 
 /** POSTs raw text and returns status, headers and body text. */
 export async function post(url: string, body: string, contentType = 'application/json'): Promise<{ status: number; text: string; headers: Headers }> {

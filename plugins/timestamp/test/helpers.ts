@@ -1,9 +1,8 @@
-/** A hand-made ChainContext for unit tests (the integration test uses @cornice/core/testing). */
+/** A ChainContext for unit tests, from the test kit's, with what the VM must not use made to throw. */
+import { testChainContext } from '@cornice/core/testing';
 import {
-  Id,
   MemoryStore,
   ShortId,
-  silentLogger,
   vmIdFromName,
   type ChainContext,
   type KeyValueStore,
@@ -30,23 +29,13 @@ const unused = (what: string) => () => {
 };
 
 export function fakeContext(opts: { db?: KeyValueStore; clock?: ManualClock } = {}): ChainContext {
-  const metric = { inc() {}, set() {}, observe() {} };
   return {
-    networkId: 12345,
-    subnetId: Id.empty,
-    chainId: Id.fromBytes(new Uint8Array(32).fill(7)),
+    ...testChainContext({ db: opts.db ?? new MemoryStore(), clock: opts.clock ?? new ManualClock(), vmId: vmIdFromName('timestamp') }),
     aliases: ['timestamp'],
     nodeId: ShortId.empty,
-    vmId: vmIdFromName('timestamp'),
-    db: opts.db ?? new MemoryStore(),
-    log: silentLogger,
-    metrics: { counter: () => metric, gauge: () => metric, histogram: () => metric },
-    clock: opts.clock ?? new ManualClock(),
-    signal: new AbortController().signal,
+    // The timestamp VM must not reach for these.
     sharedMemory: { get: unused('sharedMemory'), list: unused('sharedMemory'), apply: unused('sharedMemory') },
     keystore: { openUser: unused('keystore') },
-    nativeAsset: { id: undefined, symbol: 'AVA' },
-    validators: { list: async () => [] },
   };
 }
 
