@@ -25,6 +25,14 @@ export class ChainAliases {
     for (const a of aliases) this.#add(id, a);
   }
 
+  /** Forgets a chain and all its aliases (a chain whose creation was undone). */
+  unregister(chainId: Id): void {
+    const id = chainId.toString();
+    for (const a of this.#aliases.get(id) ?? []) this.#toId.delete(a);
+    this.#aliases.delete(id);
+    this.#toId.delete(id);
+  }
+
   /** admin.aliasChain: `chain` is an ID or an existing alias. */
   alias(chain: string, alias: string): void {
     const id = this.lookup(chain).toString();

@@ -1,17 +1,33 @@
 /**
  * The chain manager: creates chains — at start-up from genesis, later on request of the platform
  * chain — as vmID -> factory -> vm.initialize (with a prefixed store and a ChainContext) -> Snowman
- * engine -> API handlers at /ext/bc/<chainID> and every alias -> `accepted$`. Stops chains in
- * reverse order of creation.
+ * engine (behind a RequestSender) -> API handlers at /ext/bc/<chainID> and every alias -> `accepted$`
+ * -> a `chain <alias>` health check. Stops chains in reverse order of creation.
+ *
+ * Fault containment (DESIGN §3): the VM is reached only through guardVM (every call in the chain's
+ * scope and bounded), so a VM call that never settles, a failed accept, or a process-level fault the
+ * chain's code raised halts that chain only: its engine stops, its signal aborts, its VM is shut down,
+ * its API answers "chain … is halted" and its health check says why. A chain whose creation fails is
+ * undone (routes, aliases, health check, engine, VM) before the error is thrown.
  */
 import client from 'prom-client';
 import { Subject, type Observable } from 'rxjs';
 import type { Block, BoundService, ChainVM, Clock, Id, KeyValueStore, Logger, ShortId } from '@cornice/sdk';
 import { NodeError } from '@cornice/sdk';
+import type { HealthChecks } from '../api/health/checks.js';
 import type { JsonRpcEndpoint } from '../api/jsonrpc.js';
 import type { Registry } from '../api/metrics/metrics.js';
 import type { RouteTable } from '../api/routes.js';
-import { SnowmanEngine, type Scheduler, type SnowParams } from '../consensus/index.js';
+import {
+  AdaptiveTimeout,
+  Benchlist,
+  RequestSender,
+  SnowmanEngine,
+  type BenchlistConfig,
+  type Scheduler,
+  type SnowParams,
+  type ValidatorSampler,
+} from '../consensus/index.js';
 import { PrefixedStore } from '../db/prefixed.js';
 import type { ChainDefinition } from '../genesis/genesis.js';
 import type { Keystore } from '../keystore/keystore.js';
@@ -19,10 +35,13 @@ import type { EngineNetwork } from '../network/loopback.js';
 import { validatorSampler, type ValidatorSets } from '../validators/validators.js';
 import type { VMRegistry } from '../vms/registry.js';
 import type { ChainAliases } from './aliases.js';
+import { guardVM } from './guard.js';
+import { chainHealth } from './health.js';
 import { vmMetrics } from './metrics.js';
+import { runInChain, type ChainScope } from './scope.js';
 import { sharedMemoryFor } from './shared-memory.js';
 
-export class ChainError extends NodeError<'UnknownVM' | 'Exists' | 'InitFailed' | 'BadHandler'> {}
+export class ChainError extends NodeError<'UnknownVM' | 'Exists' | 'InitFailed' | 'BadHandler' | 'Halted'> {}
 
 export interface AcceptedBlock {
   id: Id;
@@ -35,10 +54,13 @@ export interface Chain {
   readonly name: string;
   readonly vmId: Id;
   readonly subnetId: Id;
+  /** The VM itself (tests look inside); the node reaches it only through the guard. */
   readonly vm: ChainVM;
   readonly engine: SnowmanEngine;
   /** Every block this node accepts on the chain, in order. */
   readonly accepted$: Observable<AcceptedBlock>;
+  /** Why the chain was halted, once it was. */
+  readonly fault: string | undefined;
 }
 
 export interface ChainManagerDeps {
@@ -46,6 +68,7 @@ export interface ChainManagerDeps {
   root: KeyValueStore;
   routes: RouteTable;
   aliases: ChainAliases;
+  health: HealthChecks;
   log: Logger;
   metrics: Registry;
   nodeId: ShortId;
@@ -57,12 +80,21 @@ export interface ChainManagerDeps {
   sybilProtection: boolean;
   clock: Clock;
   scheduler: Scheduler;
+  /** Node-wide adaptive request timeout (its maximum also bounds a poll). */
+  timeouts: AdaptiveTimeout;
+  timeoutMaxMs: number;
+  benchlist: BenchlistConfig;
+  /** Deadline of every VM call but waitForEvent. */
+  vmCallTimeoutMs: number;
+  /** A chain whose oldest processing block is older than this is unhealthy. */
+  maxProcessingMs: number;
   nativeSymbol: string;
   /** Builds the JSON-RPC endpoint for a chain's services (limits, metrics). */
   endpoint: (services: readonly BoundService[]) => JsonRpcEndpoint;
 }
 
 interface RunningChain extends Chain {
+  readonly scope: ChainScope;
   stop(): Promise<void>;
 }
 
@@ -92,6 +124,13 @@ export class ChainManager {
     return this.#chains.find((c) => c.id.equals(id));
   }
 
+  /** Halts a chain this node runs (a fault confined to it); false when there is no such chain. */
+  halt(chainId: Id, reason: string): boolean {
+    const chain = this.#chains.find((c) => c.id.equals(chainId));
+    chain?.scope.fault(reason);
+    return chain !== undefined;
+  }
+
   async createChain(def: ChainDefinition): Promise<Chain> {
     const d = this.d;
     if (this.#chains.some((c) => c.id.equals(def.id))) throw new ChainError('Exists', `chain ${def.id} already exists`);
@@ -101,80 +140,175 @@ export class ChainManager {
     } catch (e) {
       throw new ChainError('UnknownVM', `cannot create chain "${def.name}" (${def.id}): ${(e as Error).message}`);
     }
-    const log = d.log.child({ chain: def.aliases[0] ?? def.id.toString(), vm: factory.name });
+    const name = def.aliases[0] ?? def.id.toString();
+    const log = d.log.child({ chain: name, vm: factory.name });
+    const undo: Array<() => unknown> = [];
     const abort = new AbortController();
-    const vm = await factory.create();
-    const ctx = {
-      networkId: d.networkId,
-      subnetId: def.subnetId,
-      chainId: def.id,
-      aliases: def.aliases,
-      nodeId: d.nodeId,
-      vmId: factory.vmId,
-      db: new PrefixedStore(this.#chainsStore, def.id.bytes),
-      log,
-      metrics: vmMetrics(d.metrics, factory.name, def.id),
-      clock: d.clock,
-      signal: abort.signal,
-      sharedMemory: sharedMemoryFor(this.#shared, def.id),
-      keystore: { openUser: (username: string, password: string) => d.keystore.openUserStore(username, password, def.id) },
-      nativeAsset: { id: undefined, symbol: d.nativeSymbol },
-      validators: d.validators,
-    };
-    try {
-      await vm.initialize(ctx, { genesis: def.genesis });
-    } catch (e) {
-      throw new ChainError('InitFailed', `chain "${def.name}" (${def.id}) failed to initialize: ${(e as Error).message}`);
-    }
+    undo.push(() => abort.abort());
 
-    const accepted$ = new Subject<AcceptedBlock>();
-    const acceptedCount = this.#acceptedCounter().labels({ chain: def.id.toString() });
-    accepted$.subscribe(() => acceptedCount.inc());
-    const link = d.network.open(def.id);
-    const engine = new SnowmanEngine({
-      vm,
-      params: d.snow,
-      transport: link.transport,
-      validators: validatorSampler({ sybilProtection: d.sybilProtection, sets: d.validators, subnetId: def.subnetId, connected: () => d.network.connected() }),
-      nodeId: d.nodeId,
-      scheduler: d.scheduler,
-      log: log.child({ module: 'snowman' }),
-      onAccepted: (block: Block) => accepted$.next({ id: block.id, height: block.height, bytes: block.bytes }),
-    });
-    link.attach(engine);
-    d.aliases.register(def.id, def.aliases);
-
-    const mounted: string[] = [];
-    for (const h of await vm.createHandlers()) {
-      const path = h.path ? `bc/${def.id}/${h.path}` : `bc/${def.id}`;
-      if (h.services?.length && h.http) throw new ChainError('BadHandler', `chain "${def.name}": handler ${h.path || '/'} has both services and http`);
-      if (h.services?.length) d.routes.mount(path, { kind: 'jsonrpc', endpoint: d.endpoint(h.services) });
-      else if (h.http) d.routes.mount(path, { kind: 'http', handle: h.http });
-      else continue;
-      mounted.push(path);
-    }
-    for (const alias of def.endpointAliases ?? []) d.routes.alias(`bc/${def.id}`, alias);
-
-    await engine.start();
-    const chain: RunningChain = {
-      id: def.id,
-      name: def.name,
-      vmId: factory.vmId,
-      subnetId: def.subnetId,
-      vm,
-      engine,
-      accepted$,
-      stop: async () => {
-        for (const p of mounted) d.routes.unmount(p);
+    let fault: string | undefined;
+    let engine: SnowmanEngine | undefined;
+    let guarded: ChainVM | undefined;
+    let vmShutdown: Promise<void> | undefined;
+    /** Shuts the VM down once (bounded by the guard), whoever asks first. */
+    const shutdownVM = () =>
+      (vmShutdown ??= guarded ? guarded.shutdown().catch((e: unknown) => log.warn('VM shutdown failed', { error: describeError(e) })) : Promise.resolve());
+    const scope: ChainScope = {
+      name,
+      chainId: def.id.toString(),
+      fault: (reason) => {
+        if (fault !== undefined) return;
+        fault = reason;
+        log.error('chain halted', { reason });
+        engine?.halt(reason);
         abort.abort();
-        await engine.stop();
-        accepted$.complete();
-        await vm.shutdown();
+        // So that the VM stops its own timers; bounded by the guard.
+        void shutdownVM();
       },
     };
-    this.#chains.push(chain);
-    log.info('chain created', { chainId: def.id.toString(), name: def.name, vmId: factory.vmId.toString(), aliases: def.aliases });
-    return chain;
+
+    try {
+      return await runInChain(scope, async () => {
+        const theVM = await factory.create();
+        guarded = guardVM(theVM, {
+          scope,
+          timeoutMs: d.vmCallTimeoutMs,
+          scheduler: d.scheduler,
+          onHang: (call, ms) => scope.fault(`${call} did not settle within ${ms} ms`),
+        });
+        const vmGuard = guarded;
+        undo.push(shutdownVM);
+        const ctx = {
+          networkId: d.networkId,
+          subnetId: def.subnetId,
+          chainId: def.id,
+          aliases: def.aliases,
+          nodeId: d.nodeId,
+          vmId: factory.vmId,
+          db: new PrefixedStore(this.#chainsStore, def.id.bytes),
+          log,
+          metrics: vmMetrics(d.metrics, factory.name, def.id),
+          clock: d.clock,
+          signal: abort.signal,
+          sharedMemory: sharedMemoryFor(this.#shared, def.id),
+          keystore: { openUser: (username: string, password: string) => d.keystore.openUserStore(username, password, def.id) },
+          nativeAsset: { id: undefined, symbol: d.nativeSymbol },
+          validators: d.validators,
+        };
+        try {
+          await vmGuard.initialize(ctx, { genesis: def.genesis });
+        } catch (e) {
+          throw new ChainError('InitFailed', `chain "${def.name}" (${def.id}) failed to initialize: ${describeError(e)}`);
+        }
+
+        const accepted$ = new Subject<AcceptedBlock>();
+        const acceptedCount = this.#acceptedCounter().labels({ chain: def.id.toString() });
+        accepted$.subscribe(() => acceptedCount.inc());
+        const link = d.network.open(def.id);
+        const sender = new RequestSender({
+          link: link.transport,
+          isConnected: (node) => d.network.isConnected(node),
+          scheduler: d.scheduler,
+          timeouts: d.timeouts,
+          benchlist: new Benchlist(d.benchlist, () => d.scheduler.now()),
+          log: log.child({ module: 'requests' }),
+        });
+        undo.push(() => sender.stop());
+        const sampler: ValidatorSampler = validatorSampler({
+          sybilProtection: d.sybilProtection,
+          sets: d.validators,
+          subnetId: def.subnetId,
+          connected: () => d.network.connected(),
+          status: (node) => sender.status(node),
+        });
+        const theEngine = new SnowmanEngine({
+          vm: vmGuard,
+          params: d.snow,
+          transport: sender,
+          validators: sampler,
+          nodeId: d.nodeId,
+          scheduler: d.scheduler,
+          log,
+          queryTimeoutMs: d.timeoutMaxMs,
+          onAccepted: (block: Block) => accepted$.next({ id: block.id, height: block.height, bytes: block.bytes }),
+          onHalt: (reason) => scope.fault(reason),
+        });
+        engine = theEngine;
+        undo.push(() => theEngine.stop());
+        sender.attach(theEngine);
+        link.attach(sender);
+        d.aliases.register(def.id, def.aliases);
+        undo.push(() => d.aliases.unregister(def.id));
+
+        const checkName = `chain ${name}`;
+        d.health.register(checkName, async () =>
+          chainHealth({ engine: theEngine, sampler, fault }, d.snow, d.maxProcessingMs, d.scheduler.now()),
+        );
+        undo.push(() => d.health.unregister(checkName));
+
+        const mounted: string[] = [];
+        undo.push(() => mounted.forEach((p) => d.routes.unmount(p)));
+        const isHalted = () => (fault === undefined ? undefined : `chain ${name} is halted: ${fault}`);
+        for (const h of await vmGuard.createHandlers()) {
+          const path = h.path ? `bc/${def.id}/${h.path}` : `bc/${def.id}`;
+          if (h.services?.length && h.http) throw new ChainError('BadHandler', `chain "${def.name}": handler ${h.path || '/'} has both services and http`);
+          if (h.services?.length) {
+            d.routes.mount(path, { kind: 'jsonrpc', endpoint: d.endpoint(h.services.map((s) => chainService(s, scope, isHalted))) });
+          } else if (h.http) {
+            const http = h.http;
+            d.routes.mount(path, {
+              kind: 'http',
+              handle: (req, res) => {
+                const halted = isHalted();
+                if (halted === undefined) return runInChain(scope, () => http(req, res));
+                req.resume();
+                res.writeHead(503, { 'content-type': 'text/plain' });
+                res.end(`${halted}\n`);
+              },
+            });
+          } else continue;
+          mounted.push(path);
+        }
+        for (const alias of def.endpointAliases ?? []) d.routes.alias(`bc/${def.id}`, alias);
+
+        await theEngine.start();
+        const chain: RunningChain = {
+          id: def.id,
+          name: def.name,
+          vmId: factory.vmId,
+          subnetId: def.subnetId,
+          vm: theVM,
+          engine: theEngine,
+          accepted$,
+          get fault() {
+            return fault;
+          },
+          scope,
+          stop: async () => {
+            for (const p of mounted) d.routes.unmount(p);
+            d.health.unregister(checkName);
+            abort.abort();
+            await theEngine.stop();
+            sender.stop();
+            accepted$.complete();
+            await shutdownVM();
+          },
+        };
+        this.#chains.push(chain);
+        log.info('chain created', { chainId: def.id.toString(), name: def.name, vmId: factory.vmId.toString(), aliases: def.aliases });
+        return chain;
+      });
+    } catch (e) {
+      log.error('chain creation failed; undoing it', { error: describeError(e) });
+      for (const step of undo.reverse()) {
+        try {
+          await step();
+        } catch (err) {
+          log.warn('cleanup step failed', { error: describeError(err) });
+        }
+      }
+      throw e;
+    }
   }
 
   #acceptedCounter(): client.Counter<'chain'> {
@@ -191,8 +325,30 @@ export class ChainManager {
       try {
         await chain.stop();
       } catch (e) {
-        this.d.log.error('chain failed to stop', { chainId: chain.id.toString(), error: e });
+        this.d.log.error('chain failed to stop', { chainId: chain.id.toString(), error: describeError(e) });
       }
     }
+  }
+}
+
+/** A chain's service as mounted: its methods run in the chain's scope and refuse while it is halted. */
+function chainService(service: BoundService, scope: ChainScope, halted: () => string | undefined): BoundService {
+  const methods = new Map<string, (raw: unknown) => Promise<unknown>>();
+  for (const [name, method] of service.methods) {
+    methods.set(name, (raw) => {
+      const reason = halted();
+      if (reason !== undefined) return Promise.reject(new ChainError('Halted', reason));
+      return runInChain(scope, () => method(raw));
+    });
+  }
+  return { def: service.def, methods };
+}
+
+function describeError(e: unknown): string {
+  if (e instanceof Error) return e.message;
+  try {
+    return String(e);
+  } catch {
+    return 'an unprintable value';
   }
 }

@@ -37,8 +37,24 @@ export interface NodeConfig {
   snowVirtuousCommitThreshold: number;
   snowRogueCommitThreshold: number;
   snowConcurrentRepolls: number;
+  /** ms: a chain whose oldest processing block is older is unhealthy. */
+  snowMaxTimeProcessing: number;
   /** Off: consensus samples the connected nodes with equal weight (a one-node dev network). */
   sybilProtectionEnabled: boolean;
+  /** Adaptive request deadline (ms): initial, floor, ceiling; coefficient × average latency; halflife of the average. */
+  networkInitialTimeout: number;
+  networkMinimumTimeout: number;
+  networkMaximumTimeout: number;
+  networkTimeoutCoefficient: number;
+  networkTimeoutHalflife: number;
+  /** Benching of failing validators: consecutive failures, over at least this long (ms), benched this long (ms). */
+  benchlistFailThreshold: number;
+  benchlistMinFailingDuration: number;
+  benchlistDuration: number;
+  /** ms before a VM call that has not settled halts its chain. */
+  vmCallTimeout: number;
+  /** ms a stop may take before the process exits anyway. */
+  shutdownTimeout: number;
   /** VM plugins to load: npm package names or paths (resolved from the working directory). */
   vms: string[];
   /** Directory of VM plugins named by vmID or alias; ignored when missing. */

@@ -74,6 +74,55 @@ export function intType(min: number, max: number): ValueType<number> {
   };
 }
 
+/** A number (not necessarily whole) in [min, max]. */
+export function numberType(min: number, max: number): ValueType<number> {
+  const check = (n: number): number | undefined => (Number.isFinite(n) && n >= min && n <= max ? n : undefined);
+  return {
+    label: 'float',
+    expected: `a number from ${min} to ${max}`,
+    fromString: (raw) => (/^[0-9]+(\.[0-9]+)?$/.test(raw) ? check(Number(raw)) : undefined),
+    fromJson: (v) => (typeof v === 'number' ? check(v) : undefined),
+    show: (v) => String(v),
+  };
+}
+
+const DURATION_UNITS: Readonly<Record<string, number>> = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000 };
+
+/** `1h2m3s`, `2m30s`, `500ms`, `2.5s` -> milliseconds; a bare number is milliseconds. */
+export function parseDuration(raw: string): number | undefined {
+  if (/^[0-9]+$/.test(raw)) return Number(raw);
+  if (!/^([0-9]+(\.[0-9]+)?(ms|s|m|h))+$/.test(raw)) return undefined;
+  let ms = 0;
+  for (const [, n, , unit] of raw.matchAll(/([0-9]+(\.[0-9]+)?)(ms|s|m|h)/g)) ms += Number(n) * (DURATION_UNITS[unit as string] as number);
+  return Math.round(ms);
+}
+
+/** Shows milliseconds as avalanchego writes durations: `2m30s`, `10s`, `500ms`. */
+export function showDuration(ms: number): string {
+  if (ms === 0) return '0s';
+  let out = '';
+  let rest = ms;
+  for (const [unit, size] of [['h', 3_600_000], ['m', 60_000], ['s', 1_000]] as const) {
+    if (rest >= size) {
+      out += `${Math.floor(rest / size)}${unit}`;
+      rest %= size;
+    }
+  }
+  return rest > 0 ? `${out}${rest}ms` : out;
+}
+
+/** A duration in [minMs, maxMs] ms: `500ms`, `2s`, `2m30s`, `1h`, or a bare number of ms (also a JSON number). */
+export function durationType(minMs: number, maxMs: number): ValueType<number> {
+  const check = (n: number | undefined): number | undefined => (n !== undefined && Number.isSafeInteger(n) && n >= minMs && n <= maxMs ? n : undefined);
+  return {
+    label: 'duration',
+    expected: `a duration from ${showDuration(minMs)} to ${showDuration(maxMs)} (e.g. 500ms, 2s, 2m30s; a bare number is milliseconds)`,
+    fromString: (raw) => check(parseDuration(raw)),
+    fromJson: (v) => (typeof v === 'string' ? check(parseDuration(v)) : typeof v === 'number' ? check(v) : undefined),
+    show: showDuration,
+  };
+}
+
 export const boolType: ValueType<boolean> = {
   label: 'bool',
   expected: 'true or false',
@@ -200,6 +249,7 @@ function dataDir(ctx: DefaultContext): string {
 }
 
 const dbTypes: readonly DbType[] = ['leveldb', 'memory'];
+const DAY_MS = 86_400_000;
 const uint32Max = 0xffff_ffff;
 
 export const helpFlag: Flag<boolean> = row(undefined, {
@@ -374,11 +424,77 @@ export const flags: readonly Flag[] = [
     default: 4,
     description: 'Polls kept in flight while blocks are processing; <= beta2.',
   }),
+  field('snowMaxTimeProcessing', {
+    name: 'snow-max-time-processing',
+    type: durationType(1, DAY_MS),
+    default: 120_000,
+    description: 'A chain whose oldest undecided block is older than this reports unhealthy.',
+  }),
   field('sybilProtectionEnabled', {
     name: 'sybil-protection-enabled',
     type: boolType,
     default: true,
     description: 'Sample validators by stake; false samples the connected nodes equally (a one-node dev network).',
+  }),
+  field('networkInitialTimeout', {
+    name: 'network-initial-timeout',
+    type: durationType(1, DAY_MS),
+    default: 5_000,
+    description: 'Deadline of a request to a validator before any latency was observed.',
+  }),
+  field('networkMinimumTimeout', {
+    name: 'network-minimum-timeout',
+    type: durationType(1, DAY_MS),
+    default: 2_000,
+    description: 'Floor of the adaptive request deadline.',
+  }),
+  field('networkMaximumTimeout', {
+    name: 'network-maximum-timeout',
+    type: durationType(1, DAY_MS),
+    default: 10_000,
+    description: 'Ceiling of the adaptive request deadline; also bounds a consensus poll.',
+  }),
+  field('networkTimeoutCoefficient', {
+    name: 'network-timeout-coefficient',
+    type: numberType(1, 100),
+    default: 2,
+    description: 'The adaptive request deadline is this times the average response latency.',
+  }),
+  field('networkTimeoutHalflife', {
+    name: 'network-timeout-halflife',
+    type: durationType(1, 7 * DAY_MS),
+    default: 300_000,
+    description: 'Half-life of the latency average behind the adaptive request deadline.',
+  }),
+  field('benchlistFailThreshold', {
+    name: 'benchlist-fail-threshold',
+    type: intType(1, 1_000_000),
+    default: 10,
+    description: 'Consecutive failed requests after which a validator is benched (its requests then fail at once).',
+  }),
+  field('benchlistMinFailingDuration', {
+    name: 'benchlist-min-failing-duration',
+    type: durationType(0, 7 * DAY_MS),
+    default: 150_000,
+    description: 'How long a validator must have been failing before it is benched.',
+  }),
+  field('benchlistDuration', {
+    name: 'benchlist-duration',
+    type: durationType(0, 7 * DAY_MS),
+    default: 900_000,
+    description: 'How long a benched validator stays benched.',
+  }),
+  field('vmCallTimeout', {
+    name: 'vm-call-timeout',
+    type: durationType(1, DAY_MS),
+    default: 30_000,
+    description: 'A VM call (build, parse, verify, accept, ...) that has not settled after this halts its chain.',
+  }),
+  field('shutdownTimeout', {
+    name: 'shutdown-timeout',
+    type: durationType(1, DAY_MS),
+    default: 10_000,
+    description: 'How long a stop (SIGINT/SIGTERM) may take before the process exits anyway.',
   }),
   field('vms', {
     name: 'vms',

@@ -16,6 +16,8 @@
 import { readFileSync } from 'node:fs';
 import { homedir as osHomedir } from 'node:os';
 import { snowParamsProblem, type SnowParams } from '../consensus/params.js';
+import type { BenchlistConfig } from '../consensus/requests/benchlist.js';
+import { timeoutConfigProblem, type TimeoutConfig } from '../consensus/requests/timeouts.js';
 import { ConfigError, networkNameOf, type NodeConfig } from './config.js';
 import {
   configFileFlag,
@@ -187,7 +189,7 @@ export function parseConfig(
       : flag.defaultValue({ homedir: ctx.homedir, config: config as Partial<NodeConfig> });
     if (flag.key === 'networkId') config.networkName = networkNameOf(config.networkId as number);
   }
-  const problem = snowParamsProblem(snowParamsOf(config as NodeConfig));
+  const problem = snowParamsProblem(snowParamsOf(config as NodeConfig)) ?? timeoutConfigProblem(timeoutsOf(config as NodeConfig));
   if (problem) throw new ConfigError('InvalidValue', problem);
   return { kind: 'run', config: config as NodeConfig };
 }
@@ -201,6 +203,22 @@ export function snowParamsOf(c: NodeConfig): SnowParams {
     betaRogue: c.snowRogueCommitThreshold,
     concurrentRepolls: c.snowConcurrentRepolls,
   };
+}
+
+/** The adaptive request deadline's settings of a config. */
+export function timeoutsOf(c: NodeConfig): TimeoutConfig {
+  return {
+    initialMs: c.networkInitialTimeout,
+    minimumMs: c.networkMinimumTimeout,
+    maximumMs: c.networkMaximumTimeout,
+    coefficient: c.networkTimeoutCoefficient,
+    halflifeMs: c.networkTimeoutHalflife,
+  };
+}
+
+/** The benchlist's settings of a config. */
+export function benchlistOf(c: NodeConfig): BenchlistConfig {
+  return { failThreshold: c.benchlistFailThreshold, minFailingDurationMs: c.benchlistMinFailingDuration, durationMs: c.benchlistDuration };
 }
 
 /** The --help text, generated from the flag table. */

@@ -1,7 +1,7 @@
 export { DEFAULT_SNOW_PARAMS, snowParamsProblem, type SnowParams } from './params.js';
 export { ConsensusError, type ConsensusErrorCode } from './errors.js';
 export { Snowball, Snowflake, topChoice, type SnowballParams } from './snowball/index.js';
-export type { EngineTransport, ValidatorSampler, Scheduler } from './snowman/types.js';
+export type { EngineTransport, ValidatorSampler, ValidatorStatus, Reachability, Scheduler } from './snowman/types.js';
 export {
   SnowmanEngine,
   DEFAULT_ENGINE_LIMITS,
@@ -9,7 +9,12 @@ export {
   type EngineLimits,
   type EngineStats,
   type EngineState,
+  canPoll,
+  describeReachability,
 } from './snowman/engine.js';
+export { AdaptiveTimeout, DEFAULT_TIMEOUTS, timeoutConfigProblem, type TimeoutConfig } from './requests/timeouts.js';
+export { Benchlist, DEFAULT_BENCHLIST, type BenchlistConfig } from './requests/benchlist.js';
+export { RequestSender, type RequestSenderOptions, type SenderStats } from './requests/sender.js';
 export { WeightedSampler, type WeightedValidator } from './snowman/sampler.js';
 export { systemScheduler } from './snowman/scheduler.js';
 export { LoopbackTransport, type LoopbackTarget } from './snowman/loopback.js';

@@ -19,9 +19,10 @@ import { RouteTable } from '../api/routes.js';
 import { HttpApiServer } from '../api/server.js';
 import { ChainAliases } from '../chains/aliases.js';
 import { ChainManager } from '../chains/manager.js';
+import { containStreamErrors } from '../chains/faults.js';
 import type { NodeConfig } from '../config/config.js';
-import { snowParamsOf } from '../config/parse.js';
-import { systemScheduler } from '../consensus/index.js';
+import { benchlistOf, snowParamsOf, timeoutsOf } from '../config/parse.js';
+import { AdaptiveTimeout, systemScheduler } from '../consensus/index.js';
 import { checkGenesis, checkNetwork } from '../db/meta.js';
 import { openStore } from '../db/open.js';
 import { PrefixedStore } from '../db/prefixed.js';
@@ -139,11 +140,14 @@ export async function startNode(config: NodeConfig, deps: NodeDeps): Promise<Run
     }
 
     const clock: Clock = { now: deps.now ?? (() => Date.now()) };
+    const scheduler = deps.now ? { ...systemScheduler, now: deps.now } : systemScheduler;
+    containStreamErrors(log.child({ module: 'chains' }));
     const chainManager = new ChainManager({
       registry: vms,
       root: db,
       routes,
       aliases: chains,
+      health,
       log: log.child({ module: 'chains' }),
       metrics: registry,
       nodeId: cert.nodeId,
@@ -154,7 +158,12 @@ export async function startNode(config: NodeConfig, deps: NodeDeps): Promise<Run
       snow: snowParamsOf(config),
       sybilProtection: config.sybilProtectionEnabled,
       clock,
-      scheduler: deps.now ? { ...systemScheduler, now: deps.now } : systemScheduler,
+      scheduler,
+      timeouts: new AdaptiveTimeout(timeoutsOf(config), () => scheduler.now()),
+      timeoutMaxMs: config.networkMaximumTimeout,
+      benchlist: benchlistOf(config),
+      vmCallTimeoutMs: config.vmCallTimeout,
+      maxProcessingMs: config.snowMaxTimeProcessing,
       nativeSymbol: 'AVA',
       endpoint,
     });

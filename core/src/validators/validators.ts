@@ -4,7 +4,7 @@
  * nodes with equal weight — on a lone node, itself — avalanchego's dev-node semantics.
  */
 import { Id, type ShortId, type Validator, type ValidatorsView } from '@cornice/sdk';
-import { WeightedSampler, type ValidatorSampler } from '../consensus/index.js';
+import { WeightedSampler, type ValidatorSampler, type ValidatorStatus } from '../consensus/index.js';
 
 export class ValidatorSets implements ValidatorsView {
   readonly #sets = new Map<string, Validator[]>();
@@ -33,17 +33,21 @@ export interface SamplerOptions {
   subnetId: Id;
   /** Nodes this node is connected to, itself included (only itself until networking exists). */
   connected: () => readonly ShortId[];
+  /** Whether a validator is connected, benched or neither (the chain's RequestSender knows). */
+  status: (nodeId: ShortId) => ValidatorStatus;
   /** A float in [0, 1); Math.random by default, seeded in tests. */
   random?: () => number;
 }
 
 export function validatorSampler(o: SamplerOptions): ValidatorSampler {
+  const current = () => {
+    const pool: readonly Validator[] = o.sybilProtection
+      ? o.sets.listNow(o.subnetId)
+      : o.connected().map((nodeId) => ({ nodeId, weight: 1n }));
+    return new WeightedSampler(pool, o.random, o.status);
+  };
   return {
-    sample(k) {
-      const pool: readonly Validator[] = o.sybilProtection
-        ? o.sets.listNow(o.subnetId)
-        : o.connected().map((nodeId) => ({ nodeId, weight: 1n }));
-      return new WeightedSampler(pool, o.random).sample(k);
-    },
+    sample: (k) => current().sample(k),
+    reachability: () => current().reachability(),
   };
 }

@@ -156,14 +156,20 @@ test('/ext/metrics serves Prometheus text with real request counters and latency
   assert.is(post405.status, 405);
 });
 
-test('/ext/health: JSON-RPC health.getLiveness and plain GET', async () => {
+test('/ext/health: JSON-RPC health.getLiveness and plain GET tell the truth with default flags', async () => {
+  // Default flags: sybil protection on, so the timestamp chain needs the 5 local genesis validators,
+  // and this node (with a fresh staking key) is none of them.
   const r = await node.call('health', 'health.getLiveness');
-  assert.is(r.result.healthy, true);
+  assert.is(r.result.healthy, false);
   assert.is(r.result.checks.database.contiguousFailures, 0);
+  assert.is(r.result.checks.database.error, undefined);
   assert.type(r.result.checks.database.timestamp, 'string');
+  const chain = r.result.checks['chain timestamp'];
+  assert.is(chain.error.message, 'waiting for validators: 0 of 5 connected, 0% of stake, need 75%');
+  assert.is(chain.message.state, 'running');
   const res = await fetch(`${node.url}/ext/health`);
-  assert.is(res.status, 200);
-  assert.is(((await res.json()) as any).healthy, true);
+  assert.is(res.status, 503);
+  assert.is(((await res.json()) as any).healthy, false);
 });
 
 test('many concurrent requests on keep-alive connections all succeed', async () => {

@@ -48,13 +48,43 @@ test('defaults', () => {
     snowVirtuousCommitThreshold: 20,
     snowRogueCommitThreshold: 30,
     snowConcurrentRepolls: 4,
+    snowMaxTimeProcessing: 120_000,
     sybilProtectionEnabled: true,
+    networkInitialTimeout: 5_000,
+    networkMinimumTimeout: 2_000,
+    networkMaximumTimeout: 10_000,
+    networkTimeoutCoefficient: 2,
+    networkTimeoutHalflife: 300_000,
+    benchlistFailThreshold: 10,
+    benchlistMinFailingDuration: 150_000,
+    benchlistDuration: 900_000,
+    vmCallTimeout: 30_000,
+    shutdownTimeout: 10_000,
     vms: ['@cornice/timestamp'],
     pluginDir: '/home/op/.cornice/plugins',
     vmAliasesFile: undefined,
     genesisFile: undefined,
     ipcsPath: tmpdir(),
   });
+});
+
+test('durations: avalanchego style (2m30s, 500ms, 1.5s) or bare milliseconds; bounds checked', () => {
+  assert.is(run(['--benchlist-min-failing-duration=2m30s']).benchlistMinFailingDuration, 150_000);
+  assert.is(run(['--network-minimum-timeout=500ms', '--network-initial-timeout=1.5s']).networkInitialTimeout, 1_500);
+  assert.is(run(['--vm-call-timeout=1h']).vmCallTimeout, 3_600_000);
+  assert.is(run(['--vm-call-timeout=250']).vmCallTimeout, 250);
+  const fromFile = run(['--config-file=/c.json'], {}, { readFile: files({ '/c.json': '{"vm-call-timeout": "2s", "shutdown-timeout": 1500}' }) });
+  assert.equal([fromFile.vmCallTimeout, fromFile.shutdownTimeout], [2_000, 1_500]);
+  assert.throws(() => run(['--vm-call-timeout=0']), /--vm-call-timeout.*a duration from 1ms/);
+  assert.throws(() => run(['--vm-call-timeout=soon']), /--vm-call-timeout/);
+  assert.throws(() => run(['--network-timeout-coefficient=0.5']), /--network-timeout-coefficient/);
+});
+
+test('network timeouts are checked together: minimum <= initial <= maximum', () => {
+  assert.throws(() => run(['--network-minimum-timeout=20s']), /--network-minimum-timeout \(20000 ms\) exceeds --network-maximum-timeout/);
+  assert.throws(() => run(['--network-initial-timeout=1s']), /--network-initial-timeout \(1000 ms\) must lie between/);
+  const c = run(['--network-minimum-timeout=100ms', '--network-initial-timeout=300ms', '--network-maximum-timeout=1s']);
+  assert.equal([c.networkMinimumTimeout, c.networkInitialTimeout, c.networkMaximumTimeout], [100, 300, 1000]);
 });
 
 test('default home is os.homedir()', async () => {

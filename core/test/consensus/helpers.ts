@@ -49,9 +49,24 @@ export class RecordingTransport implements EngineTransport {
   }
 }
 
-/** A sampler that always returns the same bag. */
-export function fixedSampler(bag: ShortId[]): ValidatorSampler {
-  return { sample: (k) => bag.slice(0, k) };
+/** A sampler that always returns the same bag; everyone in it is reachable unless `reachable` says otherwise. */
+export function fixedSampler(bag: ShortId[], reachable: (id: ShortId) => boolean = () => true): ValidatorSampler {
+  return {
+    sample: (k) => bag.slice(0, k),
+    reachability() {
+      const r = { validators: 0, reachable: 0, benched: 0, totalWeight: 0, reachableWeight: 0 };
+      const seen = new Set<string>();
+      for (const id of bag) {
+        r.totalWeight += 1;
+        if (reachable(id)) r.reachableWeight += 1;
+        if (seen.has(id.key)) continue;
+        seen.add(id.key);
+        r.validators += 1;
+        if (reachable(id)) r.reachable += 1;
+      }
+      return r;
+    },
+  };
 }
 
 export interface Harness {

@@ -1,5 +1,6 @@
 /**
- * Liveness checks. Each check is an async function that throws when unhealthy; results keep the
+ * Liveness checks. Each check is an async function that throws when unhealthy (an error with a
+ * `details` field reports it as the check's message); results keep the
  * reference's shape (go-sundheit): message, error, timestamp, duration (ns), contiguousFailures,
  * timeOfFirstFailure.
  */
@@ -32,6 +33,11 @@ export class HealthChecks {
     this.#checks.set(name, check);
   }
 
+  unregister(name: string): void {
+    this.#checks.delete(name);
+    this.#failures.delete(name);
+  }
+
   async run(): Promise<HealthReport> {
     const checks: Record<string, CheckResult> = {};
     let healthy = true;
@@ -45,6 +51,8 @@ export class HealthChecks {
           message = await withTimeout(check(), this.timeoutMs);
         } catch (e) {
           error = e instanceof Error ? e.message : String(e);
+          // A failing check may say more than its message (e.g. a chain's state).
+          message = (e as { details?: unknown } | null)?.details ?? null;
         }
         const duration = Number(process.hrtime.bigint() - started);
         if (error === undefined) this.#failures.delete(name);

@@ -40,6 +40,11 @@ export class EventQueue implements Scheduler {
     };
   }
 
+  /** Virtual time has no other work to let through. */
+  yield(): Promise<void> {
+    return Promise.resolve();
+  }
+
   /** The time of the next live event, or undefined. */
   peekTime(): number | undefined {
     this.#skipCancelled();

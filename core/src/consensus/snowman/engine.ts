@@ -13,12 +13,18 @@
  *
  * Everything that changes the tree runs in one serialized task queue, so the VM's async calls never
  * interleave. Input from peers is checked, logged and dropped when bad; the on* handlers never throw.
+ *
+ * Liveness without spinning: while the validators that could answer (connected, not benched) hold
+ * less than alpha/k of the stake, no poll is sent — the engine rechecks on a slow timer and says why
+ * (rate-limited log, `stats.waiting`). A build that fails, or yields a block that fails verification
+ * or is not new, is retried after an exponential backoff, and every build yields a turn of the event
+ * loop, so a misbehaving VM cannot starve the node.
  */
 import type { Block, ChainVM, Id, Logger, ShortId } from '@cornice/sdk';
 import { ConsensusError } from '../errors.js';
 import { snowParamsProblem, type SnowParams } from '../params.js';
 import { Snowball } from '../snowball/snowball.js';
-import type { EngineTransport, Scheduler, ValidatorSampler } from './types.js';
+import type { EngineTransport, Reachability, Scheduler, ValidatorSampler } from './types.js';
 
 /** Bounds on the engine's bookkeeping. */
 export interface EngineLimits {
@@ -32,6 +38,12 @@ export interface EngineLimits {
   getTimeoutMs: number;
   /** IDs of recently decided or dropped blocks remembered (so votes for them are not fetched again). */
   maxRecentlyDecided: number;
+  /** Backoff after a failed build: the first delay, doubled per consecutive failure up to the max. */
+  buildBackoffMinMs: number;
+  buildBackoffMaxMs: number;
+  /** While too little stake is reachable: how often to look again, and how often to say so in the log. */
+  waitRecheckMs: number;
+  waitLogIntervalMs: number;
 }
 
 export const DEFAULT_ENGINE_LIMITS: Readonly<EngineLimits> = Object.freeze({
@@ -40,6 +52,10 @@ export const DEFAULT_ENGINE_LIMITS: Readonly<EngineLimits> = Object.freeze({
   maxOutstandingGets: 256,
   getTimeoutMs: 2_000,
   maxRecentlyDecided: 4096,
+  buildBackoffMinMs: 100,
+  buildBackoffMaxMs: 30_000,
+  waitRecheckMs: 1_000,
+  waitLogIntervalMs: 60_000,
 });
 
 export interface SnowmanEngineOptions {
@@ -50,14 +66,19 @@ export interface SnowmanEngineOptions {
   nodeId: ShortId;
   scheduler: Scheduler;
   log: Logger;
-  /** A poll ends this long after it was sent, whatever answered (default 2000, reference §8). */
+  /**
+   * A poll ends this long after it was sent, whatever answered (default 2000, reference §8). Each
+   * request's own deadline comes from the transport (RequestSender); this bounds the poll as a whole.
+   */
   queryTimeoutMs?: number;
   /** Called after each block is accepted, in height order. */
   onAccepted?: (block: Block) => void;
+  /** Called once when the engine halts (see halt()). */
+  onHalt?: (reason: string) => void;
   limits?: Partial<EngineLimits>;
 }
 
-/** 'halted': a VM accept failed, so nothing after it can be decided; stop() still cleans up. */
+/** 'halted': a VM accept failed (or the chain halted it), so nothing more is decided; stop() still cleans up. */
 export type EngineState = 'idle' | 'starting' | 'running' | 'halted' | 'stopping' | 'stopped';
 
 export interface EngineStats {
@@ -78,6 +99,14 @@ export interface EngineStats {
   /** Vote weight received, and the part of it that named blocks we did not know (ignored). */
   voteWeight: number;
   unknownVoteWeight: number;
+  /** Why the engine halted, when it did. */
+  haltReason: string | undefined;
+  /** Set while polls are held back because too little stake is reachable. */
+  waiting: Reachability | undefined;
+  /** When the oldest processing block joined the tree (scheduler ms), if any is processing. */
+  oldestProcessingSince: number | undefined;
+  /** Consecutive failed builds (reset by a good one). */
+  buildFailures: number;
 }
 
 interface TreeNode {
@@ -85,6 +114,8 @@ interface TreeNode {
   readonly key: string;
   readonly parentKey: string;
   readonly height: number;
+  /** When it joined the tree (scheduler ms). */
+  readonly since: number;
   /** Keys of processing children, in arrival order. */
   readonly children: string[];
   /** Decides among the children; created with the first child. */
@@ -134,7 +165,29 @@ class RecentSet {
 
 const describe = (err: unknown): string => (err instanceof Error ? `${err.name}: ${err.message}` : String(err));
 
+/** A block's ID for a log line, even from a VM whose getter throws. */
+function safeId(block: Block): string {
+  try {
+    return block.id.toString();
+  } catch {
+    return '?';
+  }
+}
+
 type AddResult = 'added' | 'known' | 'held' | 'dropped' | 'ignored';
+
+/** What `waiting for validators: …` says: who is reachable against what a poll needs. */
+export function describeReachability(r: Reachability, params: { k: number; alpha: number }): string {
+  const pct = (x: number) => Math.floor(x * 100);
+  const share = r.totalWeight > 0 ? r.reachableWeight / r.totalWeight : 0;
+  const benched = r.benched > 0 ? ` (${r.benched} benched)` : '';
+  return `${r.reachable} of ${r.validators} connected${benched}, ${pct(share)}% of stake, need ${Math.ceil((params.alpha / params.k) * 100)}%`;
+}
+
+/** Whether the reachable stake can give a poll alpha of k votes on average. */
+export function canPoll(r: Reachability, params: { k: number; alpha: number }): boolean {
+  return r.totalWeight > 0 && r.reachableWeight * params.k >= params.alpha * r.totalWeight;
+}
 
 export class SnowmanEngine {
   readonly #vm: ChainVM;
@@ -146,9 +199,11 @@ export class SnowmanEngine {
   readonly #log: Logger;
   readonly #queryTimeoutMs: number;
   readonly #onAccepted: ((block: Block) => void) | undefined;
+  readonly #onHalt: ((reason: string) => void) | undefined;
   readonly #limits: EngineLimits;
 
   #state: EngineState = 'idle';
+  #haltReason: string | undefined;
   #abort = new AbortController();
   #buildLoop: Promise<void> | undefined;
   #backoff: { cancel(): void; wake(): void } | undefined;
@@ -163,6 +218,9 @@ export class SnowmanEngine {
 
   readonly #polls = new Map<number, Poll>();
   #pollRetry: { cancel(): void } | undefined;
+  #waiting: Reachability | undefined;
+  #lastWaitLog = Number.NEGATIVE_INFINITY;
+  #buildFailures = 0;
   #nextRequestId = 0;
 
   readonly #held = new Map<string, Held>();
@@ -188,6 +246,7 @@ export class SnowmanEngine {
     this.#log = opts.log.child({ module: 'snowman' });
     this.#queryTimeoutMs = opts.queryTimeoutMs ?? 2_000;
     this.#onAccepted = opts.onAccepted;
+    this.#onHalt = opts.onHalt;
     this.#limits = { ...DEFAULT_ENGINE_LIMITS, getTimeoutMs: this.#queryTimeoutMs, ...opts.limits };
     this.#recentlyDecided = new RecentSet(this.#limits.maxRecentlyDecided);
   }
@@ -203,7 +262,7 @@ export class SnowmanEngine {
     this.#state = 'starting';
     const lastId = await this.#vm.lastAccepted();
     const last = await this.#vm.getBlock(lastId);
-    this.#root = { block: last, key: last.id.key, parentKey: last.parentId.key, height: last.height, children: [], sb: undefined };
+    this.#root = { block: last, key: last.id.key, parentKey: last.parentId.key, height: last.height, since: this.#scheduler.now(), children: [], sb: undefined };
     await this.#vm.setState('bootstrapping');
     await this.#vm.setState('normalOp');
     this.#preference = last.id;
@@ -248,24 +307,45 @@ export class SnowmanEngine {
         event = await this.#vm.waitForEvent(signal);
       } catch (err) {
         if (this.#state !== 'running' || signal.aborted) break;
-        this.#log.warn('waitForEvent failed', { error: describe(err) });
-        await this.#sleep(1_000);
+        await this.#buildFailed('waitForEvent failed', { error: describe(err) });
         continue;
       }
       if (this.#state !== 'running') break;
       if (event !== 'pendingTxs') continue;
-      await this.#enqueue(async () => {
-        if (this.#state !== 'running') return;
-        let block: Block;
-        try {
-          block = await this.#vm.buildBlock();
-        } catch (err) {
-          this.#log.debug('buildBlock failed', { error: describe(err) });
-          return;
-        }
-        await this.#add(block, undefined);
-      }).catch(() => undefined);
+      const outcome = await this.#enqueue(() => this.#build()).catch((err: unknown) => ({ problem: 'block building failed', error: describe(err) }));
+      if (this.#state !== 'running') break;
+      if (outcome === undefined) {
+        this.#buildFailures = 0;
+        // Let HTTP, timers and signals through even if the VM asks for blocks without pause.
+        await this.#scheduler.yield();
+      } else {
+        const { problem, ...fields } = outcome;
+        await this.#buildFailed(problem, fields);
+      }
     }
+  }
+
+  /** Builds one block and issues it; undefined when a new block joined the tree, else what went wrong. */
+  async #build(): Promise<{ problem: string; [field: string]: unknown } | undefined> {
+    if (this.#state !== 'running') return undefined;
+    let block: Block;
+    try {
+      block = await this.#vm.buildBlock();
+    } catch (err) {
+      return { problem: 'buildBlock failed', error: describe(err) };
+    }
+    const result = await this.#add(block, undefined);
+    if (result === 'added' || result === 'held' || this.#state !== 'running') return undefined;
+    return { problem: result === 'dropped' ? 'built block failed verification' : 'built block is not new', block: safeId(block), result };
+  }
+
+  /** Logs a failed build at warn and sleeps for the next backoff step (stop() cuts it short). */
+  async #buildFailed(problem: string, fields: Record<string, unknown>): Promise<void> {
+    this.#buildFailures += 1;
+    const { buildBackoffMinMs: min, buildBackoffMaxMs: max } = this.#limits;
+    const delayMs = Math.min(max, min * 2 ** Math.min(this.#buildFailures - 1, 30));
+    this.#log.warn(problem, { ...fields, failures: this.#buildFailures, retryInMs: delayMs });
+    await this.#sleep(delayMs);
   }
 
   /** A scheduler sleep that stop() cuts short. */
@@ -333,6 +413,8 @@ export class SnowmanEngine {
     const root = this.#root;
     let depth = 0;
     for (let n = root; n?.sb; n = this.#processing.get(n.sb.preference)) depth += 1;
+    let oldest: number | undefined;
+    for (const n of this.#processing.values()) if (oldest === undefined || n.since < oldest) oldest = n.since;
     return {
       state: this.#state,
       lastAcceptedHeight: root?.height ?? 0,
@@ -348,6 +430,10 @@ export class SnowmanEngine {
       failedPolls: this.#failedPolls,
       voteWeight: this.#voteWeight,
       unknownVoteWeight: this.#unknownVoteWeight,
+      haltReason: this.#haltReason,
+      waiting: this.#waiting,
+      oldestProcessingSince: oldest,
+      buildFailures: this.#buildFailures,
     };
   }
 
@@ -359,14 +445,16 @@ export class SnowmanEngine {
     await this.#enqueue(() => this.#add(block, undefined));
   }
 
-  /** Adds `first` and every held block it unblocks; runs inside the task queue. */
-  async #add(first: Block, source: ShortId | undefined): Promise<void> {
+  /** Adds `first` and every held block it unblocks (runs inside the task queue); returns what became of `first`. */
+  async #add(first: Block, source: ShortId | undefined): Promise<AddResult> {
     const work: Block[] = [first];
     let added = false;
+    let firstResult: AddResult | undefined;
     while (work.length > 0) {
       const block = work.pop() as Block;
       const key = block.id.key;
       const result = await this.#addOne(block, key, source);
+      firstResult ??= result;
       if (result === 'added') {
         added = true;
         for (const child of this.#takeHeldChildren(key)) work.push(child);
@@ -378,6 +466,7 @@ export class SnowmanEngine {
       await this.#updatePreference();
       this.#maybeStartPolls();
     }
+    return firstResult ?? 'ignored';
   }
 
   async #addOne(block: Block, key: string, source: ShortId | undefined): Promise<AddResult> {
@@ -406,11 +495,13 @@ export class SnowmanEngine {
     try {
       await block.verify();
     } catch (err) {
-      this.#log.debug('block failed verification', { block: block.id.toString(), height, error: describe(err) });
+      // Our own block failing is a VM bug worth a warning; a peer's is routine.
+      const level = source === undefined ? 'warn' : 'debug';
+      this.#log[level]('block failed verification', { block: block.id.toString(), height, error: describe(err), ...(source ? { from: source.toString() } : { own: true }) });
       this.#recentlyDecided.add(key);
       return 'dropped';
     }
-    const node: TreeNode = { block, key, parentKey, height, children: [], sb: undefined };
+    const node: TreeNode = { block, key, parentKey, height, since: this.#scheduler.now(), children: [], sb: undefined };
     this.#processing.set(key, node);
     parent.children.push(key);
     if (parent.sb) parent.sb.add(key);
@@ -489,23 +580,51 @@ export class SnowmanEngine {
   // ---- polls -----------------------------------------------------------------------------------
 
   #maybeStartPolls(): void {
+    if (this.#state !== 'running' || this.#processing.size === 0 || this.#polls.size >= this.#params.concurrentRepolls) return;
+    if (!this.#enoughReachable()) return;
     while (this.#state === 'running' && this.#processing.size > 0 && this.#polls.size < this.#params.concurrentRepolls) {
       if (!this.#startPoll()) break;
     }
+  }
+
+  /**
+   * Whether enough stake could answer for a poll to succeed. When not, polls wait: a recheck is
+   * scheduled (one timer, however often this is called) and the reason logged at most once per
+   * waitLogIntervalMs.
+   */
+  #enoughReachable(): boolean {
+    const r = this.#validators.reachability();
+    if (canPoll(r, this.#params)) {
+      if (this.#waiting) {
+        this.#log.info('validators reachable; polling resumed', { detail: describeReachability(r, this.#params) });
+        this.#waiting = undefined;
+      }
+      return true;
+    }
+    const now = this.#scheduler.now();
+    if (!this.#waiting || now - this.#lastWaitLog >= this.#limits.waitLogIntervalMs) {
+      this.#lastWaitLog = now;
+      this.#log.warn('waiting for validators', {
+        detail: describeReachability(r, this.#params),
+        connected: r.reachable,
+        validators: r.validators,
+        benched: r.benched,
+        processing: this.#processing.size,
+      });
+    }
+    this.#waiting = r;
+    this.#pollRetry ??= this.#scheduler.setTimeout(() => {
+      this.#pollRetry = undefined;
+      this.#maybeStartPolls();
+    }, this.#limits.waitRecheckMs);
+    return false;
   }
 
   #startPoll(): boolean {
     const tip = this.#processing.get(this.#preferenceKey);
     if (!tip) return false;
     const sample = this.#validators.sample(this.#params.k).slice(0, this.#params.k);
-    if (sample.length === 0) {
-      // Nobody to ask: try again later rather than spin.
-      this.#pollRetry ??= this.#scheduler.setTimeout(() => {
-        this.#pollRetry = undefined;
-        this.#maybeStartPolls();
-      }, this.#queryTimeoutMs);
-      return false;
-    }
+    if (sample.length === 0) return false;
     const pending = new Map<string, number>();
     const to: ShortId[] = [];
     for (const id of sample) {
@@ -619,8 +738,7 @@ export class SnowmanEngine {
         await chosen.block.accept();
       } catch (err) {
         // The VM could not persist it: nothing after it can be decided safely.
-        this.#log.fatal('block accept failed; consensus halted', { block: chosen.block.id.toString(), error: describe(err) });
-        this.#halt();
+        this.halt(`accept of block ${chosen.block.id.toString()} at height ${chosen.height} failed: ${describe(err)}`);
         return;
       }
       this.#processing.delete(chosenKey);
@@ -651,11 +769,26 @@ export class SnowmanEngine {
     }
   }
 
-  #halt(): void {
+  /**
+   * Stops deciding for good (stop() still cleans up): after a failed accept, or when the chain's
+   * VM misbehaved (a call that never settled, an uncaught error). The reason shows in `stats`.
+   */
+  halt(reason: string): void {
+    if (this.#state === 'halted' || this.#state === 'stopping' || this.#state === 'stopped') return;
     this.#state = 'halted';
+    this.#haltReason = reason;
+    this.#log.fatal('consensus halted', { reason });
     this.#abort.abort();
+    this.#backoff?.wake();
+    this.#pollRetry?.cancel();
+    this.#pollRetry = undefined;
     for (const poll of this.#polls.values()) poll.timer?.cancel();
     this.#polls.clear();
+    try {
+      this.#onHalt?.(reason);
+    } catch (err) {
+      this.#log.error('onHalt callback failed', { error: describe(err) });
+    }
   }
 
   /** Follows the Snowball preferences from the root to a leaf; tells the VM when the leaf changed. */

@@ -12,8 +12,9 @@ export interface LoopbackTarget {
 
 /**
  * A transport that wires an engine to itself: messages to `self` come back to the engine on a later
- * turn (`defer`, setImmediate by default, so polls never starve the event loop); a query to any other
- * node fails at once (there is no network yet), other messages to them are dropped.
+ * turn (`defer`, setImmediate by default, so polls never starve the event loop); messages to any other
+ * node are dropped (there is no network yet: the RequestSender in front never sends a query to a node
+ * that is not connected, and fails it at its deadline).
  */
 export class LoopbackTransport implements EngineTransport {
   #target: LoopbackTarget | undefined;
@@ -28,12 +29,7 @@ export class LoopbackTransport implements EngineTransport {
   }
 
   pushQuery(to: readonly ShortId[], requestId: number, block: Uint8Array): void {
-    for (const id of to) {
-      this.defer(() => {
-        if (id.equals(this.self)) void this.#target?.onPushQuery(this.self, requestId, block);
-        else this.#target?.onQueryFailed(id, requestId);
-      });
-    }
+    if (to.some((id) => id.equals(this.self))) this.defer(() => void this.#target?.onPushQuery(this.self, requestId, block));
   }
 
   chits(to: ShortId, requestId: number, preferred: Id): void {

@@ -8,4 +8,5 @@ export const systemScheduler: Scheduler = {
     t.unref?.();
     return { cancel: () => clearTimeout(t) };
   },
+  yield: () => new Promise((resolve) => setImmediate(resolve)),
 };

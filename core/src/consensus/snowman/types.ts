@@ -11,9 +11,26 @@ export interface EngineTransport {
   put(to: ShortId, requestId: number, block: Uint8Array): void;
 }
 
+/** A validator as a poll sees it: connected, connected but benched, or not connected. */
+export type ValidatorStatus = 'reachable' | 'benched' | 'disconnected';
+
+/** Who among a chain's validators could answer a poll now. */
+export interface Reachability {
+  /** Validators with weight. */
+  validators: number;
+  /** Of them, connected and not benched. */
+  reachable: number;
+  /** Of them, benched (and so not reachable). */
+  benched: number;
+  totalWeight: number;
+  reachableWeight: number;
+}
+
 /** Samples validators stake-weighted WITH replacement; may return fewer than k, or none. */
 export interface ValidatorSampler {
   sample(k: number): ShortId[];
+  /** Who could answer now: the engine does not poll while too little stake could. */
+  reachability(): Reachability;
 }
 
 /** Time and timers, injected so tests and simulations run on virtual time. */
@@ -21,4 +38,6 @@ export interface Scheduler {
   /** Milliseconds (any epoch; only differences matter). */
   now(): number;
   setTimeout(fn: () => void, ms: number): { cancel(): void };
+  /** Lets other work run before continuing (a macrotask turn on the real clock). */
+  yield(): Promise<void>;
 }

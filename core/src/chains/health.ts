@@ -1,0 +1,45 @@
+/**
+ * The health check of one chain (`chain <alias>` in /ext/health): healthy when its engine runs (not
+ * still starting, not halted), enough stake is reachable for a poll to succeed, and no block has been
+ * processing longer than `maxProcessingMs`. Unhealthy checks throw an Error whose message lists every
+ * problem, so the report says what is wrong.
+ */
+import { canPoll, describeReachability, type SnowParams, type SnowmanEngine, type ValidatorSampler } from '../consensus/index.js';
+
+export interface ChainHealthSource {
+  readonly engine: SnowmanEngine;
+  readonly sampler: ValidatorSampler;
+  /** Set once the chain was halted (a VM fault), with the reason. */
+  readonly fault: string | undefined;
+}
+
+export class ChainUnhealthy extends Error {
+  constructor(readonly problems: string[], readonly details: Record<string, unknown>) {
+    super(problems.join('; '));
+    this.name = 'ChainUnhealthy';
+  }
+}
+
+export function chainHealth(c: ChainHealthSource, snow: Pick<SnowParams, 'k' | 'alpha'>, maxProcessingMs: number, now: number): Record<string, unknown> {
+  const s = c.engine.stats;
+  const problems: string[] = [];
+  if (c.fault !== undefined || s.state === 'halted') problems.push(`halted: ${c.fault ?? s.haltReason ?? 'unknown reason'}`);
+  else if (s.state === 'idle' || s.state === 'starting') problems.push('not bootstrapped: the engine is starting');
+  else if (s.state !== 'running') problems.push(`engine ${s.state}`);
+  const reach = c.sampler.reachability();
+  if (!canPoll(reach, snow)) problems.push(`waiting for validators: ${describeReachability(reach, snow)}`);
+  const stuckMs = s.oldestProcessingSince === undefined ? 0 : now - s.oldestProcessingSince;
+  if (stuckMs > maxProcessingMs) {
+    problems.push(`a block has been processing for ${Math.round(stuckMs / 1000)} s (limit ${Math.round(maxProcessingMs / 1000)} s)`);
+  }
+  const details = {
+    state: s.state,
+    lastAcceptedHeight: s.lastAcceptedHeight,
+    processing: s.processing,
+    longestProcessingMs: stuckMs,
+    validators: describeReachability(reach, snow),
+    ...(s.buildFailures > 0 ? { buildFailures: s.buildFailures } : {}),
+  };
+  if (problems.length > 0) throw new ChainUnhealthy(problems, details);
+  return details;
+}
