@@ -1,6 +1,5 @@
 #!/usr/bin/env node
 import { main } from '../dist/src/cli.js';
 
-main(process.argv.slice(2), process.env).then((code) => {
-  if (code !== undefined) process.exitCode = code;
-});
+// Exit explicitly: a plugin's leftover timer or socket must not keep a stopped node alive.
+main(process.argv.slice(2), process.env).then((code) => process.exit(code ?? 0));

@@ -1,9 +1,13 @@
 /**
  * `cornice [flags]`: parse the configuration, start the node, stop it cleanly on SIGINT/SIGTERM.
- * Exit codes: 0 after a clean stop or --help, 1 when the node fails, 2 for a bad command line.
+ * Exit codes: 0 after a clean stop or --help, 1 when the node fails (to start, to stop within
+ * --shutdown-timeout, or with a fault outside any chain), 2 for a bad command line. A second signal
+ * during shutdown exits at once. The bin exits the process with that code, so a plugin's leftover
+ * timer or socket cannot keep it alive.
  */
 import { readFileSync } from 'node:fs';
 import { NodeError } from '@cornice/sdk';
+import { installFaultHandlers } from './chains/faults.js';
 import { parseConfig } from './config/parse.js';
 import { createLogger } from './log/logger.js';
 import type { RunningNode } from './node/node.js';
@@ -27,7 +31,10 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<numb
   }
   const config = parsed.config;
   const log = createLogger({ level: config.logLevel, fields: { app: 'cornice' } });
-  let node: RunningNode;
+  // Installed before start-up so that a plugin failing during it is caught too.
+  let node: RunningNode | undefined;
+  let fatal: ((code: number) => void) | undefined;
+  const uninstall = installFaultHandlers({ log, onFatal: () => (fatal ? fatal(1) : process.exit(1)) });
   try {
     // Loaded here so --help and bad command lines do not pay for the whole node.
     const { startNode } = await import('./node/node.js');
@@ -35,21 +42,47 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<numb
   } catch (e) {
     log.fatal('node failed to start', { error: e instanceof NodeError ? e.message : e });
     if (e instanceof NodeError) process.stderr.write(`cornice: ${e.message}\n`);
+    uninstall();
     return 1;
   }
+  const running = node;
   return new Promise((resolve) => {
-    const onSignal = (signal: NodeJS.Signals) => {
-      log.info('shutting down', { signal });
+    let stopping = false;
+    const finish = (code: number) => {
       process.off('SIGINT', onSignal);
       process.off('SIGTERM', onSignal);
-      node.stop().then(
-        () => resolve(0),
+      uninstall();
+      resolve(code);
+    };
+    // Stops the node; whatever happens, resolves within --shutdown-timeout.
+    const stop = (code: number) => {
+      if (stopping) return;
+      stopping = true;
+      const deadline = setTimeout(() => {
+        log.error('shutdown did not finish in time; exiting', { timeoutMs: config.shutdownTimeout });
+        finish(1);
+      }, config.shutdownTimeout);
+      running.stop().then(
+        () => {
+          clearTimeout(deadline);
+          finish(code);
+        },
         (e: unknown) => {
+          clearTimeout(deadline);
           log.error('shutdown failed', { error: e });
-          resolve(1);
+          finish(1);
         },
       );
     };
+    fatal = stop;
+    function onSignal(signal: NodeJS.Signals): void {
+      if (stopping) {
+        log.warn('second signal; exiting now', { signal });
+        return finish(1);
+      }
+      log.info('shutting down', { signal });
+      stop(0);
+    }
     process.on('SIGINT', onSignal);
     process.on('SIGTERM', onSignal);
   });

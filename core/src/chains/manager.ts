@@ -95,6 +95,7 @@ export interface ChainManagerDeps {
 
 interface RunningChain extends Chain {
   readonly scope: ChainScope;
+  readonly sender: RequestSender;
   stop(): Promise<void>;
 }
 
@@ -106,6 +107,7 @@ export class ChainManager {
   constructor(private readonly d: ChainManagerDeps) {
     this.#chainsStore = new PrefixedStore(d.root, 'chains');
     this.#shared = new PrefixedStore(d.root, 'shared');
+    chainStateMetrics(d.metrics, () => this.#chains);
   }
 
   get chains(): readonly Chain[] {
@@ -284,6 +286,7 @@ export class ChainManager {
             return fault;
           },
           scope,
+          sender,
           stop: async () => {
             for (const p of mounted) d.routes.unmount(p);
             d.health.unregister(checkName);
@@ -328,6 +331,32 @@ export class ChainManager {
         this.d.log.error('chain failed to stop', { chainId: chain.id.toString(), error: describeError(e) });
       }
     }
+  }
+}
+
+/** Gauges read from each chain's engine and request sender when /ext/metrics is scraped. */
+function chainStateMetrics(registry: Registry, chains: () => readonly RunningChain[]): void {
+  const gauges: Array<[string, string, (c: RunningChain) => number]> = [
+    ['cornice_chain_polls', 'Consensus polls sent since start', (c) => c.engine.stats.pollsStarted],
+    ['cornice_chain_processing_blocks', 'Blocks verified and not yet decided', (c) => c.engine.stats.processing],
+    ['cornice_chain_waiting_for_validators', '1 while polls wait for enough reachable stake', (c) => (c.engine.stats.waiting ? 1 : 0)],
+    ['cornice_chain_halted', '1 once the chain is halted', (c) => (c.fault !== undefined || c.engine.stats.state === 'halted' ? 1 : 0)],
+    ['cornice_chain_build_failures', 'Consecutive failed block builds', (c) => c.engine.stats.buildFailures],
+    ['cornice_chain_request_timeouts', 'Requests to validators that timed out since start', (c) => c.sender.stats.timedOut],
+    ['cornice_chain_benched_validators', 'Validators benched now', (c) => c.sender.stats.benched],
+  ];
+  for (const [name, help, read] of gauges) {
+    if (registry.getSingleMetric(name)) continue;
+    new client.Gauge({
+      name,
+      help,
+      labelNames: ['chain'],
+      registers: [registry],
+      collect() {
+        this.reset();
+        for (const c of chains()) this.set({ chain: c.id.toString() }, read(c));
+      },
+    });
   }
 }
 

@@ -96,6 +96,8 @@ export interface EngineStats {
   /** Polls applied in which some child of the root got alpha votes, and those in which none did. */
   successfulPolls: number;
   failedPolls: number;
+  /** Polls sent since start. */
+  pollsStarted: number;
   /** Vote weight received, and the part of it that named blocks we did not know (ignored). */
   voteWeight: number;
   unknownVoteWeight: number;
@@ -231,6 +233,7 @@ export class SnowmanEngine {
   #lastGc = Number.NEGATIVE_INFINITY;
   #successfulPolls = 0;
   #failedPolls = 0;
+  #pollsStarted = 0;
   #voteWeight = 0;
   #unknownVoteWeight = 0;
 
@@ -428,6 +431,7 @@ export class SnowmanEngine {
       rootRogue: root?.sb?.rogue ?? false,
       successfulPolls: this.#successfulPolls,
       failedPolls: this.#failedPolls,
+      pollsStarted: this.#pollsStarted,
       voteWeight: this.#voteWeight,
       unknownVoteWeight: this.#unknownVoteWeight,
       haltReason: this.#haltReason,
@@ -633,6 +637,7 @@ export class SnowmanEngine {
       pending.set(id.key, (n ?? 0) + 1);
     }
     const requestId = this.#newRequestId();
+    this.#pollsStarted += 1;
     const poll: Poll = { requestId, pending, votes: new Map(), timer: undefined };
     this.#polls.set(requestId, poll);
     poll.timer = this.#scheduler.setTimeout(() => this.#finishPoll(requestId), this.#queryTimeoutMs);
