@@ -126,7 +126,13 @@ export class HttpApiServer {
       res.setHeader('connection', 'close');
       return sendRpcError(res, 413, RpcCode.InvalidRequest, `request body exceeds ${this.#opts.maxBodyBytes} bytes`);
     }
-    const reply = await route.endpoint.handle(body);
+    let text: string;
+    try {
+      text = utf8.decode(body);
+    } catch {
+      return sendRpcError(res, 200, RpcCode.ParseError, 'request body is not valid UTF-8');
+    }
+    const reply = await route.endpoint.handle(text);
     if (reply === undefined) {
       res.writeHead(200, { 'content-length': 0, 'access-control-allow-origin': '*' });
       return void res.end();
@@ -135,8 +141,14 @@ export class HttpApiServer {
   }
 }
 
-/** The body as text, or undefined when it exceeds `limit` bytes (checked before buffering more). */
-function readBody(req: IncomingMessage, limit: number): Promise<string | undefined> {
+/**
+ * Refuses what is not UTF-8 instead of replacing it with U+FFFD, so no method ever sees a name that
+ * differs from the bytes sent. A leading BOM is kept (JSON.parse then refuses it, as before).
+ */
+const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
+/** The body's bytes, or undefined when it exceeds `limit` bytes (checked before buffering more). */
+function readBody(req: IncomingMessage, limit: number): Promise<Uint8Array | undefined> {
   const declared = Number(req.headers['content-length'] ?? 0);
   if (declared > limit) {
     req.resume();
@@ -156,7 +168,7 @@ function readBody(req: IncomingMessage, limit: number): Promise<string | undefin
       }
       chunks.push(c);
     });
-    req.on('end', () => resolve(over ? undefined : Buffer.concat(chunks).toString('utf8')));
+    req.on('end', () => resolve(over ? undefined : Buffer.concat(chunks)));
     req.on('error', reject);
   });
 }
