@@ -19,6 +19,12 @@ export interface NodeConfig {
   httpPort: number;
   httpMaxBodyBytes: number;
   httpMaxBatchSize: number;
+  /** Origins that get CORS headers (`*`: any); empty: none. */
+  httpAllowedOrigins: string[];
+  /** Host names served (`*`: any); IP literals always are. */
+  httpAllowedHosts: string[];
+  /** Open HTTP connections beyond which new ones are closed at once. */
+  httpMaxConnections: number;
   dataDir: string;
   dbDir: string;
   dbType: DbType;
@@ -31,6 +37,8 @@ export interface NodeConfig {
   stakingTlsCertFile: string;
   stakingTlsKeyFile: string;
   profileDir: string;
+  /** Profile files kept in profileDir; the oldest is deleted beyond it. */
+  profileMaxFiles: number;
   /** Consensus parameters (validated together: k/2 < alpha <= k, 0 < betaVirtuous <= betaRogue…). */
   snowSampleSize: number;
   snowQuorumSize: number;

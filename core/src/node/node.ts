@@ -191,6 +191,9 @@ export async function startNode(config: NodeConfig, deps: NodeDeps): Promise<Run
       host: config.httpHost,
       port: config.httpPort,
       maxBodyBytes: config.httpMaxBodyBytes,
+      allowedOrigins: config.httpAllowedOrigins,
+      allowedHosts: config.httpAllowedHosts,
+      maxConnections: config.httpMaxConnections,
       log: log.child({ module: 'http' }),
     });
     const address = await http.listen();
