@@ -118,7 +118,7 @@ export async function startNode(config: NodeConfig, deps: NodeDeps): Promise<Run
     const routes = new RouteTable(chains);
     const registry = createRegistry();
     const apiMetrics = new ApiMetrics(registry);
-    const profiler = new Profiler(config.profileDir);
+    const profiler = new Profiler(config.profileDir, { maxFiles: config.profileMaxFiles });
     stops.push(() => profiler.close());
     const health = new HealthChecks();
     health.register('database', async () => {

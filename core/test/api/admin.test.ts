@@ -1,4 +1,4 @@
-import { readFile, stat } from 'node:fs/promises';
+import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -126,6 +126,20 @@ test('memoryProfile writes a heap snapshot; lockProfile writes the event-loop re
   assert.type(lock.eventLoopDelayMs.p99, 'number');
   assert.type(lock.activeResources, 'object');
   assert.is((await stat(join(node.config.profileDir, 'lock.json'))).mode & 0o777, 0o600);
+});
+
+test('--profile-max-files bounds the profiles kept: the oldest is replaced', async () => {
+  const n = await startTestNode(['--profile-max-files=2']);
+  try {
+    for (const fileName of ['a.json', 'b.json', 'c.json']) {
+      assert.equal((await n.call('admin', 'admin.lockProfile', { fileName })).result, { success: true });
+    }
+    await n.call('admin', 'admin.memoryProfile', { fileName: 'd.heapsnapshot' });
+    const kept = (await readdir(n.config.profileDir)).filter((f) => !f.startsWith('.')).sort();
+    assert.equal(kept, ['c.json', 'd.heapsnapshot']);
+  } finally {
+    await n.close();
+  }
 });
 
 test('profile file names cannot leave the profile directory', async () => {
