@@ -1,9 +1,11 @@
 /**
  * `cornice [flags]`: parse the configuration, start the node, stop it cleanly on SIGINT/SIGTERM.
- * Exit codes: 0 after a clean stop or --help, 1 when the node fails, 2 for a bad command line.
+ * Exit codes: 0 after a clean stop or --help, 1 when the node fails, 2 for a bad configuration (flags,
+ * environment, config file, or a network without a genesis).
  */
 import { readFileSync } from 'node:fs';
 import { NodeError } from '@cornice/sdk';
+import { ConfigError } from './config/config.js';
 import { parseConfig } from './config/parse.js';
 import { createLogger } from './log/logger.js';
 import type { RunningNode } from './node/node.js';
@@ -35,7 +37,7 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<numb
   } catch (e) {
     log.fatal('node failed to start', { error: e instanceof NodeError ? e.message : e });
     if (e instanceof NodeError) process.stderr.write(`cornice: ${e.message}\n`);
-    return 1;
+    return e instanceof ConfigError ? 2 : 1;
   }
   return new Promise((resolve) => {
     const onSignal = (signal: NodeJS.Signals) => {

@@ -66,7 +66,8 @@ export type ConfigErrorCode =
   | 'UnexpectedArgument'
   | 'ConfigFileUnreadable'
   | 'ConfigFileInvalid'
-  | 'UnknownKey';
+  | 'UnknownKey'
+  | 'NoGenesis';
 
 /** A bad command line, environment variable or config file; the message says which and why. */
 export class ConfigError extends NodeError<ConfigErrorCode> {}
@@ -91,6 +92,12 @@ const networkNames: ReadonlyMap<number, string> = new Map([
 /** `local` for 12345, `network-99` for 99. */
 export function networkNameOf(id: number): string {
   return networkNames.get(id) ?? `network-${id}`;
+}
+
+/** For messages: `network mainnet (1)`, `network 99`. */
+export function networkLabel(id: number): string {
+  const name = networkNameOf(id);
+  return name === `network-${id}` ? `network ${id}` : `network ${name} (${id})`;
 }
 
 const maxUint32 = 0xffff_ffff;

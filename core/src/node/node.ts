@@ -19,7 +19,7 @@ import { RouteTable } from '../api/routes.js';
 import { HttpApiServer } from '../api/server.js';
 import { ChainAliases } from '../chains/aliases.js';
 import { ChainManager } from '../chains/manager.js';
-import type { NodeConfig } from '../config/config.js';
+import { ConfigError, networkLabel, type NodeConfig } from '../config/config.js';
 import { snowParamsOf } from '../config/parse.js';
 import { systemScheduler } from '../consensus/index.js';
 import { checkGenesis, checkNetwork } from '../db/meta.js';
@@ -78,6 +78,10 @@ export async function startNode(config: NodeConfig, deps: NodeDeps): Promise<Run
     }
   };
   try {
+    const builtinGenesis = networkGenesis(config.networkId);
+    if (!deps.genesis && !config.genesisFile && !builtinGenesis) {
+      throw new ConfigError('NoGenesis', `${networkLabel(config.networkId)} has no built-in genesis: give --genesis-file`);
+    }
     if (config.dbType === 'leveldb' && !deps.db) await mkdir(config.dbDir, { recursive: true });
     const cert = await loadOrCreateStakingCert({ certFile: config.stakingTlsCertFile, keyFile: config.stakingTlsKeyFile });
     const nodeId = cert.nodeId.toString();
@@ -98,9 +102,9 @@ export async function startNode(config: NodeConfig, deps: NodeDeps): Promise<Run
             config.genesisFile,
             config.networkId,
             (vm) => vms.resolve(vm).vmId,
-            networkGenesis(config.networkId).validators,
+            builtinGenesis?.validators,
           )
-        : networkGenesis(config.networkId);
+        : builtinGenesis!;
 
     const db: KeyValueStore = deps.db ?? (await openStore(config.dbType, config.dbDir));
     if (!deps.db) stops.push(() => db.close());

@@ -1,4 +1,4 @@
-import { readdir, readFile, stat } from 'node:fs/promises';
+import { readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -39,7 +39,10 @@ test('getNodeID is the hash of the staking certificate', async () => {
 
 test('getNetworkID answers the configured network as a decimal string', async () => {
   assert.equal((await node.call('admin', 'admin.getNetworkID')).result, { networkID: '12345' });
-  const other = await startTestNode(['--network-id=network-99']);
+  // Only the local network has a built-in genesis: another network brings its own.
+  const genesis = join(node.dataDir, 'genesis-99.json');
+  await writeFile(genesis, JSON.stringify({ chains: [], validators: [{ nodeID: node.nodeId, weight: '1' }] }));
+  const other = await startTestNode(['--network-id=network-99', `--genesis-file=${genesis}`]);
   try {
     assert.equal((await other.call('admin', 'admin.getNetworkID')).result, { networkID: '99' });
   } finally {
