@@ -12,6 +12,9 @@ import { isIP } from 'node:net';
 
 const WILDCARD = '*';
 
+/** The host names served by default: the loopback ones. */
+export const DEFAULT_ALLOWED_HOSTS: readonly string[] = ['localhost', '127.0.0.1', '::1'];
+
 /** `Host` header -> host name: lower case, without port or IPv6 brackets. */
 export function hostName(header: string): string {
   const h = header.trim().toLowerCase();

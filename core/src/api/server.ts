@@ -15,7 +15,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo, Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { NodeError, type Logger } from '@cornice/sdk';
-import { CorsPolicy, HostCheck } from './access.js';
+import { CorsPolicy, DEFAULT_ALLOWED_HOSTS, HostCheck } from './access.js';
 import { RpcCode } from './errors.js';
 import type { RouteTable } from './routes.js';
 
@@ -51,8 +51,6 @@ export interface HttpServerOptions {
   timeouts?: Partial<HttpTimeouts>;
   log: Logger;
 }
-
-export const DEFAULT_ALLOWED_HOSTS: readonly string[] = ['localhost', '127.0.0.1', '::1'];
 
 export class HttpError extends NodeError<'Listen'> {}
 

@@ -8,7 +8,7 @@
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { LogLevel } from '@cornice/sdk';
-import { hostProblem, originProblem } from '../api/access.js';
+import { DEFAULT_ALLOWED_HOSTS, hostProblem, originProblem } from '../api/access.js';
 import { logLevels } from '../log/logger.js';
 import { networkNameOf, parseNetworkId, type DbType, type NodeConfig } from './config.js';
 
@@ -280,7 +280,7 @@ export const flags: readonly Flag[] = [
   field('httpAllowedHosts', {
     name: 'http-allowed-hosts',
     type: listType,
-    default: ['localhost', '127.0.0.1', '::1'],
+    default: [...DEFAULT_ALLOWED_HOSTS],
     description:
       'Host names the API answers to (DNS-rebinding protection); other names get 403. IP addresses always pass; * turns the check off.',
     validate: (hosts) => hosts.map(hostProblem).find((p) => p !== undefined),
