@@ -97,12 +97,16 @@ function valueEnd(text: string, i: number): number {
 
 /** The index just after the string starting (with its quote) at `i`. */
 function stringEnd(text: string, i: number): number {
-  for (i++; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c === BACKSLASH) i++;
-    else if (c === QUOTE) return i + 1;
+  for (;;) {
+    const quote = text.indexOf('"', i + 1);
+    if (quote < 0) return text.length;
+    // The quote ends the string unless an odd run of backslashes escapes it. Each run is counted
+    // once (the quote after it stops the count), so this stays linear.
+    let before = quote - 1;
+    while (text.charCodeAt(before) === BACKSLASH) before--;
+    if ((quote - 1 - before) % 2 === 0) return quote + 1;
+    i = quote;
   }
-  return i;
 }
 
 function isSpace(c: number): boolean {
