@@ -1,13 +1,15 @@
 /**
  * `cornice [flags]`: parse the configuration, start the node, stop it cleanly on SIGINT/SIGTERM.
  * Exit codes: 0 after a clean stop or --help, 1 when the node fails (to start, to stop within
- * --shutdown-timeout, or with a fault outside any chain), 2 for a bad command line. A second signal
- * during shutdown exits at once. The bin exits the process with that code, so a plugin's leftover
- * timer or socket cannot keep it alive.
+ * --shutdown-timeout, or with a fault outside any chain), 2 for a bad configuration (flags,
+ * environment, config file, or a network without a genesis). A second signal during shutdown exits
+ * at once. The bin exits the process with that code, so a plugin's leftover timer or socket cannot
+ * keep it alive.
  */
 import { readFileSync } from 'node:fs';
 import { NodeError } from '@cornice/sdk';
 import { installFaultHandlers } from './chains/faults.js';
+import { ConfigError } from './config/config.js';
 import { parseConfig } from './config/parse.js';
 import { createLogger } from './log/logger.js';
 import type { RunningNode } from './node/node.js';
@@ -43,7 +45,7 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<numb
     log.fatal('node failed to start', { error: e instanceof NodeError ? e.message : e });
     if (e instanceof NodeError) process.stderr.write(`cornice: ${e.message}\n`);
     uninstall();
-    return 1;
+    return e instanceof ConfigError ? 2 : 1;
   }
   const running = node;
   return new Promise((resolve) => {

@@ -1,10 +1,12 @@
 /**
  * The JSON-RPC 2.0 layer of one endpoint: envelope checks, batches, dispatch through jayson's
- * `Server.call`, and encoding of results (bigint -> decimal string). HTTP concerns live in server.ts.
+ * `Server.call`, and encoding of results (bigint -> decimal string); ids are echoed exactly as written
+ * (raw-ids.ts). HTTP concerns live in server.ts.
  */
 import jayson from 'jayson/promise/index.js';
 import { jsonReplacer, type BoundService, type Logger } from '@cornice/sdk';
 import { RpcCode, toRpcError, type RpcErrorObject } from './errors.js';
+import { rawIds } from './raw-ids.js';
 import type { ApiMetrics } from './metrics/metrics.js';
 
 interface Envelope {
@@ -14,11 +16,15 @@ interface Envelope {
   id?: string | number | null;
 }
 
-type Response = { jsonrpc: '2.0'; id: string | number | null } & ({ result: unknown } | { error: RpcErrorObject });
+/** A reply without its id: the id is written from the request's source text (see encodeReply). */
+type Outcome = { result: unknown } | { error: RpcErrorObject };
 
-function errorResponse(id: string | number | null, code: number, message: string, data?: unknown): Response {
-  return { jsonrpc: '2.0', id, error: data === undefined ? { code, message } : { code, message, data } };
+function failure(code: number, message: string, data?: unknown): Outcome {
+  return { error: data === undefined ? { code, message } : { code, message, data } };
 }
+
+/** Longest id echoed (string or number source text); longer ids are refused. */
+const MAX_ID_CHARS = 256;
 
 export interface JsonRpcOptions {
   maxBatchSize: number;
@@ -62,58 +68,72 @@ export class JsonRpcEndpoint {
     try {
       parsed = JSON.parse(body);
     } catch (e) {
-      return JSON.stringify(errorResponse(null, RpcCode.ParseError, `parse error: ${(e as Error).message}`));
+      return encodeReply('null', failure(RpcCode.ParseError, `parse error: ${(e as Error).message}`));
     }
+    const ids = rawIds(body);
     if (Array.isArray(parsed)) {
-      if (parsed.length === 0) return JSON.stringify(errorResponse(null, RpcCode.InvalidRequest, 'empty batch'));
+      if (parsed.length === 0) return encodeReply('null', failure(RpcCode.InvalidRequest, 'empty batch'));
       if (parsed.length > this.#opts.maxBatchSize) {
-        return JSON.stringify(
-          errorResponse(null, RpcCode.InvalidRequest, `batch of ${parsed.length} requests exceeds the limit of ${this.#opts.maxBatchSize}`),
+        return encodeReply(
+          'null',
+          failure(RpcCode.InvalidRequest, `batch of ${parsed.length} requests exceeds the limit of ${this.#opts.maxBatchSize}`),
         );
       }
-      const replies = (await Promise.all(parsed.map((r) => this.#one(r)))).filter((r) => r !== undefined);
-      return replies.length ? `[${replies.map((r) => JSON.stringify(r, jsonReplacer)).join(',')}]` : undefined;
+      const replies = (await Promise.all(parsed.map((r, i) => this.#one(r, ids[i])))).filter((r) => r !== undefined);
+      return replies.length ? `[${replies.join(',')}]` : undefined;
     }
-    const reply = await this.#one(parsed);
-    return reply && JSON.stringify(reply, jsonReplacer);
+    return this.#one(parsed, ids[0]);
   }
 
-  async #one(req: unknown): Promise<Response | undefined> {
-    const invalid = checkEnvelope(req);
-    if (invalid) return errorResponse(idOf(req), RpcCode.InvalidRequest, invalid);
+  /** One request; `rawId` is the source text of its id. Returns the reply text (none for notifications). */
+  async #one(req: unknown, rawId: string | undefined): Promise<string | undefined> {
+    const id = echoedId(req, rawId);
+    const invalid = checkEnvelope(req, rawId);
+    if (invalid) return encodeReply(id, failure(RpcCode.InvalidRequest, invalid));
     const env = req as Envelope;
     const isNotification = !('id' in env);
     const started = process.hrtime.bigint();
-    let response: Response;
+    let outcome: Outcome;
     if (!this.#methods.has(env.method)) {
-      response = errorResponse(env.id ?? null, RpcCode.MethodNotFound, methodNotFoundMessage(env.method, this.#methods));
+      outcome = failure(RpcCode.MethodNotFound, methodNotFoundMessage(env.method, this.#methods));
     } else {
-      // jayson treats a request without id as a notification; we want its outcome for metrics,
-      // so it always gets an id here and the reply is dropped afterwards.
-      const call = { jsonrpc: '2.0', method: env.method, params: env.params ?? {}, id: isNotification ? 0 : env.id };
-      response = await new Promise<Response>((resolve) => {
-        this.#server.call(call, (err: unknown, res: unknown) => resolve((err ?? res) as Response));
+      // jayson treats a request without id as a notification; we want every outcome (metrics), so
+      // it always gets a stand-in id; the reply carries the request's id as written (encodeReply).
+      const call = { jsonrpc: '2.0', method: env.method, params: env.params ?? {}, id: 0 };
+      const response = await new Promise<{ result?: unknown; error?: RpcErrorObject }>((resolve) => {
+        this.#server.call(call, (err: unknown, res: unknown) => resolve((err ?? res) as { result?: unknown; error?: RpcErrorObject }));
       });
-      if (isNotification) response.id = null;
+      outcome = response.error ? { error: response.error } : { result: response.result ?? null };
     }
-    this.#opts.metrics?.observe(this.#methods.has(env.method) ? env.method : 'unknown', started, 'error' in response ? response.error.code : 0);
-    return isNotification ? undefined : response;
+    this.#opts.metrics?.observe(this.#methods.has(env.method) ? env.method : 'unknown', started, 'error' in outcome ? outcome.error.code : 0);
+    return isNotification ? undefined : encodeReply(id, outcome);
   }
 }
 
-function idOf(req: unknown): string | number | null {
-  const id = (req as { id?: unknown } | null)?.id;
-  return typeof id === 'string' || typeof id === 'number' ? id : null;
+/** The reply text: the id as given (JSON text), then the result or error. */
+function encodeReply(idText: string, outcome: Outcome): string {
+  return `{"jsonrpc":"2.0","id":${idText},${JSON.stringify(outcome, jsonReplacer).slice(1)}`;
 }
 
-function checkEnvelope(req: unknown): string | undefined {
+/**
+ * The id to echo, as JSON text: the request's id exactly as written when it is a string or number
+ * of at most MAX_ID_CHARS characters, else null.
+ */
+function echoedId(req: unknown, rawId: string | undefined): string {
+  const id = (req as { id?: unknown } | null)?.id;
+  if (typeof id !== 'string' && typeof id !== 'number') return 'null';
+  const text = rawId ?? JSON.stringify(id);
+  return text.length <= MAX_ID_CHARS ? text : 'null';
+}
+
+function checkEnvelope(req: unknown, rawId: string | undefined): string | undefined {
   if (req === null || typeof req !== 'object' || Array.isArray(req)) return 'request must be a JSON object';
   const r = req as Record<string, unknown>;
   if (r.jsonrpc !== '2.0') return 'jsonrpc must be 2.0';
   if (typeof r.method !== 'string' || r.method.length === 0) return 'method must be a non-empty string';
   if (r.method.length > 256) return 'method name is too long';
   if ('id' in r && r.id !== null && typeof r.id !== 'string' && typeof r.id !== 'number') return 'id must be a string, a number or null';
-  if (typeof r.id === 'string' && r.id.length > 256) return 'id is too long';
+  if ((typeof r.id === 'string' && r.id.length > MAX_ID_CHARS) || (rawId !== undefined && rawId.length > MAX_ID_CHARS)) return 'id is too long';
   if ('params' in r && r.params !== null && typeof r.params !== 'object') return 'params must be an object or an array';
   for (const key of Object.keys(r)) {
     if (key !== 'jsonrpc' && key !== 'method' && key !== 'params' && key !== 'id') return `unknown member "${key.slice(0, 64)}"`;

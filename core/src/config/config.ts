@@ -19,6 +19,12 @@ export interface NodeConfig {
   httpPort: number;
   httpMaxBodyBytes: number;
   httpMaxBatchSize: number;
+  /** Origins that get CORS headers (`*`: any); empty: none. */
+  httpAllowedOrigins: string[];
+  /** Host names served (`*`: any); IP literals always are. */
+  httpAllowedHosts: string[];
+  /** Open HTTP connections beyond which new ones are closed at once. */
+  httpMaxConnections: number;
   dataDir: string;
   dbDir: string;
   dbType: DbType;
@@ -31,6 +37,8 @@ export interface NodeConfig {
   stakingTlsCertFile: string;
   stakingTlsKeyFile: string;
   profileDir: string;
+  /** Profile files kept in profileDir; the oldest is deleted beyond it. */
+  profileMaxFiles: number;
   /** Consensus parameters (validated together: k/2 < alpha <= k, 0 < betaVirtuous <= betaRogue…). */
   snowSampleSize: number;
   snowQuorumSize: number;
@@ -74,7 +82,8 @@ export type ConfigErrorCode =
   | 'UnexpectedArgument'
   | 'ConfigFileUnreadable'
   | 'ConfigFileInvalid'
-  | 'UnknownKey';
+  | 'UnknownKey'
+  | 'NoGenesis';
 
 /** A bad command line, environment variable or config file; the message says which and why. */
 export class ConfigError extends NodeError<ConfigErrorCode> {}
@@ -99,6 +108,12 @@ const networkNames: ReadonlyMap<number, string> = new Map([
 /** `local` for 12345, `network-99` for 99. */
 export function networkNameOf(id: number): string {
   return networkNames.get(id) ?? `network-${id}`;
+}
+
+/** For messages: `network mainnet (1)`, `network 99`. */
+export function networkLabel(id: number): string {
+  const name = networkNameOf(id);
+  return name === `network-${id}` ? `network ${id}` : `network ${name} (${id})`;
 }
 
 const maxUint32 = 0xffff_ffff;

@@ -8,6 +8,7 @@
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { LogLevel } from '@cornice/sdk';
+import { DEFAULT_ALLOWED_HOSTS, hostProblem, originProblem } from '../api/access.js';
 import { logLevels } from '../log/logger.js';
 import { networkNameOf, parseNetworkId, type DbType, type NodeConfig } from './config.js';
 
@@ -317,6 +318,29 @@ export const flags: readonly Flag[] = [
     default: 100,
     description: 'Most requests in one JSON-RPC batch.',
   }),
+  field('httpAllowedOrigins', {
+    name: 'http-allowed-origins',
+    type: listType,
+    default: [],
+    defaultText: 'none',
+    description:
+      'Browser origins (e.g. https://app.example) whose pages may call the API: they get CORS headers; * allows any. Others get none.',
+    validate: (origins) => origins.map(originProblem).find((p) => p !== undefined),
+  }),
+  field('httpAllowedHosts', {
+    name: 'http-allowed-hosts',
+    type: listType,
+    default: [...DEFAULT_ALLOWED_HOSTS],
+    description:
+      'Host names the API answers to (DNS-rebinding protection); other names get 403. IP addresses always pass; * turns the check off.',
+    validate: (hosts) => hosts.map(hostProblem).find((p) => p !== undefined),
+  }),
+  field('httpMaxConnections', {
+    name: 'http-max-connections',
+    type: intType(1, 1_000_000),
+    default: 1024,
+    description: 'Most open HTTP connections; beyond it new connections are closed at once. Keep it well below ulimit -n.',
+  }),
   field('dataDir', {
     name: 'data-dir',
     type: pathType,
@@ -393,6 +417,12 @@ export const flags: readonly Flag[] = [
     default: (ctx) => join(dataDir(ctx), 'profiles'),
     defaultText: '<data-dir>/profiles',
     description: 'Directory where profiles are written.',
+  }),
+  field('profileMaxFiles', {
+    name: 'profile-max-files',
+    type: intType(1, 10_000),
+    default: 5,
+    description: 'Most profile files kept in the profile directory; writing another deletes the oldest one.',
   }),
   field('snowSampleSize', {
     name: 'snow-sample-size',

@@ -5,17 +5,26 @@
  * PRNG streams derived from one seed; after each event the microtask queue is drained so the
  * engine's and the VM's async calls complete at that virtual instant. The same seed gives the same run.
  *
- * Honest validators run a SnowmanEngine over a TestVM. Proposals arrive at random times at a random
- * honest node (sometimes at two at once, which forks the chain). Adversarial validators run no
- * engine: they answer queries with chits for a conflicting sibling they make up on the spot or for a
- * random block they know (or not at all), serve their blocks to whoever asks, and push conflicting
- * blocks to honest nodes.
+ * Honest validators run a SnowmanEngine over a TestVM behind a RequestSender (adaptive deadlines,
+ * benchlist), as a node does. Proposals arrive at random times at a random honest node (sometimes at
+ * two at once, which forks the chain). Adversarial validators run no engine; they follow one strategy:
+ * - `mixed`: chits for a conflicting sibling they make up on the spot, or for a random block they
+ *   know, or no answer; they also push made-up conflicting blocks to honest nodes;
+ * - `coordinated`: every adversary votes for the same REAL conflicting block — one sibling per parent,
+ *   made once by the coalition and pushed to every honest node, so honest nodes know and count it;
+ * - `equivocate`: the coalition's conflicting block to half of the honest nodes, the queried block to
+ *   the other half (answering different honest nodes differently to split them);
+ * - `silent`: never answer (a crashed node that still has stake);
+ * - `junk`: answer every query at once with a block ID nobody has.
  */
-import { ShortId, silentLogger, type Id, type Logger } from '@cornice/sdk';
+import { Id, ShortId, silentLogger, type Logger } from '@cornice/sdk';
 import { DEFAULT_SNOW_PARAMS, type SnowParams } from './params.js';
 import { drainMicrotasks, EventQueue } from './sim/events.js';
 import { Prng } from './sim/prng.js';
 import { encodeTestBlock, TestVM, type TestBlock } from './sim/testvm.js';
+import { Benchlist, type BenchlistConfig } from './requests/benchlist.js';
+import { RequestSender } from './requests/sender.js';
+import { AdaptiveTimeout, type TimeoutConfig } from './requests/timeouts.js';
 import { SnowmanEngine } from './snowman/engine.js';
 import { WeightedSampler } from './snowman/sampler.js';
 import type { EngineTransport } from './snowman/types.js';
@@ -35,7 +44,11 @@ export {
   type TestVMOptions,
 } from './sim/testvm.js';
 
+export type AdversaryStrategy = 'mixed' | 'coordinated' | 'equivocate' | 'silent' | 'junk';
+
 export interface AdversaryBehaviour {
+  /** What the adversaries do (default `mixed`; the probabilities below apply to `mixed` only). */
+  strategy: AdversaryStrategy;
   /** Probability that an answer names a conflicting sibling of the queried block. */
   conflictingVote: number;
   /** Probability that an answer names a random block the adversary knows. */
@@ -49,6 +62,7 @@ export interface AdversaryBehaviour {
 }
 
 export const DEFAULT_ADVERSARY: Readonly<AdversaryBehaviour> = Object.freeze({
+  strategy: 'mixed',
   conflictingVote: 0.5,
   randomVote: 0.3,
   silence: 0.1,
@@ -67,8 +81,10 @@ export interface SimulationOptions {
   /** Stake of each adversarial validator (default: honestWeight). */
   adversaryWeight?: number;
   params?: SnowParams;
-  /** Poll timeout of the honest engines (default 300 virtual ms). */
-  queryTimeoutMs?: number;
+  /** The honest nodes' request deadlines (default 300 ms initial, 100..1000 ms); the maximum also bounds a poll. */
+  timeouts?: TimeoutConfig;
+  /** The honest nodes' benchlist (default: 5 failures over 1 s bench for 30 s). */
+  benchlist?: BenchlistConfig;
   /**
    * One-way message delay: uniform in [minMs, maxMs] (default 5..50), or a function drawing it from
    * `random` (floats in [0, 1)). Messages to oneself take 0.
@@ -111,6 +127,9 @@ export interface SimulationResult {
   conflicts: string[];
   /** Breaches of the VM contract the test VMs saw (empty when the engine behaved). */
   violations: string[];
+  /** Requests of honest nodes that timed out, and validators benched (summed over honest nodes) at the end. */
+  timedOut: number;
+  benched: number;
   /** Blocks honest nodes built, and blocks rejected across honest nodes. */
   blocksBuilt: number;
   rejected: number;
@@ -133,7 +152,39 @@ interface HonestNode {
   readonly id: ShortId;
   readonly vm: TestVM;
   readonly engine: SnowmanEngine;
+  readonly sender: RequestSender;
   readonly chain: string[];
+}
+
+export const SIM_TIMEOUTS: Readonly<TimeoutConfig> = Object.freeze({ initialMs: 300, minimumMs: 100, maximumMs: 1_000, coefficient: 2, halflifeMs: 10_000 });
+export const SIM_BENCHLIST: Readonly<BenchlistConfig> = Object.freeze({ failThreshold: 5, minFailingDurationMs: 1_000, durationMs: 30_000 });
+
+/**
+ * What the adversaries share: one real conflicting block per parent (a sibling of the first honest
+ * block they see on it), known to every adversary and pushed to every honest node once.
+ */
+class Coalition {
+  readonly vm: TestVM;
+  /** parent key -> the coalition's block on it */
+  readonly #byParent = new Map<string, TestBlock>();
+
+  constructor(
+    readonly rng: Prng,
+    private readonly push: (block: TestBlock) => void,
+  ) {
+    this.vm = new TestVM({ random: rng.random });
+  }
+
+  /** The coalition's conflicting block on `b`'s parent, made (and pushed) on first use. */
+  conflictFor(b: TestBlock): TestBlock {
+    const known = this.#byParent.get(b.parentId.key);
+    if (known) return known;
+    const c = this.vm.intern(encodeTestBlock({ parentId: b.parentId, height: b.height, timestamp: b.timestamp, payload: this.rng.bytes(16) }));
+    this.#byParent.set(b.parentId.key, c);
+    if (this.#byParent.size > 4096) this.#byParent.delete(this.#byParent.keys().next().value as string);
+    this.push(c);
+    return c;
+  }
 }
 
 function nodeId(index: number): ShortId {
@@ -154,6 +205,7 @@ class Adversary implements Actor {
     private readonly behaviour: AdversaryBehaviour,
     private readonly transport: EngineTransport,
     private readonly honestIds: readonly ShortId[],
+    private readonly coalition: Coalition,
   ) {
     this.#recent.push(this.vm.genesis);
   }
@@ -184,7 +236,12 @@ class Adversary implements Actor {
       return;
     }
     this.#remember(b);
-    const { silence, conflictingVote, randomVote } = this.behaviour;
+    const { strategy, silence, conflictingVote, randomVote } = this.behaviour;
+    if (strategy !== 'mixed') {
+      const vote = this.#vote(strategy, from, b);
+      if (vote) this.transport.chits(from, requestId, vote);
+      return;
+    }
     const r = this.rng.next();
     if (r < silence) return;
     let vote: Id = b.id;
@@ -193,8 +250,25 @@ class Adversary implements Actor {
     this.transport.chits(from, requestId, vote);
   }
 
+  /** The chits of a non-mixed strategy for a query about `b` from `from`; undefined: no answer. */
+  #vote(strategy: Exclude<AdversaryStrategy, 'mixed'>, from: ShortId, b: TestBlock): Id | undefined {
+    switch (strategy) {
+      case 'silent':
+        return undefined;
+      case 'junk':
+        return Id.fromBytes(this.rng.bytes(32));
+      case 'coordinated':
+        return b.height > 0 ? this.coalition.conflictFor(b).id : b.id;
+      case 'equivocate': {
+        const half = this.honestIds.findIndex((id) => id.equals(from)) % 2 === 1;
+        return half && b.height > 0 ? this.coalition.conflictFor(b).id : b.id;
+      }
+    }
+  }
+
   onGet(from: ShortId, requestId: number, blockId: Id): void {
-    const b = this.vm.blocks.get(blockId.key);
+    if (this.behaviour.strategy === 'silent') return;
+    const b = this.vm.blocks.get(blockId.key) ?? this.coalition.vm.blocks.get(blockId.key);
     if (b) this.transport.put(from, requestId, b.bytes);
   }
 
@@ -230,6 +304,7 @@ export class Simulation {
   readonly #netRandom: () => number;
   #reached = 0;
   #events = 0;
+  #pushes = 0;
   #running = false;
 
   constructor(opts: SimulationOptions) {
@@ -252,29 +327,45 @@ export class Simulation {
       const rng = this.#rng.fork();
       const vm = new TestVM({ random: rng.random });
       const chain: string[] = [];
+      const timeouts = opts.timeouts ?? SIM_TIMEOUTS;
+      const sender = new RequestSender({
+        link: this.#transport(id),
+        isConnected: () => true,
+        scheduler: this.queue,
+        timeouts: new AdaptiveTimeout(timeouts, () => this.queue.now()),
+        benchlist: new Benchlist(opts.benchlist ?? SIM_BENCHLIST, () => this.queue.now()),
+        log: log.child({ node: i }),
+      });
       const engine = new SnowmanEngine({
         vm,
         params: this.params,
-        transport: this.#transport(id),
-        validators: new WeightedSampler(validators, rng.fork().random),
+        transport: sender,
+        validators: new WeightedSampler(validators, rng.fork().random, (v) => sender.status(v)),
         nodeId: id,
         scheduler: this.queue,
         log: log.child({ node: i }),
-        queryTimeoutMs: opts.queryTimeoutMs ?? 300,
+        queryTimeoutMs: timeouts.maximumMs,
         onAccepted: (block) => {
           chain.push(block.id.toString());
           if (chain.length === opts.targetBlocks) this.#reached += 1;
         },
       });
-      const node: HonestNode = { id, vm, engine, chain };
+      sender.attach(engine);
+      const node: HonestNode = { id, vm, engine, sender, chain };
       this.honest.push(node);
-      this.#actors.set(id.key, engine);
+      this.#actors.set(id.key, sender);
     }
     const honestIds = this.honest.map((n) => n.id);
     const behaviour = { ...DEFAULT_ADVERSARY, ...opts.adversary };
+    // The coalition's blocks go out from the first adversary, to every honest node.
+    const coalition = new Coalition(this.#rng.fork(), (block) => {
+      const from = nodeId(nHonest);
+      this.#pushes = (this.#pushes + 1) >>> 0;
+      this.#transport(from).pushQuery(honestIds, this.#pushes, block.bytes);
+    });
     for (let i = 0; i < nAdv; i++) {
       const id = nodeId(nHonest + i);
-      const adv = new Adversary(id, this.#rng.fork(), behaviour, this.#transport(id), honestIds);
+      const adv = new Adversary(id, this.#rng.fork(), behaviour, this.#transport(id), honestIds, coalition);
       this.adversaries.push(adv);
       this.#actors.set(id.key, adv);
     }
@@ -347,7 +438,8 @@ export class Simulation {
     await drainMicrotasks();
     this.#scheduleProposal();
     const advEvery = this.opts.adversary?.buildEveryMs ?? DEFAULT_ADVERSARY.buildEveryMs;
-    if (advEvery > 0) for (const a of this.adversaries) this.#scheduleAdversary(a, advEvery);
+    const pushes = (this.opts.adversary?.strategy ?? DEFAULT_ADVERSARY.strategy) === 'mixed';
+    if (advEvery > 0 && pushes) for (const a of this.adversaries) this.#scheduleAdversary(a, advEvery);
     const maxVirtualMs = this.opts.maxVirtualMs ?? 600_000;
     const maxEvents = this.opts.maxEvents ?? 5_000_000;
     while (this.#reached < this.honest.length && this.#events < maxEvents) {
@@ -358,7 +450,12 @@ export class Simulation {
       await drainMicrotasks();
     }
     this.#running = false;
-    for (const n of this.honest) await n.engine.stop();
+    const timedOut = this.honest.reduce((s, n) => s + n.sender.stats.timedOut, 0);
+    const benched = this.honest.reduce((s, n) => s + n.sender.stats.benched, 0);
+    for (const n of this.honest) {
+      await n.engine.stop();
+      n.sender.stop();
+    }
     const realMs = performance.now() - t0;
     const counts = this.honest.map((n) => n.chain.length);
     return {
@@ -369,6 +466,8 @@ export class Simulation {
       maxAccepted: Math.max(...counts),
       conflicts: this.checkSafety(),
       violations: this.honest.flatMap((n, i) => n.vm.violations.map((v) => `node ${i}: ${v}`)),
+      timedOut,
+      benched,
       blocksBuilt: this.honest.reduce((s, n) => s + n.vm.buildCalls, 0),
       rejected: this.honest.reduce((s, n) => s + n.vm.rejectCalls, 0),
       virtualMs: this.queue.now(),

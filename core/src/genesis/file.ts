@@ -5,8 +5,10 @@
  *                 { "name": "kv", "vm": "kvvm", "genesisData": "<cb58>", "aliases": ["kv"] } ],
  *     "validators": [ { "nodeID": "<cb58>", "weight": "20000000000000" } ] }
  * `vm` is a vmID or a VM alias; each chain's ID is derived as the reference derives genesis chain IDs.
+ * "validators" may be left out only on the local network (its five stakers are the default).
  */
 import { Id, NodeError, ShortId, cb58Decode, type Validator } from '@cornice/sdk';
+import { networkLabel } from '../config/config.js';
 import { genesisChainId, type NetworkGenesis } from './genesis.js';
 
 export class GenesisError extends NodeError<'Invalid'> {}
@@ -16,7 +18,8 @@ export function parseGenesisFile(
   file: string,
   networkId: number,
   resolveVm: (vm: string) => Id,
-  defaultValidators: readonly Validator[],
+  /** Validators when the file lists none; undefined: the file must list them. */
+  defaultValidators: readonly Validator[] | undefined,
 ): NetworkGenesis {
   const fail = (msg: string): never => {
     throw new GenesisError('Invalid', `genesis file ${file}: ${msg}`);
@@ -66,7 +69,10 @@ export function parseGenesisFile(
     const def = { name: o.name as string, subnetId, vmId, fxIds: [], genesis };
     return { ...def, id: genesisChainId(networkId, def), aliases: aliases as string[], endpointAliases: [] };
   });
-  let validators: Validator[] = [...defaultValidators];
+  if (g.validators === undefined && defaultValidators === undefined) {
+    fail(`"validators" is required: ${networkLabel(networkId)} has no built-in validators`);
+  }
+  let validators: Validator[] = [...(defaultValidators ?? [])];
   if (g.validators !== undefined) {
     if (!Array.isArray(g.validators)) fail('"validators" must be an array');
     validators = (g.validators as unknown[]).map((v, i) => {

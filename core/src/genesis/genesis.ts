@@ -58,8 +58,15 @@ export const LOCAL_STAKER_NODE_IDS: readonly string[] = [
 /** 20,000 AVA in nAVA, each genesis validator's weight (reference §6.8). */
 const GENESIS_VALIDATOR_WEIGHT = 20_000n * 1_000_000_000n;
 
-/** The genesis of a network; every network uses the local definition until custom genesis files exist. */
-export function networkGenesis(networkId: number): NetworkGenesis {
+/** The one network whose genesis the node knows. */
+export const LOCAL_NETWORK_ID = 12345;
+
+/**
+ * The built-in genesis of a network: only the local network has one (the timestamp chain, the five
+ * local stakers). Any other network is undefined: it needs a genesis file.
+ */
+export function networkGenesis(networkId: number): NetworkGenesis | undefined {
+  if (networkId !== LOCAL_NETWORK_ID) return undefined;
   const timestamp = {
     name: 'Simple Timestamp Server',
     subnetId: Id.empty,

@@ -20,7 +20,7 @@ import { HttpApiServer } from '../api/server.js';
 import { ChainAliases } from '../chains/aliases.js';
 import { ChainManager } from '../chains/manager.js';
 import { containStreamErrors } from '../chains/faults.js';
-import type { NodeConfig } from '../config/config.js';
+import { ConfigError, networkLabel, type NodeConfig } from '../config/config.js';
 import { benchlistOf, snowParamsOf, timeoutsOf } from '../config/parse.js';
 import { AdaptiveTimeout, systemScheduler } from '../consensus/index.js';
 import { checkGenesis, checkNetwork } from '../db/meta.js';
@@ -79,6 +79,10 @@ export async function startNode(config: NodeConfig, deps: NodeDeps): Promise<Run
     }
   };
   try {
+    const builtinGenesis = networkGenesis(config.networkId);
+    if (!deps.genesis && !config.genesisFile && !builtinGenesis) {
+      throw new ConfigError('NoGenesis', `${networkLabel(config.networkId)} has no built-in genesis: give --genesis-file`);
+    }
     if (config.dbType === 'leveldb' && !deps.db) await mkdir(config.dbDir, { recursive: true });
     const cert = await loadOrCreateStakingCert({ certFile: config.stakingTlsCertFile, keyFile: config.stakingTlsKeyFile });
     const nodeId = cert.nodeId.toString();
@@ -99,9 +103,9 @@ export async function startNode(config: NodeConfig, deps: NodeDeps): Promise<Run
             config.genesisFile,
             config.networkId,
             (vm) => vms.resolve(vm).vmId,
-            networkGenesis(config.networkId).validators,
+            builtinGenesis?.validators,
           )
-        : networkGenesis(config.networkId);
+        : builtinGenesis!;
 
     const db: KeyValueStore = deps.db ?? (await openStore(config.dbType, config.dbDir));
     if (!deps.db) stops.push(() => db.close());
@@ -119,7 +123,7 @@ export async function startNode(config: NodeConfig, deps: NodeDeps): Promise<Run
     const routes = new RouteTable(chains);
     const registry = createRegistry();
     const apiMetrics = new ApiMetrics(registry);
-    const profiler = new Profiler(config.profileDir);
+    const profiler = new Profiler(config.profileDir, { maxFiles: config.profileMaxFiles });
     stops.push(() => profiler.close());
     const health = new HealthChecks();
     health.register('database', async () => {
@@ -200,6 +204,9 @@ export async function startNode(config: NodeConfig, deps: NodeDeps): Promise<Run
       host: config.httpHost,
       port: config.httpPort,
       maxBodyBytes: config.httpMaxBodyBytes,
+      allowedOrigins: config.httpAllowedOrigins,
+      allowedHosts: config.httpAllowedHosts,
+      maxConnections: config.httpMaxConnections,
       log: log.child({ module: 'http' }),
     });
     const address = await http.listen();

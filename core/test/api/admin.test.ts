@@ -1,4 +1,4 @@
-import { readFile, stat } from 'node:fs/promises';
+import { readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -39,7 +39,10 @@ test('getNodeID is the hash of the staking certificate', async () => {
 
 test('getNetworkID answers the configured network as a decimal string', async () => {
   assert.equal((await node.call('admin', 'admin.getNetworkID')).result, { networkID: '12345' });
-  const other = await startTestNode(['--network-id=network-99']);
+  // Only the local network has a built-in genesis: another network brings its own.
+  const genesis = join(node.dataDir, 'genesis-99.json');
+  await writeFile(genesis, JSON.stringify({ chains: [], validators: [{ nodeID: node.nodeId, weight: '1' }] }));
+  const other = await startTestNode(['--network-id=network-99', `--genesis-file=${genesis}`]);
   try {
     assert.equal((await other.call('admin', 'admin.getNetworkID')).result, { networkID: '99' });
   } finally {
@@ -126,6 +129,20 @@ test('memoryProfile writes a heap snapshot; lockProfile writes the event-loop re
   assert.type(lock.eventLoopDelayMs.p99, 'number');
   assert.type(lock.activeResources, 'object');
   assert.is((await stat(join(node.config.profileDir, 'lock.json'))).mode & 0o777, 0o600);
+});
+
+test('--profile-max-files bounds the profiles kept: the oldest is replaced', async () => {
+  const n = await startTestNode(['--profile-max-files=2']);
+  try {
+    for (const fileName of ['a.json', 'b.json', 'c.json']) {
+      assert.equal((await n.call('admin', 'admin.lockProfile', { fileName })).result, { success: true });
+    }
+    await n.call('admin', 'admin.memoryProfile', { fileName: 'd.heapsnapshot' });
+    const kept = (await readdir(n.config.profileDir)).filter((f) => !f.startsWith('.')).sort();
+    assert.equal(kept, ['c.json', 'd.heapsnapshot']);
+  } finally {
+    await n.close();
+  }
 });
 
 test('profile file names cannot leave the profile directory', async () => {

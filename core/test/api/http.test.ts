@@ -124,6 +124,29 @@ test('body limit: larger bodies -> 413, the node keeps serving', async () => {
   assert.ok(after.result);
 });
 
+test('a body that is not valid UTF-8 -> -32700 naming it, and never reaches the method', async () => {
+  const before = (await node.call('keystore', 'keystore.listUsers')).result.users as string[];
+  const enc = new TextEncoder();
+  const bad = (bytes: number[]) =>
+    new Uint8Array([
+      ...enc.encode('{"jsonrpc":"2.0","id":7,"method":"keystore.createUser","params":{"username":"bad'),
+      ...bytes,
+      ...enc.encode('user","password":"Wh1te-Rabbit-42!"}}'),
+    ]);
+  // A lone 0xff, a truncated 2-byte sequence, an overlong '/', a UTF-16 surrogate encoded as UTF-8.
+  for (const bytes of [[0xff], [0xc3], [0xc0, 0xaf], [0xed, 0xa0, 0x80]]) {
+    const res = await fetch(`${node.url}/ext/keystore`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: bad(bytes) });
+    assert.is(res.status, 200);
+    const body = (await res.json()) as any;
+    assert.is(body.error.code, -32700, JSON.stringify(bytes));
+    assert.is(body.error.message, 'request body is not valid UTF-8');
+    assert.is(body.id, null);
+  }
+  assert.equal((await node.call('keystore', 'keystore.listUsers')).result.users, before, 'no user was created');
+  const good = await post(`${node.url}/ext/keystore`, JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'keystore.listUsers' }));
+  assert.is(JSON.parse(good.text).id, 1, 'valid UTF-8 (including multi-byte) keeps working');
+});
+
 test('unknown path -> 404 with a JSON reason', async () => {
   const r = await post(`${node.url}/ext/nothing`, '{}');
   assert.is(r.status, 404);
@@ -132,10 +155,10 @@ test('unknown path -> 404 with a JSON reason', async () => {
   assert.is(root.status, 404);
 });
 
-test('CORS preflight is answered', async () => {
+test('CORS preflight is answered, without CORS headers for an origin not allowed (browser.test.ts)', async () => {
   const res = await fetch(admin(), { method: 'OPTIONS' });
   assert.is(res.status, 204);
-  assert.is(res.headers.get('access-control-allow-origin'), '*');
+  assert.is(res.headers.get('access-control-allow-origin'), null);
 });
 
 test('/ext/metrics serves Prometheus text with real request counters and latency', async () => {

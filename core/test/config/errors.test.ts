@@ -87,6 +87,21 @@ test('invalid command-line values name the flag and what was expected', () => {
   fails(['--help=maybe'], 'invalid value "maybe" for --help: expected true or false', 'InvalidValue');
 });
 
+test('allowed origins and hosts are checked item by item', () => {
+  fails(
+    ['--http-allowed-origins=https://ok.example,evil.example'],
+    'invalid value "https://ok.example,evil.example" for --http-allowed-origins: expected origins such as https://app.example or http://localhost:3000, or * (got "evil.example")',
+    'InvalidValue',
+  );
+  fails(
+    ['--http-allowed-hosts=localhost,node.example:9650'],
+    'invalid value "localhost,node.example:9650" for --http-allowed-hosts: expected host names or IP addresses such as localhost or node.example, or * (got "node.example:9650")',
+    'InvalidValue',
+  );
+  fails(['--http-max-connections=0'], 'invalid value "0" for --http-max-connections: expected an integer from 1 to 1000000', 'InvalidValue');
+  fails(['--profile-max-files=0'], 'invalid value "0" for --profile-max-files: expected an integer from 1 to 10000', 'InvalidValue');
+});
+
 test('invalid environment values name the variable', () => {
   fails(
     [],

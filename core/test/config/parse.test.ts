@@ -31,6 +31,9 @@ test('defaults', () => {
     httpPort: 9650,
     httpMaxBodyBytes: 1048576,
     httpMaxBatchSize: 100,
+    httpAllowedOrigins: [],
+    httpAllowedHosts: ['localhost', '127.0.0.1', '::1'],
+    httpMaxConnections: 1024,
     dataDir: '/home/op/.cornice',
     dbDir: '/home/op/.cornice/db/local',
     dbType: 'leveldb',
@@ -43,6 +46,7 @@ test('defaults', () => {
     stakingTlsCertFile: '/home/op/.cornice/staking/staker.crt',
     stakingTlsKeyFile: '/home/op/.cornice/staking/staker.key',
     profileDir: '/home/op/.cornice/profiles',
+    profileMaxFiles: 5,
     snowSampleSize: 20,
     snowQuorumSize: 15,
     snowVirtuousCommitThreshold: 20,
@@ -85,6 +89,15 @@ test('network timeouts are checked together: minimum <= initial <= maximum', () 
   assert.throws(() => run(['--network-initial-timeout=1s']), /--network-initial-timeout \(1000 ms\) must lie between/);
   const c = run(['--network-minimum-timeout=100ms', '--network-initial-timeout=300ms', '--network-maximum-timeout=1s']);
   assert.equal([c.networkMinimumTimeout, c.networkInitialTimeout, c.networkMaximumTimeout], [100, 300, 1000]);
+});
+
+test('allowed origins and hosts: lists, empty list, wildcard, IPv6 in brackets', () => {
+  const c = run(['--http-allowed-origins=https://app.example,http://localhost:3000', '--http-allowed-hosts=node.example,[::1],10.0.0.1']);
+  assert.equal(c.httpAllowedOrigins, ['https://app.example', 'http://localhost:3000']);
+  assert.equal(c.httpAllowedHosts, ['node.example', '[::1]', '10.0.0.1']);
+  assert.equal(run(['--http-allowed-hosts=']).httpAllowedHosts, []);
+  assert.equal(run(['--http-allowed-origins=*', '--http-allowed-hosts=*']).httpAllowedOrigins, ['*']);
+  assert.equal(run([], { CORNICE_HTTP_ALLOWED_ORIGINS: 'https://a.example' }).httpAllowedOrigins, ['https://a.example']);
 });
 
 test('default home is os.homedir()', async () => {

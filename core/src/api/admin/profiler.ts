@@ -2,11 +2,15 @@
  * Profiles the running node into files under one directory (never outside it): V8 CPU profiles
  * (.cpuprofile JSON, open in Chrome DevTools), heap snapshots, and — since Node.js has no mutexes —
  * a "lock" report of what blocks instead: event-loop delay percentiles and active handles.
+ *
+ * At most `maxFiles` profiles are kept: the profiler lists the files it wrote, oldest first, in an
+ * index file inside the directory, and writing one more deletes the oldest. Files it did not write
+ * are never touched, and the bound survives restarts.
  */
 import { Session } from 'node:inspector/promises';
-import { mkdir, writeFile, rename } from 'node:fs/promises';
+import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
-import { join, resolve, sep } from 'node:path';
+import { basename, join, resolve, sep } from 'node:path';
 import { getHeapSnapshot } from 'node:v8';
 import { createWriteStream } from 'node:fs';
 import { pipeline } from 'node:stream/promises';
@@ -14,13 +18,30 @@ import { NodeError } from '@cornice/sdk';
 
 export class ProfilerError extends NodeError<'AlreadyRunning' | 'NotRunning' | 'BadFileName' | 'Io'> {}
 
+export interface ProfilerOptions {
+  /** Profiles kept in the directory; writing another deletes the oldest (default 5). */
+  maxFiles?: number;
+}
+
+/** The profiler's list of the files it wrote, oldest first (JSON array of names). */
+const INDEX_FILE = '.cornice-profiles.json';
+
 export class Profiler {
   #cpu: { session: Session; file: string } | undefined;
   #starting = false;
   readonly #loopDelay: IntervalHistogram;
   readonly #since = new Date();
+  readonly #maxFiles: number;
+  /** The written files, oldest first; read from the index on first use. */
+  #written: string[] | undefined;
+  /** Index updates run one after another. */
+  #indexQueue: Promise<void> = Promise.resolve();
 
-  constructor(private readonly dir: string) {
+  constructor(
+    private readonly dir: string,
+    opts: ProfilerOptions = {},
+  ) {
+    this.#maxFiles = opts.maxFiles ?? 5;
     this.#loopDelay = monitorEventLoopDelay({ resolution: 10 });
     this.#loopDelay.enable();
   }
@@ -32,6 +53,7 @@ export class Profiler {
     if (!full.startsWith(base + sep) || full.slice(base.length + 1).includes(sep)) {
       throw new ProfilerError('BadFileName', 'fileName must be a plain file name inside the profile directory');
     }
+    if (fileName === INDEX_FILE) throw new ProfilerError('BadFileName', `fileName ${INDEX_FILE} is reserved for the profiler's index`);
     return full;
   }
 
@@ -61,6 +83,7 @@ export class Profiler {
     try {
       const { profile } = await cpu.session.post('Profiler.stop');
       await this.#write(cpu.file, JSON.stringify(profile));
+      await this.#keep(cpu.file);
       return cpu.file;
     } finally {
       cpu.session.disconnect();
@@ -77,6 +100,7 @@ export class Profiler {
     } catch (e) {
       throw new ProfilerError('Io', `cannot write heap snapshot: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
     }
+    await this.#keep(file);
     return file;
   }
 
@@ -101,7 +125,44 @@ export class Profiler {
       activeResources: countBy(process.getActiveResourcesInfo()),
     };
     await this.#write(file, JSON.stringify(report, null, 2));
+    await this.#keep(file);
     return file;
+  }
+
+  /** Records `file` as the newest profile and deletes the oldest ones beyond maxFiles. */
+  #keep(file: string): Promise<void> {
+    const run = this.#indexQueue.then(async () => {
+      const name = basename(file);
+      const written = (this.#written ??= await this.#readIndex()).filter((n) => n !== name);
+      written.push(name);
+      const kept: string[] = [];
+      for (const [i, old] of written.entries()) {
+        if (written.length - i <= this.#maxFiles) {
+          kept.push(old);
+          continue;
+        }
+        try {
+          await rm(this.path(old), { force: true });
+        } catch {
+          kept.push(old); // still there (e.g. no permission): retried on the next write
+        }
+      }
+      this.#written = kept;
+      await this.#write(join(this.dir, INDEX_FILE), JSON.stringify(kept));
+    });
+    this.#indexQueue = run.catch(() => undefined);
+    return run;
+  }
+
+  /** The index's names, oldest first; plain file names only (an edited index cannot point elsewhere). */
+  async #readIndex(): Promise<string[]> {
+    try {
+      const names: unknown = JSON.parse(await readFile(join(this.dir, INDEX_FILE), 'utf8'));
+      const plain = (n: unknown): n is string => typeof n === 'string' && basename(n) === n && !['', '.', '..', INDEX_FILE].includes(n);
+      return Array.isArray(names) ? names.filter(plain) : [];
+    } catch {
+      return [];
+    }
   }
 
   async #write(file: string, data: string): Promise<void> {
