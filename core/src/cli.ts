@@ -3,7 +3,7 @@
  * Exit codes: 0 after a clean stop or --help, 1 when the node fails, 2 for a bad command line.
  */
 import { readFileSync } from 'node:fs';
-import { NodeError } from '@cornice/sdk';
+import { isNodeError } from '@cornice/sdk';
 import { parseConfig } from './config/parse.js';
 import { createLogger } from './log/logger.js';
 import type { RunningNode } from './node/node.js';
@@ -33,8 +33,9 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<numb
     const { startNode } = await import('./node/node.js');
     node = await startNode(config, { log });
   } catch (e) {
-    log.fatal('node failed to start', { error: e instanceof NodeError ? e.message : e });
-    if (e instanceof NodeError) process.stderr.write(`cornice: ${e.message}\n`);
+    // By brand, not instanceof: the error may come from a plugin's own copy of the sdk.
+    log.fatal('node failed to start', { error: isNodeError(e) ? e.message : e });
+    if (isNodeError(e)) process.stderr.write(`cornice: ${e.message}\n`);
     return 1;
   }
   return new Promise((resolve) => {

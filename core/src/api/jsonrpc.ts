@@ -1,6 +1,7 @@
 /**
  * The JSON-RPC 2.0 layer of one endpoint: envelope checks, batches, dispatch through jayson's
- * `Server.call`, and encoding of results (bigint -> decimal string). HTTP concerns live in server.ts.
+ * `Server.call`, and encoding of results (jsonReplacer: bigint -> decimal string, bytes -> cb58).
+ * HTTP concerns live in server.ts.
  */
 import jayson from 'jayson/promise/index.js';
 import { jsonReplacer, type BoundService, type Logger } from '@cornice/sdk';
@@ -72,15 +73,15 @@ export class JsonRpcEndpoint {
         );
       }
       const replies = (await Promise.all(parsed.map((r) => this.#one(r)))).filter((r) => r !== undefined);
-      return replies.length ? `[${replies.map((r) => JSON.stringify(r, jsonReplacer)).join(',')}]` : undefined;
+      return replies.length ? `[${replies.join(',')}]` : undefined;
     }
-    const reply = await this.#one(parsed);
-    return reply && JSON.stringify(reply, jsonReplacer);
+    return this.#one(parsed);
   }
 
-  async #one(req: unknown): Promise<Response | undefined> {
+  /** One request's reply as JSON text; undefined for a notification. */
+  async #one(req: unknown): Promise<string | undefined> {
     const invalid = checkEnvelope(req);
-    if (invalid) return errorResponse(idOf(req), RpcCode.InvalidRequest, invalid);
+    if (invalid) return JSON.stringify(errorResponse(idOf(req), RpcCode.InvalidRequest, invalid));
     const env = req as Envelope;
     const isNotification = !('id' in env);
     const started = process.hrtime.bigint();
@@ -96,8 +97,22 @@ export class JsonRpcEndpoint {
       });
       if (isNotification) response.id = null;
     }
-    this.#opts.metrics?.observe(this.#methods.has(env.method) ? env.method : 'unknown', started, 'error' in response ? response.error.code : 0);
-    return isNotification ? undefined : response;
+    const encoded = this.#encode(response, env.method);
+    this.#opts.metrics?.observe(this.#methods.has(env.method) ? env.method : 'unknown', started, encoded.code);
+    return isNotification ? undefined : encoded.text;
+  }
+
+  /**
+   * Encodes a reply (bigint, bytes: jsonReplacer). A result that cannot be encoded (bytes too long
+   * for cb58, a cycle, a throwing getter) becomes that request's error reply instead.
+   */
+  #encode(response: Response, method: string): { text: string; code: number } {
+    try {
+      return { text: JSON.stringify(response, jsonReplacer), code: 'error' in response ? response.error.code : 0 };
+    } catch (e) {
+      const error = toRpcError(e, this.#opts.log, method);
+      return { text: JSON.stringify(errorResponse(response.id, error.code, error.message, error.data)), code: error.code };
+    }
   }
 }
 

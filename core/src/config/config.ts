@@ -39,8 +39,11 @@ export interface NodeConfig {
   snowConcurrentRepolls: number;
   /** Off: consensus samples the connected nodes with equal weight (a one-node dev network). */
   sybilProtectionEnabled: boolean;
-  /** VM plugins to load: npm package names or paths (resolved from the working directory). */
-  vms: string[];
+  /**
+   * VM plugins to load: npm package names or paths (resolved from the working directory). Undefined
+   * (no --vms): the built-in VM packages that are installed.
+   */
+  vms: string[] | undefined;
   /** Directory of VM plugins named by vmID or alias; ignored when missing. */
   pluginDir: string;
   /** JSON `{ "<vmID>": ["alias", …] }`, if any. */

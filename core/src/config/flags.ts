@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { LogLevel } from '@cornice/sdk';
 import { logLevels } from '../log/logger.js';
+import { BUILTIN_VM_PACKAGES } from '../vms/builtins.js';
 import { networkNameOf, parseNetworkId, type DbType, type NodeConfig } from './config.js';
 
 /** What value types need to know while parsing. */
@@ -382,9 +383,10 @@ export const flags: readonly Flag[] = [
   }),
   field('vms', {
     name: 'vms',
-    type: listType,
-    default: ['@cornice/timestamp'],
-    description: 'VM plugins to load: npm package names or paths, resolved from the working directory.',
+    type: listType as ValueType<string[] | undefined>,
+    default: undefined,
+    defaultText: `the installed built-ins (${BUILTIN_VM_PACKAGES.join(',')})`,
+    description: 'VM plugins to load: npm package names or paths, resolved from the working directory; a named one that is missing fails start-up.',
   }),
   field('pluginDir', {
     name: 'plugin-dir',

@@ -26,13 +26,14 @@ import { checkGenesis, checkNetwork } from '../db/meta.js';
 import { openStore } from '../db/open.js';
 import { PrefixedStore } from '../db/prefixed.js';
 import { parseGenesisFile } from '../genesis/file.js';
-import { genesisHash, networkGenesis, type NetworkGenesis } from '../genesis/genesis.js';
+import { genesisHash, networkGenesis, runnableChains, type NetworkGenesis } from '../genesis/genesis.js';
 import { IpcPublisher } from '../ipc/publisher.js';
 import { ipcsService } from '../ipc/service.js';
 import { Keystore } from '../keystore/keystore.js';
 import { loopbackNetwork } from '../network/loopback.js';
 import { loadOrCreateStakingCert } from '../staking/cert.js';
 import { ValidatorSets } from '../validators/validators.js';
+import { BUILTIN_VM_PACKAGES } from '../vms/builtins.js';
 import { loadVMs } from '../vms/loader.js';
 import type { VMRegistry } from '../vms/registry.js';
 
@@ -59,6 +60,8 @@ export interface NodeDeps {
   now?: () => number;
   /** VMs available without loading (the test kit passes the VM under test). */
   builtinVMs?: VMFactory[];
+  /** The VM packages loaded when installed if --vms is not given (default: BUILTIN_VM_PACKAGES). */
+  builtinVMPackages?: readonly string[];
   /** Replaces the network's genesis (the test kit's one-chain genesis). */
   genesis?: (vms: VMRegistry) => NetworkGenesis;
   /** Use this store instead of opening one (the test kit's restart); it is not closed on stop. */
@@ -84,7 +87,7 @@ export async function startNode(config: NodeConfig, deps: NodeDeps): Promise<Run
 
     const vms = await loadVMs({
       builtins: deps.builtinVMs ?? [],
-      specifiers: config.vms,
+      ...(config.vms === undefined ? { optionalPackages: deps.builtinVMPackages ?? BUILTIN_VM_PACKAGES } : { specifiers: config.vms }),
       ...(existsSync(config.pluginDir) ? { pluginDir: config.pluginDir } : {}),
       ...(config.vmAliasesFile ? { aliasesFile: config.vmAliasesFile } : {}),
       cwd: process.cwd(),
@@ -159,7 +162,7 @@ export async function startNode(config: NodeConfig, deps: NodeDeps): Promise<Run
       endpoint,
     });
     stops.push(() => chainManager.shutdown());
-    for (const def of genesis.chains) await chainManager.createChain(def);
+    for (const def of runnableChains(genesis, vms, log)) await chainManager.createChain(def);
 
     if (config.apiAdminEnabled) {
       routes.mount('admin', {

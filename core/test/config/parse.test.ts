@@ -49,7 +49,7 @@ test('defaults', () => {
     snowRogueCommitThreshold: 30,
     snowConcurrentRepolls: 4,
     sybilProtectionEnabled: true,
-    vms: ['@cornice/timestamp'],
+    vms: undefined,
     pluginDir: '/home/op/.cornice/plugins',
     vmAliasesFile: undefined,
     genesisFile: undefined,
