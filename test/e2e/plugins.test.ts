@@ -78,7 +78,20 @@ test('a genesis chain whose VM is not loaded is a clear start-up error', async (
   assert.match(r.stderr, /kvvm/);
 });
 
-/** The example VM's typed errors, thrown by whatever copy of the sdk it runs with, reach the client typed. */
+/**
+ * Starts a node loading the example VM with `flag`; its typed errors, thrown by whatever copy of
+ * the sdk it runs with, must reach the client typed, and its chain must work.
+ */
+async function checkExampleVM(dataDir: string, flag: string) {
+  const node = await startNodeProcess([...npmStartFlags(), `--data-dir=${dataDir}`, '--db-type=memory', flag, `--genesis-file=${dir}/genesis.json`]);
+  try {
+    await typedErrors(node);
+    assert.equal(await putAndGet(node), { key: 'colour', value: 'blue', height: 1 });
+  } finally {
+    await node.stop();
+  }
+}
+
 async function typedErrors(node: NodeProcess) {
   // InvalidParamsError from the plugin's own param parser
   assert.equal((await node.call('bc/kv', 'kv.put', { key: 5, value: 'x' })).error, {
@@ -95,27 +108,14 @@ test('a plugin with its own copy of @cornice/sdk: typed errors keep their codes,
   const pkg = join(plugins, KV_VM_ID);
   await copyPackage('examples/custom-vm', pkg);
   await installInto(join(pkg, 'node_modules'), { sdk: '@cornice/sdk' });
-  for (const [i, flag] of [`--plugin-dir=${plugins}`, `--vms=@cornice/timestamp,${pkg}`].entries()) {
-    const node = await startNodeProcess([...npmStartFlags(), `--data-dir=${dir}/own${i}`, '--db-type=memory', flag, `--genesis-file=${dir}/genesis.json`]);
-    try {
-      await typedErrors(node);
-      assert.equal(await putAndGet(node), { key: 'colour', value: 'blue', height: 1 });
-    } finally {
-      await node.stop();
-    }
-  }
+  await checkExampleVM(`${dir}/own-a`, `--plugin-dir=${plugins}`);
+  await checkExampleVM(`${dir}/own-b`, `--vms=@cornice/timestamp,${pkg}`);
 });
 
 test('a --plugin-dir package without node_modules runs on the node’s own @cornice/sdk', async () => {
   const plugins = join(dir, 'no-modules');
   await copyPackage('examples/custom-vm', join(plugins, KV_VM_ID));
-  const node = await startNodeProcess([...npmStartFlags(), `--data-dir=${dir}/nm`, '--db-type=memory', `--plugin-dir=${plugins}`, `--genesis-file=${dir}/genesis.json`]);
-  try {
-    await typedErrors(node);
-    assert.equal(await putAndGet(node), { key: 'colour', value: 'blue', height: 1 });
-  } finally {
-    await node.stop();
-  }
+  await checkExampleVM(`${dir}/nm`, `--plugin-dir=${plugins}`);
 });
 
 test('a plugin declaring an sdk range the node does not have is refused at start, naming both versions', async () => {

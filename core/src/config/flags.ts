@@ -385,7 +385,7 @@ export const flags: readonly Flag[] = [
     name: 'vms',
     type: listType as ValueType<string[] | undefined>,
     default: undefined,
-    defaultText: `the installed built-ins (${BUILTIN_VM_PACKAGES.join(',')})`,
+    defaultText: `installed built-ins: ${BUILTIN_VM_PACKAGES.join(',')}`,
     description: 'VM plugins to load: npm package names or paths, resolved from the working directory; a named one that is missing fails start-up.',
   }),
   field('pluginDir', {

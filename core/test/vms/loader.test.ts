@@ -4,9 +4,10 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { Id, InvalidParamsError, defineVM, silentLogger, vmIdFromName, type ChainVM, type LogFields, type Logger } from '@cornice/sdk';
+import { Id, InvalidParamsError, defineVM, silentLogger, vmIdFromName, type ChainVM } from '@cornice/sdk';
 import { loadVMs, type LoadVMsOptions } from '../../src/vms/loader.js';
 import { VMLoadError } from '../../src/vms/errors.js';
+import { captureLog } from '../helpers/log.js';
 
 /** The fixture plugins (plain .js, not compiled): core/test/vms/fixtures. */
 const FIXTURES = fileURLToPath(new URL('../../../test/vms/fixtures/', import.meta.url));
@@ -35,12 +36,6 @@ test.after(async () => {
   for (const d of temps) await rm(d, { recursive: true, force: true });
 });
 
-function capture(): Logger & { lines: Array<{ level: string; msg: string; fields?: LogFields }> } {
-  const lines: Array<{ level: string; msg: string; fields?: LogFields }> = [];
-  const at = (level: string) => (msg: string, fields?: LogFields) => void lines.push({ level, msg, ...(fields ? { fields } : {}) });
-  const log = { lines, trace: at('trace'), debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error'), fatal: at('fatal'), child: () => log };
-  return log;
-}
 
 async function loadError(opts: LoadVMsOptions, code: string, ...res: RegExp[]): Promise<VMLoadError> {
   try {
@@ -67,7 +62,7 @@ test('builtins, a plugin file named by vmID, one by alias, a package directory; 
   await mkdir(join(plugins, '.hidden'));
   const aliasesFile = join(root, 'aliases.json');
   await writeFile(aliasesFile, JSON.stringify({ [ID.aliasvm]: ['myalias', 'another'], [ID.fixturevm]: ['fx'], [ID.othervm]: ['not-loaded'] }));
-  const log = capture();
+  const log = captureLog();
   const builtin = defineVM({ name: 'builtinvm', version: '9.9.9', create: () => ({}) as ChainVM });
 
   const r = await loadVMs({ builtins: [builtin], pluginDir: plugins, aliasesFile: 'aliases.json', cwd: root, log });
@@ -106,7 +101,7 @@ test('specifiers: packages from cwd (main; import-only exports, scoped) and path
   await fixture('scopedvm', join(root, 'node_modules', '@acme', 'scopedvm'));
   await fixture('fixturevm.js', join(root, 'local', 'vm.js'));
   await fixture('dirvm', join(root, 'dirplugin'));
-  const log = capture();
+  const log = captureLog();
   const r = await loadVMs({ specifiers: ['pkgvm', '@acme/scopedvm', './local/vm.js', './dirplugin'], cwd: root, log });
   assert.equal(
     r.list().map((v) => [v.name, v.vmId.toString(), v.version, v.source]),
@@ -274,7 +269,7 @@ test('compatible ranges load; no range or a non-semver one loads with a log line
     await packageWith('pkgvm', join(root, `p${i}`), { peerDependencies: { '@cornice/sdk': range } });
     assert.is((await loadVMs({ specifiers: [`./p${i}`], cwd: root, log: silentLogger })).list()[0]!.name, 'pkgvm', range);
   }
-  const log = capture();
+  const log = captureLog();
   await packageWith('pkgvm', join(root, 'linked'), { dependencies: { '@cornice/sdk': 'file:../sdk' } });
   await fixture('fixturevm.js', join(root, 'bare.js'));
   await fixture('dirvm', join(root, 'norange'));
@@ -312,7 +307,7 @@ test('a plugin-dir entry without node_modules imports the node’s own @cornice/
 test('optional packages (the built-ins without --vms): installed ones load, missing ones are skipped with an info log', async () => {
   const root = await tempRoot();
   await fixture('pkgvm', join(root, 'node_modules', 'pkgvm'));
-  const log = capture();
+  const log = captureLog();
   const r = await loadVMs({ optionalPackages: ['@cornice/not-installed-vm', 'pkgvm'], cwd: root, log });
   assert.equal(r.list().map((v) => [v.name, v.source]), [['pkgvm', 'pkgvm']]);
   assert.equal(
