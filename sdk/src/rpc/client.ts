@@ -86,7 +86,7 @@ export function jsonReplacer(this: unknown, key: string, value: unknown): unknow
   if (typeof value === 'bigint') return value.toString();
   if (value instanceof Uint8Array) return bytesToWire(value);
   if (isBufferJson(value)) {
-    const raw = (this as Record<string, unknown>)[key];
+    const raw = (this as Record<string, unknown> | undefined)?.[key];
     if (raw instanceof Uint8Array) return bytesToWire(raw);
   }
   return value;
