@@ -60,8 +60,6 @@ export interface NodeDeps {
   now?: () => number;
   /** VMs available without loading (the test kit passes the VM under test). */
   builtinVMs?: VMFactory[];
-  /** The VM packages loaded when installed if --vms is not given (default: BUILTIN_VM_PACKAGES). */
-  builtinVMPackages?: readonly string[];
   /** Replaces the network's genesis (the test kit's one-chain genesis). */
   genesis?: (vms: VMRegistry) => NetworkGenesis;
   /** Use this store instead of opening one (the test kit's restart); it is not closed on stop. */
@@ -87,7 +85,7 @@ export async function startNode(config: NodeConfig, deps: NodeDeps): Promise<Run
 
     const vms = await loadVMs({
       builtins: deps.builtinVMs ?? [],
-      ...(config.vms === undefined ? { optionalPackages: deps.builtinVMPackages ?? BUILTIN_VM_PACKAGES } : { specifiers: config.vms }),
+      ...(config.vms === undefined ? { optionalPackages: BUILTIN_VM_PACKAGES } : { specifiers: config.vms }),
       ...(existsSync(config.pluginDir) ? { pluginDir: config.pluginDir } : {}),
       ...(config.vmAliasesFile ? { aliasesFile: config.vmAliasesFile } : {}),
       cwd: process.cwd(),
@@ -162,7 +160,7 @@ export async function startNode(config: NodeConfig, deps: NodeDeps): Promise<Run
       endpoint,
     });
     stops.push(() => chainManager.shutdown());
-    for (const def of runnableChains(genesis, vms, log)) await chainManager.createChain(def);
+    for (const def of runnableChains(genesis, vms, log.child({ module: 'genesis' }))) await chainManager.createChain(def);
 
     if (config.apiAdminEnabled) {
       routes.mount('admin', {
