@@ -7,7 +7,7 @@
  * keep it alive.
  */
 import { readFileSync } from 'node:fs';
-import { NodeError } from '@cornice/sdk';
+import { isNodeError } from '@cornice/sdk';
 import { installFaultHandlers } from './chains/faults.js';
 import { ConfigError } from './config/config.js';
 import { parseConfig } from './config/parse.js';
@@ -42,8 +42,9 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<numb
     const { startNode } = await import('./node/node.js');
     node = await startNode(config, { log });
   } catch (e) {
-    log.fatal('node failed to start', { error: e instanceof NodeError ? e.message : e });
-    if (e instanceof NodeError) process.stderr.write(`cornice: ${e.message}\n`);
+    // By brand, not instanceof: the error may come from a plugin's own copy of the sdk.
+    log.fatal('node failed to start', { error: isNodeError(e) ? e.message : e });
+    if (isNodeError(e)) process.stderr.write(`cornice: ${e.message}\n`);
     uninstall();
     return e instanceof ConfigError ? 2 : 1;
   }

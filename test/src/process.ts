@@ -21,6 +21,12 @@ export interface NodeProcess {
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
+/** Where to run from: another install's `cornice` bin, another working directory. */
+export interface SpawnOptions {
+  bin?: string;
+  cwd?: string;
+}
+
 export interface RunResult {
   code: number | null;
   stdout: string;
@@ -28,9 +34,9 @@ export interface RunResult {
 }
 
 /** Runs the CLI to completion (for --help, bad flags, start-up failures). */
-export function runCli(args: string[], timeoutMs = 30_000): Promise<RunResult> {
+export function runCli(args: string[], timeoutMs = 30_000, opts: SpawnOptions = {}): Promise<RunResult> {
   return new Promise((resolve, reject) => {
-    const proc = spawn(process.execPath, [CORNICE_BIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const proc = spawn(process.execPath, [opts.bin ?? CORNICE_BIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'], ...(opts.cwd ? { cwd: opts.cwd } : {}) });
     let stdout = '';
     let stderr = '';
     proc.stdout.on('data', (d) => (stdout += d));
@@ -46,9 +52,12 @@ export function runCli(args: string[], timeoutMs = 30_000): Promise<RunResult> {
   });
 }
 
-export function startNodeProcess(args: string[], timeoutMs = 30_000): Promise<NodeProcess> {
+export function startNodeProcess(args: string[], timeoutMs = 30_000, opts: SpawnOptions = {}): Promise<NodeProcess> {
   const t0 = performance.now();
-  const proc = spawn(process.execPath, [CORNICE_BIN, '--http-port=0', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const proc = spawn(process.execPath, [opts.bin ?? CORNICE_BIN, '--http-port=0', ...args], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    ...(opts.cwd ? { cwd: opts.cwd } : {}),
+  });
   const logs: Array<Record<string, unknown>> = [];
   let stderr = '';
   let buffered = '';

@@ -1,7 +1,7 @@
 /**
  * The JSON-RPC 2.0 layer of one endpoint: envelope checks, batches, dispatch through jayson's
- * `Server.call`, and encoding of results (bigint -> decimal string); ids are echoed exactly as written
- * (raw-ids.ts). HTTP concerns live in server.ts.
+ * `Server.call`, and encoding of results (jsonReplacer: bigint -> decimal string, bytes -> cb58); ids
+ * are echoed exactly as written (raw-ids.ts). HTTP concerns live in server.ts.
  */
 import jayson from 'jayson/promise/index.js';
 import { jsonReplacer, type BoundService, type Logger } from '@cornice/sdk';
@@ -105,8 +105,22 @@ export class JsonRpcEndpoint {
       });
       outcome = response.error ? { error: response.error } : { result: response.result ?? null };
     }
-    this.#opts.metrics?.observe(this.#methods.has(env.method) ? env.method : 'unknown', started, 'error' in outcome ? outcome.error.code : 0);
-    return isNotification ? undefined : encodeReply(id, outcome);
+    const reply = this.#encode(id, outcome, env.method);
+    this.#opts.metrics?.observe(this.#methods.has(env.method) ? env.method : 'unknown', started, reply.code);
+    return isNotification ? undefined : reply.text;
+  }
+
+  /**
+   * Encodes a reply. A result that cannot be encoded (bytes too long for cb58, a cycle, a throwing
+   * getter) becomes that request's error reply instead.
+   */
+  #encode(id: string, outcome: Outcome, method: string): { text: string; code: number } {
+    try {
+      return { text: encodeReply(id, outcome), code: 'error' in outcome ? outcome.error.code : 0 };
+    } catch (e) {
+      const error = toRpcError(e, this.#opts.log, method);
+      return { text: encodeReply(id, { error }), code: error.code };
+    }
   }
 }
 

@@ -63,8 +63,11 @@ export interface NodeConfig {
   vmCallTimeout: number;
   /** ms a stop may take before the process exits anyway. */
   shutdownTimeout: number;
-  /** VM plugins to load: npm package names or paths (resolved from the working directory). */
-  vms: string[];
+  /**
+   * VM plugins to load: npm package names or paths (resolved from the working directory). Undefined
+   * (no --vms): the built-in VM packages that are installed.
+   */
+  vms: string[] | undefined;
   /** Directory of VM plugins named by vmID or alias; ignored when missing. */
   pluginDir: string;
   /** JSON `{ "<vmID>": ["alias", …] }`, if any. */

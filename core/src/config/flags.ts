@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import type { LogLevel } from '@cornice/sdk';
 import { DEFAULT_ALLOWED_HOSTS, hostProblem, originProblem } from '../api/access.js';
 import { logLevels } from '../log/logger.js';
+import { BUILTIN_VM_PACKAGES } from '../vms/builtins.js';
 import { networkNameOf, parseNetworkId, type DbType, type NodeConfig } from './config.js';
 
 /** What value types need to know while parsing. */
@@ -528,9 +529,10 @@ export const flags: readonly Flag[] = [
   }),
   field('vms', {
     name: 'vms',
-    type: listType,
-    default: ['@cornice/timestamp'],
-    description: 'VM plugins to load: npm package names or paths, resolved from the working directory.',
+    type: listType as ValueType<string[] | undefined>,
+    default: undefined,
+    defaultText: `installed built-ins: ${BUILTIN_VM_PACKAGES.join(',')}`,
+    description: 'VM plugins to load: npm package names or paths, resolved from the working directory; a named one that is missing fails start-up.',
   }),
   field('pluginDir', {
     name: 'plugin-dir',

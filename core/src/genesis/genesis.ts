@@ -4,7 +4,7 @@
  * createBlockchain transactions — so the platform chain can take this over without changing the
  * chain manager.
  */
-import { Id, ShortId, Writer, sha256, vmIdFromName, type Validator } from '@cornice/sdk';
+import { Id, ShortId, Writer, sha256, vmIdFromName, type Logger, type Validator } from '@cornice/sdk';
 
 export interface ChainDefinition {
   /** The chain ID (= the ID of the transaction that created it). */
@@ -79,6 +79,34 @@ export function networkGenesis(networkId: number): NetworkGenesis | undefined {
     chains: [{ ...timestamp, id: genesisChainId(networkId, timestamp), aliases: ['timestamp'], endpointAliases: ['timestamp'] }],
     validators: LOCAL_STAKER_NODE_IDS.map((id) => ({ nodeId: ShortId.fromString(id), weight: GENESIS_VALIDATOR_WEIGHT })),
   };
+}
+
+/**
+ * The genesis chains this node can run: those whose VM is loaded. A chain whose VM is missing (a
+ * built-in VM package that is not installed) is not created, and a warning names the chain and the
+ * VM. It stays in the genesis (and its hash), so installing the VM later runs it on the same database.
+ */
+export function runnableChains(genesis: NetworkGenesis, vms: { has(vmId: Id): boolean }, log: Logger): ChainDefinition[] {
+  return genesis.chains.filter((chain) => {
+    if (vms.has(chain.vmId)) return true;
+    log.warn('genesis chain not run: its VM is not loaded', {
+      chain: chain.name,
+      chainId: chain.id.toString(),
+      alias: chain.aliases[0],
+      vmId: chain.vmId.toString(),
+      vm: vmNameOf(chain.vmId),
+    });
+    return false;
+  });
+}
+
+/** The VM name a vmID was made from (`timestamp`), when it is a zero-padded printable name. */
+function vmNameOf(vmId: Id): string | undefined {
+  const bytes = vmId.bytes;
+  let end = bytes.length;
+  while (end > 0 && bytes[end - 1] === 0) end--;
+  const name = bytes.subarray(0, end);
+  return name.length > 0 && name.every((b) => b >= 0x21 && b <= 0x7e) ? new TextDecoder().decode(name) : undefined;
 }
 
 /** A digest of what a genesis creates; the database remembers it and refuses another genesis. */

@@ -27,13 +27,14 @@ import { checkGenesis, checkNetwork } from '../db/meta.js';
 import { openStore } from '../db/open.js';
 import { PrefixedStore } from '../db/prefixed.js';
 import { parseGenesisFile } from '../genesis/file.js';
-import { genesisHash, networkGenesis, type NetworkGenesis } from '../genesis/genesis.js';
+import { genesisHash, networkGenesis, runnableChains, type NetworkGenesis } from '../genesis/genesis.js';
 import { IpcPublisher } from '../ipc/publisher.js';
 import { ipcsService } from '../ipc/service.js';
 import { Keystore } from '../keystore/keystore.js';
 import { loopbackNetwork } from '../network/loopback.js';
 import { loadOrCreateStakingCert } from '../staking/cert.js';
 import { ValidatorSets } from '../validators/validators.js';
+import { BUILTIN_VM_PACKAGES } from '../vms/builtins.js';
 import { loadVMs } from '../vms/loader.js';
 import type { VMRegistry } from '../vms/registry.js';
 
@@ -89,7 +90,7 @@ export async function startNode(config: NodeConfig, deps: NodeDeps): Promise<Run
 
     const vms = await loadVMs({
       builtins: deps.builtinVMs ?? [],
-      specifiers: config.vms,
+      ...(config.vms === undefined ? { optionalPackages: BUILTIN_VM_PACKAGES } : { specifiers: config.vms }),
       ...(existsSync(config.pluginDir) ? { pluginDir: config.pluginDir } : {}),
       ...(config.vmAliasesFile ? { aliasesFile: config.vmAliasesFile } : {}),
       cwd: process.cwd(),
@@ -172,7 +173,7 @@ export async function startNode(config: NodeConfig, deps: NodeDeps): Promise<Run
       endpoint,
     });
     stops.push(() => chainManager.shutdown());
-    for (const def of genesis.chains) await chainManager.createChain(def);
+    for (const def of runnableChains(genesis, vms, log.child({ module: 'genesis' }))) await chainManager.createChain(def);
 
     if (config.apiAdminEnabled) {
       routes.mount('admin', {

@@ -4,7 +4,7 @@
  * throws a ComplianceError; register them with your test runner:
  *   for (const c of chainVMCompliance(vmFactory, { makePending })) test(c.name, c.run);
  */
-import { Id, MemoryStore, NodeError, type Block, type ChainVM, type KeyValueStore, type VMFactory } from '@cornice/sdk';
+import { Id, isNotFoundError, MemoryStore, NodeError, type Block, type ChainVM, type KeyValueStore, type VMFactory } from '@cornice/sdk';
 import { testChainContext } from './context.js';
 
 export class ComplianceError extends NodeError<'Violation'> {}
@@ -31,7 +31,7 @@ async function rejectsNotFound(p: Promise<unknown>, what: string): Promise<void>
   try {
     await p;
   } catch (e) {
-    check((e as NodeError).code === 'NotFound', `${what} must throw NotFoundError (code 'NotFound'), threw ${(e as Error).message}`);
+    check(isNotFoundError(e), `${what} must throw NotFoundError (code 'NotFound'), threw ${(e as Error).message}`);
     return;
   }
   throw new ComplianceError('Violation', `${what} must throw NotFoundError, but resolved`);

@@ -31,7 +31,9 @@ export type VMLoadErrorCode =
   /** The plugin directory cannot be read. */
   | 'PluginDir'
   /** The aliases file is unreadable or malformed. */
-  | 'BadAliasesFile';
+  | 'BadAliasesFile'
+  /** The plugin's declared @cornice/sdk range does not include the node's sdk version. */
+  | 'IncompatibleSdk';
 
 /** A start-up failure while loading VM plugins; the message names the plugin, specifier or file. */
 export class VMLoadError extends NodeError<VMLoadErrorCode> {

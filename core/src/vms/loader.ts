@@ -3,24 +3,30 @@
  *  1. built-ins (passed in by the composition root or the test kit);
  *  2. `--vms` specifiers: npm package names, resolved from the working directory first and then from
  *     core's own location (package `exports` honoured), or file/directory paths relative to it;
+ *     without `--vms`, the built-in VM packages (builtins.ts) that are installed;
  *  3. `--plugin-dir` entries, each a .js/.mjs file or a package directory, named by the vmID it must
  *     provide (cb58) or by an alias from the aliases file, optionally with .js/.mjs.
- * Every module must export a `vmFactory`. Anything wrong is a VMLoadError naming the plugin — the
- * node refuses to start rather than run without a VM it was told to load.
+ * Every module must export a `vmFactory`. A plugin's package.json may declare the @cornice/sdk range
+ * it needs; the node checks it before importing the plugin, and lends its own sdk to a plugin that
+ * has none (sdk.ts). Anything wrong is a VMLoadError naming the plugin — the node refuses to start
+ * rather than run without a VM it was told to load.
  */
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { createRequire } from 'node:module';
-import { isAbsolute, join, resolve } from 'node:path';
+import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Id, isVMFactory, type Logger, type VMFactory } from '@cornice/sdk';
 import { VMLoadError } from './errors.js';
 import { VMRegistry } from './registry.js';
+import { checkSdkRange, useNodeSdkFallback } from './sdk.js';
 
 export interface LoadVMsOptions {
   /** VMs that need no loading, registered first with source `builtin`. */
   builtins?: VMFactory[];
   /** `--vms`: npm package names or paths (relative to `cwd`). */
-  specifiers?: string[];
+  specifiers?: readonly string[];
+  /** Package names loaded when installed and skipped (with an info log) when not: the built-ins without `--vms`. */
+  optionalPackages?: readonly string[];
   /** `--plugin-dir`: must exist when given. */
   pluginDir?: string;
   /** `--vm-aliases-file`: JSON `{ "<vmID>": ["alias", …] }`. */
@@ -51,15 +57,24 @@ export async function loadVMs(opts: LoadVMsOptions): Promise<VMRegistry> {
 
   for (const factory of opts.builtins ?? []) add(factory, 'builtin');
 
+  for (const spec of opts.optionalPackages ?? []) {
+    const found = await resolveInstalledPackage(spec, cwd);
+    if (!found) {
+      log.info('built-in VM not installed; skipped', { package: spec });
+      continue;
+    }
+    add(await importFactory(found, `${spec} (${found.entry})`, log), spec, found.entry);
+  }
+
   for (const spec of opts.specifiers ?? []) {
-    const { entry, source } = await resolveSpecifier(spec, cwd);
-    add(await importFactory(entry, `${spec} (${entry})`), source, entry);
+    const found = await resolveSpecifier(spec, cwd);
+    add(await importFactory(found, `${spec} (${found.entry})`, log), found.source, found.entry);
   }
 
   if (opts.pluginDir !== undefined) {
     const dir = resolve(cwd, opts.pluginDir);
     for (const plugin of await scanPluginDir(dir, aliases)) {
-      const factory = await importFactory(plugin.entry, plugin.path);
+      const factory = await importFactory(plugin, plugin.path, log);
       const actual = Id.fromBytes(factory.vmId.bytes);
       if (!actual.equals(plugin.vmId)) {
         throw new VMLoadError(
@@ -140,11 +155,15 @@ async function readAliasesFile(path: string): Promise<AliasesFile> {
 
 // ---- plugin directory ----------------------------------------------------------------------------
 
-interface DirPlugin {
+/** A plugin module to import, with the package.json of its package (none for a bare .js file). */
+interface PluginModule {
+  entry: string;
+  pkg?: Readonly<Record<string, unknown>>;
+}
+
+interface DirPlugin extends PluginModule {
   /** The entry in the plugin directory (file or directory). */
   path: string;
-  /** The module to import. */
-  entry: string;
   /** The vmID its name promises. */
   vmId: Id;
   /** The alias it was named by, if not by vmID. */
@@ -183,11 +202,11 @@ async function scanPluginDir(dir: string, aliases: AliasesFile | undefined): Pro
         `VM plugin ${path} is named by neither a vmID nor an alias${aliases ? ` of ${aliases.path}` : ' (no --vm-aliases-file given)'}; name it <vmID>[.js|.mjs] or <alias>[.js|.mjs]`,
       );
     }
-    let entry: string;
-    if (st.isDirectory()) entry = await packageDirEntry(path);
-    else if (st.isFile() && /\.m?js$/.test(name)) entry = path;
+    let module: PluginModule;
+    if (st.isDirectory()) module = await packageDirEntry(path);
+    else if (st.isFile() && /\.m?js$/.test(name)) module = { entry: path };
     else throw new VMLoadError('BadPluginName', `VM plugin ${path} is neither a .js/.mjs file nor a package directory`);
-    plugins.push({ path, entry, vmId, ...(alias ? { alias } : {}) });
+    plugins.push({ path, ...module, vmId, ...(alias ? { alias } : {}) });
   }
   return plugins;
 }
@@ -198,8 +217,8 @@ function isPathSpecifier(spec: string): boolean {
   return spec.startsWith('./') || spec.startsWith('../') || spec === '.' || spec === '..' || isAbsolute(spec) || spec.startsWith('file:');
 }
 
-/** The file to import for a `--vms` specifier, and the source to report: the package name or the absolute path. */
-async function resolveSpecifier(spec: string, cwd: string): Promise<{ entry: string; source: string }> {
+/** The module to import for a `--vms` specifier, and the source to report: the package name or the absolute path. */
+async function resolveSpecifier(spec: string, cwd: string): Promise<PluginModule & { source: string }> {
   if (isPathSpecifier(spec)) {
     let path = spec;
     let st;
@@ -209,31 +228,61 @@ async function resolveSpecifier(spec: string, cwd: string): Promise<{ entry: str
     } catch (e) {
       throw new VMLoadError('NotFound', `VM plugin ${spec} not found: ${path} (${errorMessage(e)})`, e);
     }
-    return { entry: st.isDirectory() ? await packageDirEntry(path) : path, source: path };
+    return { ...(st.isDirectory() ? await packageDirEntry(path) : { entry: path }), source: path };
   }
-  const coreDir = fileURLToPath(new URL('.', import.meta.url));
-  for (const base of [cwd, coreDir]) {
+  const found = await resolveInstalledPackage(spec, cwd);
+  if (found) return { ...found, source: spec };
+  throw new VMLoadError('NotFound', `VM plugin ${spec} not found: no package of that name is installed for ${cwd}, nor for @cornice/core (${CORE_DIR})`);
+}
+
+const CORE_DIR = fileURLToPath(new URL('.', import.meta.url));
+
+/** A package specifier resolved from `cwd`, else from core's own location; undefined when installed for neither. */
+async function resolveInstalledPackage(spec: string, cwd: string): Promise<PluginModule | undefined> {
+  for (const base of [cwd, CORE_DIR]) {
     const found = await resolvePackage(spec, base);
-    if (found) return { entry: found, source: spec };
+    if (found) return found;
   }
-  throw new VMLoadError('NotFound', `VM plugin ${spec} not found: no package of that name is installed for ${cwd}, nor for @cornice/core (${coreDir})`);
+  return undefined;
+}
+
+/** `@scope/name/sub` -> [`@scope/name`, `/sub`]. */
+function splitPackageSpecifier(spec: string): [name: string, subpath: string | undefined] | undefined {
+  const m = /^((?:@[^/]+\/)?[^/]+)(\/.*)?$/.exec(spec);
+  return m ? [m[1]!, m[2]] : undefined;
 }
 
 /** Resolves a package specifier from `base` (a directory); undefined when not installed there. */
-async function resolvePackage(spec: string, base: string): Promise<string | undefined> {
+async function resolvePackage(spec: string, base: string): Promise<PluginModule | undefined> {
+  let entry: string;
   try {
-    return createRequire(join(base, 'noop.js')).resolve(spec);
+    entry = createRequire(join(base, 'noop.js')).resolve(spec);
   } catch (e) {
     const code = errorCode(e);
     if (code === 'MODULE_NOT_FOUND') return undefined;
     if (code !== 'ERR_PACKAGE_PATH_NOT_EXPORTED') {
       throw new VMLoadError('NotFound', `VM plugin ${spec} cannot be resolved: ${errorMessage(e)}`, e);
     }
+    return resolveImportOnly(spec, base);
   }
-  // The package exists but exports nothing for require (e.g. only an "import" condition): resolve as import() would.
-  const m = /^((?:@[^/]+\/)?[^/]+)(\/.*)?$/.exec(spec);
-  if (!m) return undefined;
-  const [, name, rest] = m;
+  return { entry, ...(await packageJsonAbove(entry, splitPackageSpecifier(spec)?.[0])) };
+}
+
+/** The package.json of package `name` that holds `file`: the nearest one above it with that name. */
+async function packageJsonAbove(file: string, name: string | undefined): Promise<{ pkg?: PackageJson }> {
+  if (name === undefined) return {};
+  for (let dir = dirname(file); dirname(dir) !== dir; dir = dirname(dir)) {
+    const pkg = await readPackageJson(dir).catch(() => undefined);
+    if (pkg?.name === name) return { pkg };
+  }
+  return {};
+}
+
+/** A package that exists but exports nothing for require (e.g. only an "import" condition): resolved as import() would. */
+async function resolveImportOnly(spec: string, base: string): Promise<PluginModule | undefined> {
+  const parts = splitPackageSpecifier(spec);
+  if (!parts) return undefined;
+  const [name, rest] = parts;
   for (let dir = resolve(base); ; ) {
     const pkgDir = join(dir, 'node_modules', name!);
     const pkg = await readPackageJson(pkgDir).catch((e: unknown) => {
@@ -243,7 +292,7 @@ async function resolvePackage(spec: string, base: string): Promise<string | unde
     if (pkg) {
       const target = pkg.exports === undefined ? undefined : exportsTarget(pkg.exports, rest ? `.${rest}` : '.');
       if (target === undefined) throw new VMLoadError('NotFound', `VM plugin ${spec}: package ${pkgDir} exports no entry for import()`);
-      return resolve(pkgDir, target);
+      return { entry: resolve(pkgDir, target), pkg };
     }
     const parent = resolve(dir, '..');
     if (parent === dir) return undefined;
@@ -252,8 +301,10 @@ async function resolvePackage(spec: string, base: string): Promise<string | unde
 }
 
 interface PackageJson {
+  name?: unknown;
   exports?: unknown;
   main?: unknown;
+  [key: string]: unknown;
 }
 
 async function readPackageJson(dir: string): Promise<PackageJson> {
@@ -270,7 +321,7 @@ async function readPackageJson(dir: string): Promise<PackageJson> {
 }
 
 /** The entry module of a package directory: its `exports` ('.'), else `main`, else index.js. */
-async function packageDirEntry(dir: string): Promise<string> {
+async function packageDirEntry(dir: string): Promise<PluginModule> {
   let pkg: PackageJson;
   try {
     pkg = await readPackageJson(dir);
@@ -291,7 +342,7 @@ async function packageDirEntry(dir: string): Promise<string> {
   } catch (e) {
     throw new VMLoadError('NotFound', `VM plugin ${dir}: its entry ${target} (from package.json) does not exist`, e);
   }
-  return entry;
+  return { entry, pkg };
 }
 
 /** A package's `exports` target for `subpath` under the import conditions (patterns with one `*`). */
@@ -337,11 +388,16 @@ function conditionTarget(target: unknown, star: string | undefined): string | un
 
 // ---- import --------------------------------------------------------------------------------------
 
-/** Imports `path` and returns its valid `vmFactory`; `label` names the plugin in errors. */
-async function importFactory(path: string, label: string): Promise<VMFactory> {
+/**
+ * Checks the plugin's sdk range, then imports its entry and returns its valid `vmFactory`; `label`
+ * names the plugin in errors.
+ */
+async function importFactory(plugin: PluginModule, label: string, log: Logger): Promise<VMFactory> {
+  await checkSdkRange(label, plugin.pkg, log);
+  await useNodeSdkFallback(plugin.entry);
   let mod: Record<string, unknown>;
   try {
-    mod = (await import(pathToFileURL(path).href)) as Record<string, unknown>;
+    mod = (await import(pathToFileURL(plugin.entry).href)) as Record<string, unknown>;
   } catch (e) {
     const msg = errorMessage(e);
     const hint = /Cannot use import statement outside a module|Unexpected token 'export'/.test(msg)

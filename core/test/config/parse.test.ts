@@ -64,7 +64,7 @@ test('defaults', () => {
     benchlistDuration: 900_000,
     vmCallTimeout: 30_000,
     shutdownTimeout: 10_000,
-    vms: ['@cornice/timestamp'],
+    vms: undefined,
     pluginDir: '/home/op/.cornice/plugins',
     vmAliasesFile: undefined,
     genesisFile: undefined,

@@ -1,12 +1,13 @@
-import { cp, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { Id, defineVM, silentLogger, vmIdFromName, type ChainVM, type LogFields, type Logger } from '@cornice/sdk';
+import { Id, InvalidParamsError, defineVM, silentLogger, vmIdFromName, type ChainVM } from '@cornice/sdk';
 import { loadVMs, type LoadVMsOptions } from '../../src/vms/loader.js';
 import { VMLoadError } from '../../src/vms/errors.js';
+import { captureLog } from '../helpers/log.js';
 
 /** The fixture plugins (plain .js, not compiled): core/test/vms/fixtures. */
 const FIXTURES = fileURLToPath(new URL('../../../test/vms/fixtures/', import.meta.url));
@@ -17,7 +18,10 @@ const ID = {
   pkgvm: vmIdFromName('pkgvm').toString(),
   scopedvm: vmIdFromName('scopedvm').toString(),
   othervm: vmIdFromName('othervm').toString(),
+  sdkvm: vmIdFromName('sdkvm').toString(),
 };
+/** The version of the node's own @cornice/sdk. */
+const SDK_VERSION = (JSON.parse(await readFile(new URL('../../../../sdk/package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
 const temps: string[] = [];
 /** A temp dir whose package.json makes its .js files ES modules (plugins live below it). */
@@ -32,12 +36,6 @@ test.after(async () => {
   for (const d of temps) await rm(d, { recursive: true, force: true });
 });
 
-function capture(): Logger & { lines: Array<{ level: string; msg: string; fields?: LogFields }> } {
-  const lines: Array<{ level: string; msg: string; fields?: LogFields }> = [];
-  const at = (level: string) => (msg: string, fields?: LogFields) => void lines.push({ level, msg, ...(fields ? { fields } : {}) });
-  const log = { lines, trace: at('trace'), debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error'), fatal: at('fatal'), child: () => log };
-  return log;
-}
 
 async function loadError(opts: LoadVMsOptions, code: string, ...res: RegExp[]): Promise<VMLoadError> {
   try {
@@ -64,7 +62,7 @@ test('builtins, a plugin file named by vmID, one by alias, a package directory; 
   await mkdir(join(plugins, '.hidden'));
   const aliasesFile = join(root, 'aliases.json');
   await writeFile(aliasesFile, JSON.stringify({ [ID.aliasvm]: ['myalias', 'another'], [ID.fixturevm]: ['fx'], [ID.othervm]: ['not-loaded'] }));
-  const log = capture();
+  const log = captureLog();
   const builtin = defineVM({ name: 'builtinvm', version: '9.9.9', create: () => ({}) as ChainVM });
 
   const r = await loadVMs({ builtins: [builtin], pluginDir: plugins, aliasesFile: 'aliases.json', cwd: root, log });
@@ -103,7 +101,7 @@ test('specifiers: packages from cwd (main; import-only exports, scoped) and path
   await fixture('scopedvm', join(root, 'node_modules', '@acme', 'scopedvm'));
   await fixture('fixturevm.js', join(root, 'local', 'vm.js'));
   await fixture('dirvm', join(root, 'dirplugin'));
-  const log = capture();
+  const log = captureLog();
   const r = await loadVMs({ specifiers: ['pkgvm', '@acme/scopedvm', './local/vm.js', './dirplugin'], cwd: root, log });
   assert.equal(
     r.list().map((v) => [v.name, v.vmId.toString(), v.version, v.source]),
@@ -235,6 +233,94 @@ test('unreadable or malformed aliases file', async () => {
   await writeFile(file, JSON.stringify({ [ID.fixturevm]: ['builtinvm'] }));
   const builtin = defineVM({ name: 'builtinvm', version: '1.0.0', create: () => ({}) as ChainVM });
   await loadError({ ...opts, builtins: [builtin], specifiers: ['./vm.js'] }, 'BadAliasesFile', /VM alias builtinvm is already used by builtinvm/);
+});
+
+/** Copies a package fixture to `to` and sets its package.json fields. */
+async function packageWith(name: string, to: string, fields: Record<string, unknown>): Promise<void> {
+  await fixture(name, to);
+  const pkg = JSON.parse(await readFile(join(to, 'package.json'), 'utf8')) as Record<string, unknown>;
+  await writeFile(join(to, 'package.json'), JSON.stringify({ ...pkg, ...fields }));
+}
+
+test('a declared @cornice/sdk range the node does not satisfy is refused, before the plugin runs, naming both versions', async () => {
+  const root = await tempRoot();
+  const plugins = join(root, 'plugins');
+  await packageWith('dirvm', join(plugins, ID.dirvm), { peerDependencies: { '@cornice/sdk': '^9.0.0' } });
+  // its entry would throw if imported: the check comes first
+  await writeFile(join(plugins, ID.dirvm, 'lib', 'main.js'), 'throw new Error("imported");\n');
+  await loadError(
+    { pluginDir: plugins, cwd: root, log: silentLogger },
+    'IncompatibleSdk',
+    esc(`VM plugin ${join(plugins, ID.dirvm)} needs @cornice/sdk ^9.0.0, but this node has @cornice/sdk ${SDK_VERSION}`),
+  );
+  // a package specifier, range under dependencies
+  await packageWith('pkgvm', join(root, 'node_modules', 'pkgvm'), { dependencies: { '@cornice/sdk': '<0.1.0 || >=2' } });
+  await loadError({ specifiers: ['pkgvm'], cwd: root, log: silentLogger }, 'IncompatibleSdk', /VM plugin pkgvm \(.*\) needs @cornice\/sdk <0\.1\.0 \|\| >=2, but this node has/);
+  // a path specifier to a package directory
+  await packageWith('dirvm', join(root, 'dirplugin'), { peerDependencies: { '@cornice/sdk': '~0.0.1' } });
+  await loadError({ specifiers: ['./dirplugin'], cwd: root, log: silentLogger }, 'IncompatibleSdk', /~0\.0\.1/);
+});
+
+test('compatible ranges load; no range or a non-semver one loads with a log line', async () => {
+  const root = await tempRoot();
+  const [major, minor] = SDK_VERSION.split('.');
+  const ranges = [`^${SDK_VERSION}`, `${major}.${minor}.x`, SDK_VERSION, `>=${SDK_VERSION} <99`, `<0.0.1 || ^${SDK_VERSION}`, '*'];
+  for (const [i, range] of ranges.entries()) {
+    await packageWith('pkgvm', join(root, `p${i}`), { peerDependencies: { '@cornice/sdk': range } });
+    assert.is((await loadVMs({ specifiers: [`./p${i}`], cwd: root, log: silentLogger })).list()[0]!.name, 'pkgvm', range);
+  }
+  const log = captureLog();
+  await packageWith('pkgvm', join(root, 'linked'), { dependencies: { '@cornice/sdk': 'file:../sdk' } });
+  await fixture('fixturevm.js', join(root, 'bare.js'));
+  await fixture('dirvm', join(root, 'norange'));
+  const r = await loadVMs({ specifiers: ['./linked', './bare.js', './norange'], cwd: root, log });
+  assert.equal(r.list().map((v) => v.name), ['pkgvm', 'fixturevm', 'dirvm']);
+  const said = (msg: string) => log.lines.filter((l) => l.msg === msg).map((l) => [l.level, l.fields?.plugin]);
+  assert.equal(said('VM plugin sdk range is not a semver range; not checked'), [['warn', `./linked (${join(root, 'linked', 'index.js')})`]]);
+  assert.equal(said('VM plugin declares no sdk version range'), [
+    ['info', `./bare.js (${join(root, 'bare.js')})`],
+    ['info', `./norange (${join(root, 'norange', 'lib', 'main.js')})`],
+  ]);
+});
+
+test('a plugin-dir entry without node_modules imports the node’s own @cornice/sdk', async () => {
+  const root = await tempRoot();
+  const plugins = join(root, 'plugins');
+  await fixture('sdkvm.js', join(plugins, `${ID.sdkvm}.js`));
+  const r = await loadVMs({ pluginDir: plugins, cwd: root, log: silentLogger });
+  assert.is(r.list()[0]!.name, 'sdkvm');
+  // the same module as ours: its classes are ours
+  const mod = (await import(new URL(`file://${join(plugins, `${ID.sdkvm}.js`)}`).href)) as { ErrorClass: unknown; vmFactory: { vmId: unknown } };
+  assert.is(mod.ErrorClass, InvalidParamsError);
+  assert.instance(mod.vmFactory.vmId, Id);
+  // a package directory too
+  const p2 = join(root, 'plugins2');
+  await mkdir(join(p2, ID.sdkvm), { recursive: true });
+  await writeFile(join(p2, ID.sdkvm, 'package.json'), JSON.stringify({ name: 'sdkvm', type: 'module', main: 'vm.js', peerDependencies: { '@cornice/sdk': `^${SDK_VERSION}` } }));
+  await fixture('sdkvm.js', join(p2, ID.sdkvm, 'vm.js'));
+  assert.is((await loadVMs({ pluginDir: p2, cwd: root, log: silentLogger })).list()[0]!.name, 'sdkvm');
+  // other missing packages are still missing
+  await writeFile(join(root, 'other.js'), "import 'no-such-package-anywhere';\nexport const vmFactory = {};\n");
+  await loadError({ specifiers: ['./other.js'], cwd: root, log: silentLogger }, 'ImportFailed', /Cannot find package 'no-such-package-anywhere'/);
+});
+
+test('optional packages (the built-ins without --vms): installed ones load, missing ones are skipped with an info log', async () => {
+  const root = await tempRoot();
+  await fixture('pkgvm', join(root, 'node_modules', 'pkgvm'));
+  const log = captureLog();
+  const r = await loadVMs({ optionalPackages: ['@cornice/not-installed-vm', 'pkgvm'], cwd: root, log });
+  assert.equal(r.list().map((v) => [v.name, v.source]), [['pkgvm', 'pkgvm']]);
+  assert.equal(
+    log.lines.filter((l) => l.msg === 'built-in VM not installed; skipped').map((l) => [l.level, l.fields?.package]),
+    [['info', '@cornice/not-installed-vm']],
+  );
+  // installed but broken is still an error
+  await mkdir(join(root, 'node_modules', 'brokenvm'));
+  await writeFile(join(root, 'node_modules', 'brokenvm', 'package.json'), JSON.stringify({ name: 'brokenvm', type: 'module', main: 'index.js' }));
+  await writeFile(join(root, 'node_modules', 'brokenvm', 'index.js'), 'export const nothing = 1;\n');
+  await loadError({ optionalPackages: ['brokenvm'], cwd: root, log: silentLogger }, 'NoFactory', /VM plugin brokenvm/);
+  // named explicitly, a missing package fails as before
+  await loadError({ specifiers: ['@cornice/not-installed-vm'], cwd: root, log: silentLogger }, 'NotFound', /VM plugin @cornice\/not-installed-vm not found/);
 });
 
 test.run();

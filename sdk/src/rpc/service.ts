@@ -33,8 +33,27 @@ export interface ServiceDef<M extends AnyMethods = AnyMethods> {
   readonly methods: M;
 }
 
+/**
+ * Declares a service. Every method's params must be an object parser (`p.object(...)` or
+ * `p.none()`): JSON-RPC params are an object (or a one-element array holding it), so a method
+ * declared otherwise could never be called; it is refused here, with a TypeError naming it.
+ */
 export function defineService<M extends AnyMethods>(name: string, methods: M): ServiceDef<M> {
+  checkMethods(name, methods);
   return { name, methods };
+}
+
+function checkMethods(service: string, methods: AnyMethods): void {
+  if (methods === null || typeof methods !== 'object') throw new TypeError(`service ${service}: methods must be an object`);
+  for (const [name, m] of Object.entries(methods)) {
+    const params = (m as Partial<MethodDef<unknown, unknown>> | undefined)?.params;
+    if (params === null || typeof params !== 'object' || typeof params.parse !== 'function') {
+      throw new TypeError(`service ${service}: method ${name} has no params parser (use p.object({...}) or p.none())`);
+    }
+    if (params.kind !== 'object') {
+      throw new TypeError(`service ${service}: method ${name} declares params as ${params.kind}; params must be an object parser (p.object({...}) or p.none())`);
+    }
+  }
 }
 
 export type ParamsOf<D> = D extends MethodDef<infer P, unknown> ? P : never;
@@ -68,6 +87,7 @@ export function normalizeParams(raw: unknown): unknown {
 }
 
 export function bindService<S extends ServiceDef>(def: S, handlers: Handlers<S>): BoundService {
+  checkMethods(def.name, def.methods); // a declaration written by hand, not through defineService
   const methods = new Map<string, BoundMethod>();
   for (const [name, m] of Object.entries(def.methods)) {
     const impl = (handlers as Record<string, (p: unknown) => Promise<unknown>>)[name];
