@@ -2,7 +2,8 @@
 // Runs every compiled uvu test file (dist/**/*.test.js) of the given workspaces (default: all), each
 // in its own node process, and ends by printing one line `N passed, N failed` (totals over all
 // packages). Fails when any test fails, when a file crashes or reports no tests (a forgotten
-// `test.run()`), when a file exceeds its time limit, or when zero tests ran in all.
+// `test.run()`), when a file skips tests (`test.skip`, or `test.only` leaving the others out), when
+// a file exceeds its time limit, or when zero tests ran in all.
 // Usage: node scripts/run-tests.mjs [workspace-dir ...] [--filter <regex>]
 import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync, statSync, existsSync } from 'node:fs';
@@ -70,7 +71,7 @@ let skipped = 0;
 const problems = [];
 const started = Date.now();
 for (const ws of workspaces) {
-  const files = findTests(join(root, ws, 'dist')).filter((f) => !filter || filter.test(f));
+  const files = findTests(resolve(root, ws, 'dist')).filter((f) => !filter || filter.test(f));
   for (const file of files) {
     const rel = relative(root, file);
     const t0 = Date.now();
@@ -81,10 +82,15 @@ for (const ws of workspaces) {
       problems.push(`${rel}: ran no tests (crash, or a suite without .run())`);
       process.stdout.write(r.out);
     } else {
-      const f = r.total - r.passed - r.skipped;
+      const f = Math.max(0, r.total - r.passed);
       passed += r.passed;
       failed += f;
       skipped += r.skipped;
+      if (r.skipped > 0) {
+        failed += 1;
+        problems.push(`${rel}: ${r.skipped} test(s) skipped (test.skip or test.only): every test must run`);
+        process.stdout.write(r.out);
+      }
       if (f > 0 || r.code !== 0) {
         if (f === 0) {
           failed += 1;
@@ -93,7 +99,7 @@ for (const ws of workspaces) {
         process.stdout.write(r.out);
       }
     }
-    console.log(`${r.code === 0 ? 'ok  ' : 'FAIL'} ${rel} (${r.passed ?? 0}/${r.total ?? 0}, ${ms} ms)`);
+    console.log(`${r.code === 0 && !(r.skipped > 0) ? 'ok  ' : 'FAIL'} ${rel} (${r.passed ?? 0}/${r.total ?? 0}, ${ms} ms)`);
   }
 }
 if (passed + failed === 0) {

@@ -81,7 +81,7 @@ export interface SimulationOptions {
   /** Stake of each adversarial validator (default: honestWeight). */
   adversaryWeight?: number;
   params?: SnowParams;
-  /** The honest nodes' request deadlines (default 300 ms initial, 100..1000 ms); the maximum also bounds a poll. */
+  /** The honest nodes' request deadlines (default 300..1000 ms, starting at 300); the maximum also bounds a poll. */
   timeouts?: TimeoutConfig;
   /** The honest nodes' benchlist (default: 5 failures over 1 s bench for 30 s). */
   benchlist?: BenchlistConfig;
@@ -156,7 +156,7 @@ interface HonestNode {
   readonly chain: string[];
 }
 
-export const SIM_TIMEOUTS: Readonly<TimeoutConfig> = Object.freeze({ initialMs: 300, minimumMs: 100, maximumMs: 1_000, coefficient: 2, halflifeMs: 10_000 });
+export const SIM_TIMEOUTS: Readonly<TimeoutConfig> = Object.freeze({ initialMs: 300, minimumMs: 300, maximumMs: 1_000, coefficient: 2, halflifeMs: 10_000 });
 export const SIM_BENCHLIST: Readonly<BenchlistConfig> = Object.freeze({ failThreshold: 5, minFailingDurationMs: 1_000, durationMs: 30_000 });
 
 /**
