@@ -357,8 +357,9 @@ export class Simulation {
     }
     const honestIds = this.honest.map((n) => n.id);
     const behaviour = { ...DEFAULT_ADVERSARY, ...opts.adversary };
-    // The coalition's blocks go out from the first adversary, to every honest node.
-    const coalition = new Coalition(this.#rng.fork(), (block) => {
+    // The coalition's blocks go out from the first adversary, to every honest node. (Only strategies
+    // that use it draw its random stream, so other runs keep the streams they always had.)
+    const coalition = new Coalition(behaviour.strategy === 'coordinated' || behaviour.strategy === 'equivocate' ? this.#rng.fork() : new Prng(0), (block) => {
       const from = nodeId(nHonest);
       this.#pushes = (this.#pushes + 1) >>> 0;
       this.#transport(from).pushQuery(honestIds, this.#pushes, block.bytes);

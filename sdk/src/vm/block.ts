@@ -9,6 +9,8 @@ import type { Id } from '../ids/id.js';
  * - exactly one of `accept()` / `reject()` is called on each verified block, at most once;
  *   `accept()` is called in height order, each block after its parent;
  * - `reject()` is called on every verified block that conflicts with an accepted one.
+ * - every call is bounded by the node's `--vm-call-timeout` (default 30 s): a call that has not
+ *   settled by then halts the chain (see ChainVM).
  * The VM guarantees:
  * - `id` is a pure function of `bytes` (parseBlock(bytes).id equals id) and `height` = parent's + 1;
  * - `accept()` persists the block and its effects atomically before resolving, so that after a crash

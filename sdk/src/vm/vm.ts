@@ -40,10 +40,28 @@ export interface ChainHandler {
  * The VM guarantees: `getBlock` and `getBlockIdAtHeight` throw NotFoundError for unknown
  * blocks/heights; `lastAccepted()` and the height index agree after every accept; `buildBlock`
  * builds on the last `setPreference` block; `waitForEvent` rejects promptly when its signal aborts.
+ *
+ * Faults (the node contains them to the chain):
+ * - Every call except `waitForEvent` has a deadline (`--vm-call-timeout`, default 30 s). A call that
+ *   has not settled by then halts the chain: consensus stops, the chain's `ctx.signal` aborts,
+ *   `shutdown()` is called, its API answers "chain … is halted: <reason>" and its health check is
+ *   red. Late results are ignored.
+ * - Calls run in the chain's async scope: an uncaught exception or unhandled rejection raised by
+ *   code the VM started (a timer, a forgotten promise) halts this chain, not the node.
+ * - `buildBlock` failing (throwing, or returning a block that fails `verify` or is not new) is
+ *   logged at warn and retried with exponential backoff (100 ms doubling to 30 s) on the next
+ *   'pendingTxs', so `waitForEvent` may keep answering while the VM recovers.
  */
 export interface ChainVM {
   initialize(ctx: ChainContext, init: VMInit): Promise<void>;
   setState(state: VMState): Promise<void>;
+  /**
+   * A new block on the preferred block, from pending transactions. If the block then fails
+   * `verify()`, the engine drops it: neither `accept()` nor `reject()` is ever called on it, and
+   * nothing else tells the VM. Its transactions stay the VM's responsibility: a VM that took them out
+   * of its mempool to build should put back those still valid (e.g. when its own verify fails) so
+   * they are not lost, and drop the invalid ones so the next build does not fail the same way.
+   */
   buildBlock(): Promise<Block>;
   /** Parses bytes into a block (not yet verified). Throws on malformed bytes. */
   parseBlock(bytes: Uint8Array): Promise<Block>;
