@@ -1,7 +1,7 @@
 // `npm run bench`: runs the benchmarks and prints one JSON line per figure:
 // {"bench": name, "value": number, "unit": ..., "target": ..., ...details}.
 // Set BENCH_QUICK=1 for a short run.
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { benchEngine } from './engine.mjs';
 import { median, report, rssMb, startNode } from './lib.mjs';
+import { benchStuckNode } from './stuck.mjs';
 import { benchTimestamp } from './timestamp.mjs';
 
 const quick = process.env.BENCH_QUICK === '1';
@@ -31,16 +32,39 @@ try {
   await new Promise((r) => setTimeout(r, quick ? 1000 : 3000));
   report({ bench: 'idle RSS', value: Math.round(rssMb(node.proc.pid)), unit: 'MB', target: '<= 150' });
 
-  // 3. admin.getNodeID round trips, 64 in flight, from a separate client process.
+  // 3. admin.getNodeID round trips, 64 in flight, from a separate client process; the same load on a
+  //    bare node:http server in the same run is the baseline.
   const client = fileURLToPath(new URL('./rpc-client.mjs', import.meta.url));
-  const { stdout } = await promisify(execFile)(process.execPath, [client, String(node.port), '/ext/admin', 'admin.getNodeID', '64', quick ? '2' : '5']);
-  const r = JSON.parse(stdout.trim().split('\n').pop());
-  report({ bench: 'admin.getNodeID round trips (64 in flight, separate client process)', value: r.perSecond, unit: 'req/s', target: '>= 10000', errors: r.errors, p50ms: r.p50ms, p99ms: r.p99ms, rssAfterMb: Math.round(rssMb(node.proc.pid)) });
+  const load = async (port, path, method) => {
+    const { stdout } = await promisify(execFile)(process.execPath, [client, String(port), path, method, '64', quick ? '2' : '5']);
+    return JSON.parse(stdout.trim().split('\n').pop());
+  };
+  const r = await load(node.port, '/ext/admin', 'admin.getNodeID');
+  const rssAfterMb = Math.round(rssMb(node.proc.pid));
   await node.stop();
+  const bare = spawn(process.execPath, [fileURLToPath(new URL('./bare-http.mjs', import.meta.url))], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const barePort = await new Promise((resolve) => bare.stdout.once('data', (d) => resolve(Number(String(d).trim()))));
+  const base = await load(barePort, '/', 'baseline');
+  bare.kill('SIGTERM');
+  report({
+    bench: 'admin.getNodeID round trips (64 in flight, separate client process)',
+    value: r.perSecond,
+    unit: 'req/s',
+    target: '>= 10000',
+    baselineBareNodeHttp: base.perSecond,
+    ratioToBaseline: Number((r.perSecond / base.perSecond).toFixed(2)),
+    errors: r.errors,
+    p50ms: r.p50ms,
+    p99ms: r.p99ms,
+    rssAfterMb,
+  });
 
   // 4. timestamp proposeBlock -> accepted latency; 5. engine throughput in simulation.
   await benchTimestamp({ proposals: quick ? 50 : 300 });
   await benchEngine({ blocks: quick ? 50 : 200 });
+
+  // 6. CPU of a node stuck waiting for validators (issue: < 0.5 s over 30 s).
+  await benchStuckNode({ seconds: quick ? 10 : 30 });
 } finally {
   await rm(dataDir, { recursive: true, force: true });
 }
