@@ -7,15 +7,15 @@
  * keep it alive.
  */
 import { readFileSync } from 'node:fs';
-import { isNodeError } from '@cornice/sdk';
+import { isNodeError, type Logger } from '@cornice/sdk';
 import { installFaultHandlers } from './chains/faults.js';
-import { ConfigError } from './config/config.js';
+import { ConfigError, type NodeConfig } from './config/config.js';
 import { parseConfig } from './config/parse.js';
 import { createLogger } from './log/logger.js';
 import type { RunningNode } from './node/node.js';
 
 /** Runs the CLI; resolves with an exit code once startup failed or the node was stopped. */
-export async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number | undefined> {
+export async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
   let parsed: ReturnType<typeof parseConfig>;
   try {
     parsed = parseConfig(argv, env);
@@ -33,10 +33,61 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<numb
   }
   const config = parsed.config;
   const log = createLogger({ level: config.logLevel, fields: { app: 'cornice' } });
-  // Installed before start-up so that a plugin failing during it is caught too.
+  return run(config, log);
+}
+
+/**
+ * Starts the node and resolves with the exit code once it stopped. Signal and fault handlers are
+ * installed before start-up, so that a plugin failing while it starts is caught, and a SIGTERM that
+ * arrives while the node starts stops it as soon as it is up (or exits at once on a second signal).
+ */
+async function run(config: NodeConfig, log: Logger): Promise<number> {
   let node: RunningNode | undefined;
-  let fatal: ((code: number) => void) | undefined;
-  const uninstall = installFaultHandlers({ log, onFatal: () => (fatal ? fatal(1) : process.exit(1)) });
+  let stopRequested: number | undefined;
+  let stopping = false;
+  let done: (code: number) => void = () => {};
+  const finished = new Promise<number>((resolve) => (done = resolve));
+  const finish = (code: number) => {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+    uninstall();
+    done(code);
+  };
+  /** Stops the node; whatever happens, finishes within --shutdown-timeout. */
+  const stop = (code: number) => {
+    if (!node) {
+      stopRequested ??= code;
+      return;
+    }
+    if (stopping) return;
+    stopping = true;
+    const deadline = setTimeout(() => {
+      log.error('shutdown did not finish in time; exiting', { timeoutMs: config.shutdownTimeout });
+      finish(1);
+    }, config.shutdownTimeout);
+    node.stop().then(
+      () => {
+        clearTimeout(deadline);
+        finish(code);
+      },
+      (e: unknown) => {
+        clearTimeout(deadline);
+        log.error('shutdown failed', { error: e });
+        finish(1);
+      },
+    );
+  };
+  function onSignal(signal: NodeJS.Signals): void {
+    if (stopping || stopRequested !== undefined) {
+      log.warn('second signal; exiting now', { signal });
+      return finish(1);
+    }
+    log.info('shutting down', { signal });
+    stop(0);
+  }
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  const uninstall = installFaultHandlers({ log, onFatal: () => (node ? stop(1) : finish(1)) });
   try {
     // Loaded here so --help and bad command lines do not pay for the whole node.
     const { startNode } = await import('./node/node.js');
@@ -45,50 +96,11 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<numb
     // By brand, not instanceof: the error may come from a plugin's own copy of the sdk.
     log.fatal('node failed to start', { error: isNodeError(e) ? e.message : e });
     if (isNodeError(e)) process.stderr.write(`cornice: ${e.message}\n`);
-    uninstall();
-    return e instanceof ConfigError ? 2 : 1;
+    finish(e instanceof ConfigError ? 2 : 1);
+    return finished;
   }
-  const running = node;
-  return new Promise((resolve) => {
-    let stopping = false;
-    const finish = (code: number) => {
-      process.off('SIGINT', onSignal);
-      process.off('SIGTERM', onSignal);
-      uninstall();
-      resolve(code);
-    };
-    // Stops the node; whatever happens, resolves within --shutdown-timeout.
-    const stop = (code: number) => {
-      if (stopping) return;
-      stopping = true;
-      const deadline = setTimeout(() => {
-        log.error('shutdown did not finish in time; exiting', { timeoutMs: config.shutdownTimeout });
-        finish(1);
-      }, config.shutdownTimeout);
-      running.stop().then(
-        () => {
-          clearTimeout(deadline);
-          finish(code);
-        },
-        (e: unknown) => {
-          clearTimeout(deadline);
-          log.error('shutdown failed', { error: e });
-          finish(1);
-        },
-      );
-    };
-    fatal = stop;
-    function onSignal(signal: NodeJS.Signals): void {
-      if (stopping) {
-        log.warn('second signal; exiting now', { signal });
-        return finish(1);
-      }
-      log.info('shutting down', { signal });
-      stop(0);
-    }
-    process.on('SIGINT', onSignal);
-    process.on('SIGTERM', onSignal);
-  });
+  if (stopRequested !== undefined) stop(stopRequested);
+  return finished;
 }
 
 /** The version of @cornice/core, from its package.json (shipped with the package). */

@@ -20,7 +20,7 @@ test.before(async () => {
 test.after(() => rm(dir, { recursive: true, force: true }));
 
 /** A plugin dir holding one VM named `faulty` whose behaviour is `mode`, and a genesis file running it. */
-async function faultyPlugin(mode: 'spin' | 'hang' | 'initfail'): Promise<string[]> {
+async function faultyPlugin(mode: 'spin' | 'hang' | 'initfail' | 'stuckshutdown'): Promise<string[]> {
   const plugins = join(dir, `plugins-${mode}`);
   await mkdir(plugins, { recursive: true });
   await writeFile(
@@ -53,7 +53,7 @@ class FaultyVM {
     return new Promise((_, reject) => signal.addEventListener('abort', () => reject(new Error('aborted'))));
   }
   async createHandlers() { return []; }
-  async shutdown() {}
+  async shutdown() { if (MODE === 'stuckshutdown') await new Promise(() => {}); }
 }
 export const vmFactory = defineVM({ name: 'faulty', version: '1.0.0', create: () => new FaultyVM() });
 `,
@@ -132,6 +132,14 @@ test('a plugin whose initialize fails (leaving an interval behind): "node failed
   assert.is(r.code, 1);
   assert.match(r.stderr, /chain "Faulty" .* failed to initialize: cannot open my files/);
   assert.match(r.stdout, /"msg":"node failed to start"/);
+});
+
+test('a plugin whose shutdown never settles: the stop gives up after --shutdown-timeout and the process exits 1', async () => {
+  const node = await startNodeProcess([...(await faultyPlugin('stuckshutdown')), '--shutdown-timeout=500ms', '--vm-call-timeout=1m']);
+  const t0 = performance.now();
+  assert.is(await node.stop(), 1);
+  assert.ok(performance.now() - t0 < 5_000, 'it did not wait for the VM call deadline');
+  assert.ok(node.logs.some((l) => l.msg === 'shutdown did not finish in time; exiting' && l.timeoutMs === 500));
 });
 
 test.run();
