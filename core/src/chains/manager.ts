@@ -21,6 +21,7 @@ import type { RouteTable } from '../api/routes.js';
 import {
   AdaptiveTimeout,
   Benchlist,
+  canPoll,
   RequestSender,
   SnowmanEngine,
   type BenchlistConfig,
@@ -96,6 +97,7 @@ export interface ChainManagerDeps {
 interface RunningChain extends Chain {
   readonly scope: ChainScope;
   readonly sender: RequestSender;
+  readonly sampler: ValidatorSampler;
   stop(): Promise<void>;
 }
 
@@ -287,6 +289,7 @@ export class ChainManager {
           },
           scope,
           sender,
+          sampler,
           stop: async () => {
             for (const p of mounted) d.routes.unmount(p);
             d.health.unregister(checkName);
@@ -339,7 +342,7 @@ function chainStateMetrics(registry: Registry, chains: () => readonly RunningCha
   const gauges: Array<[string, string, (c: RunningChain) => number]> = [
     ['cornice_chain_polls', 'Consensus polls sent since start', (c) => c.engine.stats.pollsStarted],
     ['cornice_chain_processing_blocks', 'Blocks verified and not yet decided', (c) => c.engine.stats.processing],
-    ['cornice_chain_waiting_for_validators', '1 while polls wait for enough reachable stake', (c) => (c.engine.stats.waiting ? 1 : 0)],
+    ['cornice_chain_waiting_for_validators', '1 while too little stake is reachable for a poll to succeed', (c) => (canPoll(c.sampler.reachability(), c.engine.params) ? 0 : 1)],
     ['cornice_chain_halted', '1 once the chain is halted', (c) => (c.fault !== undefined || c.engine.stats.state === 'halted' ? 1 : 0)],
     ['cornice_chain_build_failures', 'Consecutive failed block builds', (c) => c.engine.stats.buildFailures],
     ['cornice_chain_request_timeouts', 'Requests to validators that timed out since start', (c) => c.sender.stats.timedOut],

@@ -381,6 +381,11 @@ export class SnowmanEngine {
 
   // ---- public state ----------------------------------------------------------------------------
 
+  /** The consensus parameters in use. */
+  get params(): Readonly<SnowParams> {
+    return this.#params;
+  }
+
   /** The preferred tip (the last accepted block when nothing is processing). */
   get preference(): Id {
     if (!this.#preference) throw new ConsensusError('NotRunning', 'the engine has not started');
