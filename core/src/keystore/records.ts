@@ -31,10 +31,13 @@ export const CHAIN_ID_LENGTH = 32;
 export const USER_DATA_PREFIX_LENGTH = 1 + 32;
 
 /**
- * Largest export blob: it must fit the importUser parameter (1 MiB of cb58 characters, about
- * 730 KB of bytes), so exportUser refuses to make anything importUser could not take back.
+ * Largest export blob. An entry is 32 + 4 + key + 4 + 33 + value bytes: ~150 for an address and its
+ * 32-byte key, so 64 KiB holds ~400 of them. The bound is what importUser can take without holding
+ * the event loop: the blob arrives as cb58, and base58 decoding is not linear (64 KiB: ~25 ms;
+ * 512 KiB: ~300 ms; encoding for exportUser ~70 ms and ~1 s). exportUser refuses to make anything
+ * bigger (TooLarge), and the importUser parameter is bounded from it (api/keystore/api.ts).
  */
-export const MAX_EXPORT_BYTES = 512 * 1024;
+export const MAX_EXPORT_BYTES = 64 * 1024;
 /** Fewest bytes one export entry occupies: chainId + two lengths + the smallest sealed value. */
 const MIN_ENTRY_BYTES = CHAIN_ID_LENGTH + 4 + 4 + SEALED_OVERHEAD;
 
