@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { Id, defineVM, silentLogger, vmIdFromName, type ChainVM, type LogFields, type Logger } from '@cornice/sdk';
+import { Id, defineVM, silentLogger, vmIdFromName, type ChainVM } from '@cornice/sdk';
+import { captureLogger } from '../helpers/log.js';
 import { loadVMs, type LoadVMsOptions } from '../../src/vms/loader.js';
 import { VMLoadError } from '../../src/vms/errors.js';
 
@@ -32,13 +33,6 @@ test.after(async () => {
   for (const d of temps) await rm(d, { recursive: true, force: true });
 });
 
-function capture(): Logger & { lines: Array<{ level: string; msg: string; fields?: LogFields }> } {
-  const lines: Array<{ level: string; msg: string; fields?: LogFields }> = [];
-  const at = (level: string) => (msg: string, fields?: LogFields) => void lines.push({ level, msg, ...(fields ? { fields } : {}) });
-  const log = { lines, trace: at('trace'), debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error'), fatal: at('fatal'), child: () => log };
-  return log;
-}
-
 async function loadError(opts: LoadVMsOptions, code: string, ...res: RegExp[]): Promise<VMLoadError> {
   try {
     await loadVMs(opts);
@@ -64,7 +58,7 @@ test('builtins, a plugin file named by vmID, one by alias, a package directory; 
   await mkdir(join(plugins, '.hidden'));
   const aliasesFile = join(root, 'aliases.json');
   await writeFile(aliasesFile, JSON.stringify({ [ID.aliasvm]: ['myalias', 'another'], [ID.fixturevm]: ['fx'], [ID.othervm]: ['not-loaded'] }));
-  const log = capture();
+  const log = captureLogger();
   const builtin = defineVM({ name: 'builtinvm', version: '9.9.9', create: () => ({}) as ChainVM });
 
   const r = await loadVMs({ builtins: [builtin], pluginDir: plugins, aliasesFile: 'aliases.json', cwd: root, log });
@@ -103,7 +97,7 @@ test('specifiers: packages from cwd (main; import-only exports, scoped) and path
   await fixture('scopedvm', join(root, 'node_modules', '@acme', 'scopedvm'));
   await fixture('fixturevm.js', join(root, 'local', 'vm.js'));
   await fixture('dirvm', join(root, 'dirplugin'));
-  const log = capture();
+  const log = captureLogger();
   const r = await loadVMs({ specifiers: ['pkgvm', '@acme/scopedvm', './local/vm.js', './dirplugin'], cwd: root, log });
   assert.equal(
     r.list().map((v) => [v.name, v.vmId.toString(), v.version, v.source]),
