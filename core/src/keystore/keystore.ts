@@ -218,14 +218,7 @@ export class Keystore {
   }
 
   async deleteUser(username: string, password: string): Promise<void> {
-    checkInputs('DeleteUser', username, password);
-    checkUnicode(username, password);
-    const name = canonical('DeleteUser', username);
-    return this.#serial(name, async () => {
-      const found = await this.#find(name);
-      if (!found) throw new KeystoreError('UserNotFound', `user doesn't exist: ${username}`);
-      const { stored, record } = found;
-      (await this.#authenticate(name, password, record)).fill(0);
+    return this.#asUser('DeleteUser', username, password, `user doesn't exist: ${username}`, async (stored) => {
       this.#revoke(stored);
       const batch = this.#store.batch();
       for (const key of await this.#dataKeys(stored)) batch.delete(key);
@@ -237,27 +230,16 @@ export class Keystore {
 
   /** The user's record and all its data, still encrypted, with a mac over all of it (the service cb58-encodes it). */
   async exportUser(username: string, password: string): Promise<Uint8Array> {
-    checkInputs('ExportUser', username, password);
-    checkUnicode(username, password);
-    const name = canonical('ExportUser', username);
-    return this.#serial(name, async () => {
-      const found = await this.#find(name);
-      if (!found) throw new KeystoreError('UserNotFound', 'not found');
-      const { stored, record } = found;
-      const dataKey = await this.#authenticate(name, password, record);
-      try {
-        const entries: ExportEntry[] = [];
-        const start = USER_DATA_PREFIX_LENGTH;
-        for await (const [k, v] of this.#store.iterate({ prefix: userDataPrefix(stored) })) {
-          if (k.length < start + CHAIN_ID_LENGTH) throw new KeystoreError('Corrupt', 'corrupt keystore data key');
-          entries.push({ chainId: k.slice(start, start + CHAIN_ID_LENGTH), key: k.slice(start + CHAIN_ID_LENGTH), value: v });
-        }
-        const blob = encodeExport({ record, entries }, (body) => exportMac(dataKey, body));
-        this.#log.info('keystore user exported', { username: stored, entries: entries.length });
-        return blob;
-      } finally {
-        dataKey.fill(0);
+    return this.#asUser('ExportUser', username, password, 'not found', async (stored, record, dataKey) => {
+      const entries: ExportEntry[] = [];
+      const start = USER_DATA_PREFIX_LENGTH;
+      for await (const [k, v] of this.#store.iterate({ prefix: userDataPrefix(stored) })) {
+        if (k.length < start + CHAIN_ID_LENGTH) throw new KeystoreError('Corrupt', 'corrupt keystore data key');
+        entries.push({ chainId: k.slice(start, start + CHAIN_ID_LENGTH), key: k.slice(start + CHAIN_ID_LENGTH), value: v });
       }
+      const blob = encodeExport({ record, entries }, (body) => exportMac(dataKey, body));
+      this.#log.info('keystore user exported', { username: stored, entries: entries.length });
+      return blob;
     });
   }
 
@@ -337,20 +319,38 @@ export class Keystore {
    * write and opened on read; closing it does not close the keystore's store; deleteUser revokes it.
    */
   async openUserStore(username: string, password: string, chainId: Id): Promise<KeyValueStore> {
-    checkInputs('OpenUserStore', username, password);
-    checkUnicode(username, password);
-    const name = canonical('OpenUserStore', username);
-    return this.#serial(name, async () => {
-      const found = await this.#find(name);
-      if (!found) throw new KeystoreError('UserNotFound', 'not found');
-      const { stored, record } = found;
-      const dataKey = await this.#authenticate(name, password, record);
+    return this.#asUser('OpenUserStore', username, password, 'not found', async (stored, _record, dataKey) => {
       let handle = this.#handles.get(stored);
       if (!handle) this.#handles.set(stored, (handle = { revoked: false }));
       const chain = chainId.bytes;
-      const store = new UserStore(this.#store, chainDataPrefix(stored, chain), chain, dataKey, handle);
-      dataKey.fill(0);
-      return store;
+      return new UserStore(this.#store, chainDataPrefix(stored, chain), chain, dataKey, handle); // keeps a copy of the key
+    });
+  }
+
+  /**
+   * The common path of the methods that act as an existing user: input checks, then in the user's
+   * queue: find the user (`notFound` is the UserNotFound text), check the password (throttled),
+   * run `fn` with the stored name, the record and the data key, and zero the key.
+   */
+  #asUser<T>(
+    method: string,
+    username: string,
+    password: string,
+    notFound: string,
+    fn: (stored: string, record: UserRecord, dataKey: Uint8Array) => Promise<T>,
+  ): Promise<T> {
+    checkInputs(method, username, password);
+    checkUnicode(username, password);
+    const name = canonical(method, username);
+    return this.#serial(name, async () => {
+      const found = await this.#find(name);
+      if (!found) throw new KeystoreError('UserNotFound', notFound);
+      const dataKey = await this.#authenticate(name, password, found.record);
+      try {
+        return await fn(found.stored, found.record, dataKey);
+      } finally {
+        dataKey.fill(0);
+      }
     });
   }
 
