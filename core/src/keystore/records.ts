@@ -7,8 +7,14 @@
  *   [0x02] || sha256(utf8(username)) || chainId(32) || key  -> sealed value (see crypto.ts)
  *
  * User record: version u8 (1) | N u32 | r u32 | p u32 | salt [16] | verifier [32].
- * Export blob: version u8 (1) | N u32 | r u32 | p u32 | salt [16] | verifier [32] |
- *              u32 count | count × { chainId [32] | key []byte | sealed value []byte }.
+ * Export blob: version u8 (2) | N u32 | r u32 | p u32 | salt [16] | verifier [32] |
+ *              u32 count | count × { chainId [32] | key []byte | sealed value []byte } | mac [32].
+ *
+ * The mac authenticates the whole blob (version, record, count, every entry in order): HMAC-SHA256
+ * of every byte before it under a key derived from the user's data key (crypto.ts `exportMac`).
+ * Sealed values alone are authenticated one by one, so without it an entry could be dropped, or
+ * replaced by an older sealed value of the same key, and the blob would still import. Version 1
+ * blobs had no mac and are refused.
  */
 import { CodecError, concatBytes, Reader, sha256, utf8Encode, Writer } from '@cornice/sdk';
 import { kdfParamsProblem, SALT_LENGTH, SEALED_OVERHEAD, VERIFIER_LENGTH, type KdfParams } from './crypto.js';
@@ -17,16 +23,21 @@ import { KeystoreError } from './errors.js';
 export const RECORD_PREFIX = 0x01;
 export const DATA_PREFIX = 0x02;
 export const RECORD_VERSION = 1;
-export const EXPORT_VERSION = 1;
+export const EXPORT_VERSION = 2;
+/** Length of the mac that ends an export blob. */
+export const EXPORT_MAC_LENGTH = 32;
 export const CHAIN_ID_LENGTH = 32;
 /** Length of [0x02] || sha256(username): the start of every data key of one user. */
 export const USER_DATA_PREFIX_LENGTH = 1 + 32;
 
 /**
- * Largest export blob: it must fit the importUser parameter (1 MiB of cb58 characters, about
- * 730 KB of bytes), so exportUser refuses to make anything importUser could not take back.
+ * Largest export blob. An entry is 32 + 4 + key + 4 + 33 + value bytes: ~150 for an address and its
+ * 32-byte key, so 64 KiB holds ~400 of them. The bound is what importUser can take without holding
+ * the event loop: the blob arrives as cb58, and base58 decoding is not linear (64 KiB: ~25 ms;
+ * 512 KiB: ~300 ms; encoding for exportUser ~70 ms and ~1 s). exportUser refuses to make anything
+ * bigger (TooLarge), and the importUser parameter is bounded from it (api/keystore/api.ts).
  */
-export const MAX_EXPORT_BYTES = 512 * 1024;
+export const MAX_EXPORT_BYTES = 64 * 1024;
 /** Fewest bytes one export entry occupies: chainId + two lengths + the smallest sealed value. */
 const MIN_ENTRY_BYTES = CHAIN_ID_LENGTH + 4 + 4 + SEALED_OVERHEAD;
 
@@ -46,6 +57,12 @@ export interface ExportEntry {
 export interface ExportedUser {
   record: UserRecord;
   entries: ExportEntry[];
+}
+
+/** A decoded export blob: its content, the bytes the mac covers, and the mac. */
+export interface DecodedExport extends ExportedUser {
+  body: Uint8Array;
+  mac: Uint8Array;
 }
 
 export function recordKey(username: string): Uint8Array {
@@ -92,39 +109,47 @@ export function decodeRecord(bytes: Uint8Array): UserRecord {
   }
 }
 
-/** KeystoreError('TooLarge') when the blob would exceed MAX_EXPORT_BYTES. */
-export function encodeExport(user: ExportedUser): Uint8Array {
+/**
+ * The export blob of `user`, ended by `mac(body)`; KeystoreError('TooLarge') when it would exceed
+ * MAX_EXPORT_BYTES.
+ */
+export function encodeExport(user: ExportedUser, mac: (body: Uint8Array) => Uint8Array): Uint8Array {
+  let body: Uint8Array;
   try {
-    const w = writeRecordFields(new Writer({ maxSize: MAX_EXPORT_BYTES }).u8(EXPORT_VERSION), user.record);
+    const w = writeRecordFields(new Writer({ maxSize: MAX_EXPORT_BYTES - EXPORT_MAC_LENGTH }).u8(EXPORT_VERSION), user.record);
     w.array(user.entries, (w, e) => w.fixedBytes(e.chainId).bytes(e.key).bytes(e.value));
-    return w.finish();
+    body = w.finish();
   } catch (e) {
     if (e instanceof CodecError && e.code === 'TooLarge') {
       throw new KeystoreError('TooLarge', `user data is too large to export (limit ${MAX_EXPORT_BYTES} bytes)`);
     }
     throw e;
   }
+  return concatBytes(body, mac(body));
 }
 
 /**
  * Decodes an export blob with a size-bounded reader (declared counts and lengths are checked against
- * the remaining input before anything is allocated). KeystoreError('BadExport') on any problem.
+ * the remaining input before anything is allocated). KeystoreError('BadExport') on any problem. The
+ * mac is returned, not checked: checking it needs the password (keystore.ts).
  */
-export function decodeExport(bytes: Uint8Array): ExportedUser {
+export function decodeExport(bytes: Uint8Array): DecodedExport {
   const bad = (reason: string): KeystoreError => new KeystoreError('BadExport', `invalid exported user: ${reason}`);
   if (!(bytes instanceof Uint8Array)) throw bad('not bytes');
-  let user: ExportedUser;
+  let user: DecodedExport;
   try {
     const r = new Reader(bytes, { maxSize: MAX_EXPORT_BYTES, maxSliceLength: MAX_EXPORT_BYTES });
     const version = r.u8();
+    if (version === 1) throw bad('version 1 exports are not authenticated and are no longer accepted; export the user again');
     if (version !== EXPORT_VERSION) throw bad(`unknown version ${version}`);
     const record = readRecordFields(r);
     const entries = r.array(
       (r) => ({ chainId: r.fixedBytes(CHAIN_ID_LENGTH), key: r.bytes(), value: r.bytes() }),
       { minItemSize: MIN_ENTRY_BYTES },
     );
+    const mac = r.fixedBytes(EXPORT_MAC_LENGTH);
     r.end();
-    user = { record, entries };
+    user = { record, entries, body: bytes.subarray(0, bytes.length - EXPORT_MAC_LENGTH), mac };
   } catch (e) {
     if (e instanceof KeystoreError) throw e;
     throw bad((e as Error).message);

@@ -4,7 +4,8 @@
  * nothing of how they are wired.
  */
 import { existsSync } from 'node:fs';
-import { mkdir, readFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
+import { dirname, sep } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import type { BoundService, Clock, KeyValueStore, Logger, VMFactory } from '@cornice/sdk';
 import { adminService } from '../api/admin/service.js';
@@ -33,6 +34,7 @@ import { ipcsService } from '../ipc/service.js';
 import { Keystore } from '../keystore/keystore.js';
 import { loopbackNetwork } from '../network/loopback.js';
 import { loadOrCreateStakingCert } from '../staking/cert.js';
+import { warnOpenDirs } from './private-dirs.js';
 import { ValidatorSets } from '../validators/validators.js';
 import { BUILTIN_VM_PACKAGES } from '../vms/builtins.js';
 import { loadVMs } from '../vms/loader.js';
@@ -84,7 +86,14 @@ export async function startNode(config: NodeConfig, deps: NodeDeps): Promise<Run
     if (!deps.genesis && !config.genesisFile && !builtinGenesis) {
       throw new ConfigError('NoGenesis', `${networkLabel(config.networkId)} has no built-in genesis: give --genesis-file`);
     }
-    if (config.dbType === 'leveldb' && !deps.db) await mkdir(config.dbDir, { recursive: true });
+    // Private dirs are created 0700 where they are made (db/open.ts, staking/cert.ts, the profiler).
+    const stakingDir = dirname(config.stakingTlsKeyFile);
+    await warnOpenDirs([
+      config.dataDir,
+      ...(config.dbType === 'leveldb' && !deps.db ? [config.dbDir] : []),
+      ...(stakingDir.startsWith(config.dataDir + sep) ? [stakingDir] : []), // not the repo's fixtures
+      config.profileDir,
+    ], log);
     const cert = await loadOrCreateStakingCert({ certFile: config.stakingTlsCertFile, keyFile: config.stakingTlsKeyFile });
     const nodeId = cert.nodeId.toString();
 

@@ -4,7 +4,7 @@
  * - Node ID = RIPEMD160(SHA256(DER of the certificate)), a ShortId written as cb58.
  * - On first start (both files missing) an ECDSA P-256 key and a self-signed X.509 v3 certificate
  *   (CN=cornice, valid from a day ago for 100 years) are generated and written: the key as PKCS#8 PEM
- *   with mode 0600, the certificate as PEM with mode 0644, creating parent directories.
+ *   with mode 0600, the certificate as PEM with mode 0644, creating missing directories 0700.
  * - Existing files are loaded whatever their key type (RSA certificates of other tools work), and
  *   must parse and match; anything else is a StakingError naming the file.
  */
@@ -221,12 +221,9 @@ async function writeFileAtomic(path: string, text: string, mode: number): Promis
 /** Creates a new certificate and key at the given paths (both must be missing). */
 async function createStakingCert(files: StakingCertFiles, opts: GenerateOptions): Promise<StakingCert> {
   const generated = await generateStakingCert(opts);
-  for (const [dir, mode] of [
-    [dirname(files.keyFile), 0o700],
-    [dirname(files.certFile), 0o755],
-  ] as const) {
+  for (const dir of [dirname(files.keyFile), dirname(files.certFile)]) {
     try {
-      await mkdir(dir, { recursive: true, mode });
+      await mkdir(dir, { recursive: true, mode: 0o700 });
     } catch (err) {
       throw new StakingError('Io', `cannot create directory ${dir}: ${errorText(err)}`, { path: dir });
     }

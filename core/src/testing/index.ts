@@ -7,5 +7,5 @@ export { runVM, HarnessTimeout, type RunVMOptions, type VMHarness } from './harn
 export { postJson, postRpc, type RpcReply } from './rpc.js';
 export { chainVMCompliance, ComplianceError, type ComplianceCheck, type ComplianceOptions } from './compliance.js';
 export { testChainContext, unclosable } from './context.js';
-export { sweepCases, rpcSweep, type SweepCase } from './sweep.js';
+export { sweepCases, rpcSweep, maxSizeCases, maxSizeSweep, largestValue, pollHealth, SWEEP_END_FIELD, type SweepCase, type MaxSizeSweepReport } from './sweep.js';
 export type { AcceptedBlock } from '../chains/manager.js';

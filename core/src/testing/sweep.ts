@@ -2,8 +2,10 @@
  * RPC conformance sweep: from a service declaration, generates malformed calls for every method —
  * omitted/null/array/scalar params, unknown fields, each field with wrong types, oversized strings —
  * so a test can assert each gets a clear error (never -32603) and the node keeps serving.
+ * `maxSizeCases`/`maxSizeSweep` send each string field its LARGEST legal-shaped value instead,
+ * while polling /ext/health, so a test can assert no field's checks hold the event loop.
  */
-import type { MethodDef, Parser, ServiceDef } from '@cornice/sdk';
+import { cb58Encode, type MethodDef, type Parser, type ServiceDef } from '@cornice/sdk';
 import { postRpc, type RpcReply } from './rpc.js';
 
 export interface SweepCase {
@@ -99,4 +101,110 @@ export async function rpcSweep(url: string, services: readonly ServiceDef[]): Pr
     }
   }
   return problems;
+}
+
+/** The field a max-size case ends with: the parser refuses it after parsing every field before it. */
+export const SWEEP_END_FIELD = '__sweepEnd';
+
+/**
+ * The largest legal-shaped value of a string-like parser (strings: `max` characters; cb58 with a
+ * byte bound: the cb58 of that many 0xff bytes, exactly `max` characters; other cb58 kinds: `max`
+ * base58 digits), descending into objects and arrays (one item); undefined for other kinds.
+ */
+export function largestValue(parser: Parser<unknown>): unknown {
+  switch (parser.kind) {
+    case 'string':
+      return 'x'.repeat(parser.max ?? 65_536);
+    case 'cb58':
+      return parser.maxBytes !== undefined ? cb58Encode(new Uint8Array(parser.maxBytes).fill(0xff)) : 'z'.repeat(parser.max ?? 64);
+    case 'id':
+    case 'shortId':
+      return 'z'.repeat(parser.max ?? 64);
+    case 'array': {
+      const item = parser.item && largestValue(parser.item);
+      return item === undefined ? undefined : [item];
+    }
+    case 'object': {
+      const out: Record<string, unknown> = {};
+      for (const [name, field] of Object.entries(parser.fields ?? {})) {
+        const v = largestValue(field);
+        if (v !== undefined) out[name] = v;
+      }
+      return Object.keys(out).length ? out : undefined;
+    }
+    default:
+      return undefined;
+  }
+}
+
+/**
+ * One call per method and top-level field that holds strings: the field's largest value, then
+ * SWEEP_END_FIELD, so the whole value is parsed (and decoded) and the call is then refused before
+ * the method runs: no side effects, whatever the method.
+ */
+export function maxSizeCases(service: ServiceDef): SweepCase[] {
+  const out: SweepCase[] = [];
+  for (const [name, def] of Object.entries(service.methods) as Array<[string, MethodDef<unknown, unknown>]>) {
+    for (const [field, parser] of Object.entries(def.params.fields ?? {})) {
+      const value = largestValue(parser);
+      if (value === undefined) continue;
+      out.push({ method: `${service.name}.${name}`, label: `${field} at its largest`, params: { [field]: value, [SWEEP_END_FIELD]: 1 } });
+    }
+  }
+  return out;
+}
+
+export interface MaxSizeSweepReport {
+  /** As rpcSweep's: empty = pass. */
+  problems: string[];
+  cases: number;
+  /** Latencies of the health polls made meanwhile, ms. */
+  healthMs: number[];
+}
+
+/**
+ * Sends every max-size case of `services` to `url`, one at a time, while polling `healthUrl`
+ * (GET) back to back. A problem is a reply that is not JSON, a -32603, or anything but a -32602.
+ */
+export async function maxSizeSweep(url: string, services: readonly ServiceDef[], healthUrl: string): Promise<MaxSizeSweepReport> {
+  const cases = services.flatMap(maxSizeCases);
+  const bodies = cases.map((c) => ({ c, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: c.method, params: c.params }) }));
+  const problems: string[] = [];
+  const health = pollHealth(healthUrl);
+  const send = async () => {
+    for (const { c, body } of bodies) {
+      const what = `${c.method} ${c.label}`;
+      const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+      let reply: RpcReply;
+      try {
+        reply = (await res.json()) as RpcReply;
+      } catch {
+        problems.push(`${what}: the reply is not JSON (HTTP ${res.status})`);
+        continue;
+      }
+      if (reply.error?.code !== -32602) problems.push(`${what}: expected -32602, got ${JSON.stringify(reply.error ?? reply.result)}`);
+    }
+  };
+  await send().finally(() => health.stop());
+  return { problems, cases: cases.length, healthMs: await health.stop() };
+}
+
+/** Polls `healthUrl` (GET) back to back until stopped; stop() gives each poll's latency in ms. */
+export function pollHealth(healthUrl: string): { stop(): Promise<number[]> } {
+  const latencies: number[] = [];
+  let done = false;
+  const loop = (async () => {
+    while (!done) {
+      const t0 = performance.now();
+      await (await fetch(healthUrl)).arrayBuffer();
+      latencies.push(performance.now() - t0);
+    }
+  })();
+  return {
+    stop: async () => {
+      done = true;
+      await loop;
+      return latencies;
+    },
+  };
 }

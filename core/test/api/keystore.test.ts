@@ -1,6 +1,9 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { cb58Decode, cb58Encode } from '@cornice/sdk';
+import { cb58Decode, cb58Encode, Id } from '@cornice/sdk';
+import { keystoreApi } from '../../src/api/keystore/api.js';
+import { pollHealth } from '../../src/testing/sweep.js';
+import { MAX_EXPORT_BYTES } from '../../src/keystore/records.js';
 import { startTestNode, type TestNode } from '../helpers/node.js';
 
 const STRONG = 'Tr0ub4dor&3-horse-battery';
@@ -84,7 +87,60 @@ test('repeated wrong passwords are throttled', async () => {
   for (let i = 0; i < 8; i++) last = await fails('exportUser', { username: 'alice', password: `Wrong-${i}-Pass!` });
   assert.match(last, /too many incorrect passwords for user "alice"/);
   // even the right password is refused while locked
-  assert.match(await fails('exportUser', { username: 'alice', password: STRONG }), /too many incorrect passwords/);
+  const r = await ks('exportUser', { username: 'alice', password: STRONG });
+  assert.is(r.error?.code, -32000);
+  assert.match(r.error!.message, /too many incorrect passwords/);
+  // data.code like every other keystore error, and when to try again
+  const data = r.error!.data as { code: string; retryAfterMs: number };
+  assert.is(data.code, 'Throttled');
+  assert.ok(data.retryAfterMs > 0);
+});
+
+test('usernames: control and bidi characters refused with a clear error; NFC forms are one user', async () => {
+  const r = await ks('createUser', { username: 'evil\u202egnp.exe', password: STRONG });
+  assert.equal(r.error, {
+    code: -32000,
+    message: 'username contains a bidirectional control character (U+202E at index 4)',
+    data: { code: 'InvalidInput' },
+  });
+  assert.match(await fails('createUser', { username: 'nul\u0000', password: STRONG }, -32000), /control character \(U\+0000 at index 3\)/);
+  assert.equal((await ks('createUser', { username: 'Jose\u0301', password: STRONG })).result, { success: true });
+  assert.is(await fails('createUser', { username: 'Jos\u00e9', password: STRONG }), 'user already exists: Jos\u00e9');
+  assert.ok((await ks('listUsers')).result.users.includes('Jos\u00e9'));
+  assert.equal((await ks('deleteUser', { username: 'Jos\u00e9', password: STRONG })).result, { success: true });
+});
+
+test('the largest export goes through exportUser and importUser; a bigger user cannot be exported', async () => {
+  await ks('createUser', { username: 'big', password: STRONG });
+  const store = await node.keystore.openUserStore('big', STRONG, Id.fromBytes(new Uint8Array(32).fill(9)));
+  const value = new Uint8Array(1000).fill(7);
+  let n = 0;
+  let last: { user?: string } | undefined;
+  for (;;) {
+    await store.put(Uint8Array.of(n >> 8, n & 255), value);
+    const r = await ks('exportUser', { username: 'big', password: STRONG });
+    if (r.error) {
+      assert.is(r.error.message, `user data is too large to export (limit ${MAX_EXPORT_BYTES} bytes)`);
+      break;
+    }
+    last = r.result;
+    n++;
+  }
+  assert.ok(n > 50, `${n} entries of 1000 bytes fit`);
+  const user = last!.user!;
+  const maxChars = keystoreApi.methods.importUser.params.fields!.user!.max!;
+  assert.ok(user.length <= maxChars);
+  assert.ok(cb58Decode(user).length > MAX_EXPORT_BYTES - 1100);
+  // The whole import (decode, scrypt, every entry) runs while /ext/health keeps answering.
+  const health = pollHealth(`${node.url}/ext/health`);
+  const imported = await ks('importUser', { username: 'big2', password: STRONG, user });
+  const polls = await health.stop();
+  assert.equal(imported.result, { success: true });
+  assert.ok(Math.max(...polls) < 100, `health took ${Math.max(...polls).toFixed(0)} ms during the import`);
+  const copy = await node.keystore.openUserStore('big2', STRONG, Id.fromBytes(new Uint8Array(32).fill(9)));
+  assert.equal(await copy.get(Uint8Array.of(0, 0)), value);
+  // One character more than the bound: refused by length, before decoding.
+  assert.match(await fails('importUser', { username: 'big3', password: STRONG, user: user + 'z'.repeat(maxChars + 1 - user.length) }, -32602), /^user: must be at most \d+ characters/);
 });
 
 test.run();

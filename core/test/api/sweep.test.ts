@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { rpcSweep, sweepCases } from '../../src/testing/sweep.js';
+import { maxSizeSweep, rpcSweep, sweepCases } from '../../src/testing/sweep.js';
 import { startTestNode, type TestNode } from '../helpers/node.js';
 
 let node: TestNode;
@@ -24,6 +24,28 @@ test('every registered method answers every malformed call with a clear error, n
   assert.ok(cases > 200, `swept ${cases} calls`);
   // still serving
   assert.is((await node.call('admin', 'admin.getNodeID')).result.nodeID, node.nodeId);
+});
+
+test('every string field of every method at its largest: /ext/health answers within 100 ms meanwhile', async () => {
+  let cases = 0;
+  const health: number[] = [];
+  const swept = new Set<string>();
+  for (const path of node.routes.paths()) {
+    const route = node.routes.lookup(path)!;
+    if (route.kind !== 'jsonrpc') continue;
+    const defs = route.endpoint.services.map((s) => s.def);
+    const report = await maxSizeSweep(`${node.url}/ext/${path}`, defs, `${node.url}/ext/health`);
+    assert.equal(report.problems, [], `${path}:\n${report.problems.join('\n')}`);
+    cases += report.cases;
+    health.push(...report.healthMs);
+    for (const d of defs) swept.add(d.name);
+  }
+  for (const name of ['admin', 'keystore', 'ipcs']) assert.ok(swept.has(name), name);
+  assert.ok(cases >= 15, `${cases} max-size calls`);
+  assert.ok(health.length >= cases, `${health.length} health polls`);
+  const worst = Math.max(...health);
+  console.log(`  ${cases} max-size calls, ${health.length} health polls, slowest ${worst.toFixed(1)} ms`);
+  assert.ok(worst < 100, `a health poll took ${worst.toFixed(0)} ms`);
 });
 
 test.run();

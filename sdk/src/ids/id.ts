@@ -8,7 +8,7 @@
  */
 import { CodecError, EncodingError } from '../errors/errors.js';
 import { compareBytes } from '../encoding/bytes.js';
-import { cb58Decode, cb58Encode } from '../encoding/cb58.js';
+import { cb58Decode, cb58Encode, cb58MaxChars } from '../encoding/cb58.js';
 import { fromHex, toHex } from '../encoding/hex.js';
 import { sha256 } from '../crypto/hash.js';
 
@@ -22,6 +22,14 @@ function checkedCopy(b: Uint8Array, length: number): Uint8Array {
     throw new EncodingError('BadLength', 'input has insufficient length', { expected: length, actual: b.length });
   }
   return Uint8Array.prototype.slice.call(b);
+}
+
+/** The bytes of the cb58 `s` of an ID of `length` bytes; a string too long to be one is refused before decoding. */
+function decodeId(s: string, length: number): Uint8Array {
+  if (typeof s === 'string' && s.length > cb58MaxChars(length)) {
+    throw new EncodingError('BadLength', 'input has insufficient length', { expected: length, chars: s.length });
+  }
+  return checkedCopy(cb58Decode(s), length);
 }
 
 function equalBytes(a: Uint8Array, b: Uint8Array): boolean {
@@ -93,7 +101,7 @@ export class Id extends FixedId {
 
   /** Parses cb58 (EncodingError with the reference's texts on bad input or a wrong length). */
   static fromString(s: string): Id {
-    return new Id(checkedCopy(cb58Decode(s), Id.LENGTH), s);
+    return new Id(decodeId(s, Id.LENGTH), s);
   }
 
   /** Parses the `key` form (64 hex digits). */
@@ -134,7 +142,7 @@ export class ShortId extends FixedId {
 
   /** Parses cb58 (EncodingError with the reference's texts on bad input or a wrong length). */
   static fromString(s: string): ShortId {
-    return new ShortId(checkedCopy(cb58Decode(s), ShortId.LENGTH), s);
+    return new ShortId(decodeId(s, ShortId.LENGTH), s);
   }
 
   /** Parses the `key` form (40 hex digits). */

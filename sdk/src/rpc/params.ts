@@ -4,7 +4,7 @@
  * API docs and the RPC conformance sweeps use to generate valid and invalid inputs.
  */
 import { InvalidParamsError } from '../errors/errors.js';
-import { cb58Decode } from '../encoding/cb58.js';
+import { cb58Decode, cb58MaxChars } from '../encoding/cb58.js';
 import { Id, ShortId } from '../ids/id.js';
 
 export type ParserKind =
@@ -31,8 +31,10 @@ export interface Parser<T> {
   /** For objects: the declared fields. For arrays: the item parser. */
   readonly fields?: Readonly<Record<string, Parser<unknown>>>;
   readonly item?: Parser<unknown>;
-  /** For strings and arrays: the maximum length. */
+  /** For strings and arrays: the maximum length (characters, items); for cb58: characters. */
   readonly max?: number;
+  /** For cb58: the most bytes the value may decode to. */
+  readonly maxBytes?: number;
 }
 
 /** The converted type a parser produces. */
@@ -131,18 +133,34 @@ function decodeCb58(v: unknown, f: string, max: number): Uint8Array {
   }
 }
 
+/** Default bound on a cb58 field's decoded size: bigger fields say so (`maxBytes`). */
+export const DEFAULT_MAX_CB58_BYTES = 16 * 1024;
+
+export interface Cb58Options {
+  /** Exactly this many bytes. */
+  length?: number;
+  /**
+   * At most this many bytes (default `length`, else DEFAULT_MAX_CB58_BYTES). The string's length is
+   * checked against the most characters that many bytes can take (`cb58MaxChars`) BEFORE decoding:
+   * base58 decoding is not linear, so an unbounded string would hold the event loop.
+   */
+  maxBytes?: number;
+}
+
 /** Bytes written as cb58 (base 58 with checksum). */
-function cb58(opts: { length?: number; maxChars?: number } = {}): Parser<Uint8Array> {
-  const max = opts.maxChars ?? 2 * 1024 * 1024;
+function cb58(opts: Cb58Options = {}): Parser<Uint8Array> {
+  const maxBytes = opts.maxBytes ?? opts.length ?? DEFAULT_MAX_CB58_BYTES;
+  const max = cb58MaxChars(maxBytes);
   return make(
     'cb58',
-    opts.length ? `cb58 of exactly ${opts.length} bytes` : 'cb58 bytes',
+    opts.length ? `cb58 of exactly ${opts.length} bytes` : `cb58 bytes (at most ${maxBytes})`,
     (v, f) => {
       const b = decodeCb58(v, f, max);
       if (opts.length !== undefined && b.length !== opts.length) fail(f, `expected ${opts.length} bytes but got ${b.length}`);
+      if (b.length > maxBytes) fail(f, `must be at most ${maxBytes} bytes (got ${b.length})`);
       return b;
     },
-    { max },
+    { max, maxBytes },
   );
 }
 

@@ -75,6 +75,34 @@ test('random inputs agree with a BigInt implementation and round trip', () => {
   }
 });
 
+test('long inputs (divide and conquer) agree with the BigInt implementation and round trip', () => {
+  for (const len of [255, 256, 257, 300, 700, 1024, 4099]) {
+    for (let k = 0; k < 4; k++) {
+      const bytes = new Uint8Array(randomBytes(len));
+      if (k === 1) bytes.fill(0, 0, 300); // many leading zeros
+      if (k === 2) bytes.fill(0xff);
+      if (k === 3) bytes.fill(0, 1, 200); // zeros inside: padded leaves
+      const text = base58Encode(bytes);
+      assert.is(text, slowEncode(bytes), `len ${len} case ${k}`);
+      assert.equal(base58Decode(text), bytes, `len ${len} case ${k}`);
+    }
+  }
+  assert.equal(base58Decode('1'.repeat(1000)), new Uint8Array(1000));
+  assert.is(base58Encode(new Uint8Array(1000)), '1'.repeat(1000));
+});
+
+test('long inputs cost far less than quadratic time', () => {
+  const bytes = new Uint8Array(randomBytes(256 * 1024));
+  const t0 = performance.now();
+  const text = base58Encode(bytes);
+  const t1 = performance.now();
+  assert.equal(base58Decode(text), bytes);
+  const t2 = performance.now();
+  // Limbs alone took ~30 s to encode and ~25 s to decode this; divide and conquer ~0.5 s and ~0.1 s.
+  assert.ok(t1 - t0 < 4000, `encode took ${(t1 - t0).toFixed(0)} ms`);
+  assert.ok(t2 - t1 < 2000, `decode took ${(t2 - t1).toFixed(0)} ms`);
+});
+
 test('invalid digits are reported like mr-tron/base58', () => {
   const bad: Array<[string, string]> = [
     ['0', "Invalid base58 digit ('0')"],
@@ -88,6 +116,8 @@ test('invalid digits are reported like mr-tron/base58', () => {
     ['\u0000', "Invalid base58 digit ('\\x00')"],
     ['2é', 'High-bit set on invalid digit'],
   ];
+  // In a long input too: the first bad character is named.
+  bad.push(['2'.repeat(5000) + '0' + 'O'.repeat(10), "Invalid base58 digit ('0')"], ['z'.repeat(900) + 'é' + '0', 'High-bit set on invalid digit']);
   for (const [input, message] of bad) {
     try {
       base58Decode(input);

@@ -69,6 +69,12 @@ test('fromString: cb58 errors pass through; wrong length is BadLength', () => {
   assert.throws(() => Id.fromString(short), isEncodingError('BadLength', 'input has insufficient length'));
   assert.is(ShortId.fromString(short).toString(), short);
   assert.is(ShortId.fromString('6Y3kysjF9jnHnYkdS9yGAuoHyae2eNmeV').key, '3cb7d3842e8cee6a0ebd09f1fe884f6861e1b29c');
+  // Longer than any ID's cb58 can be: refused before decoding, however long.
+  assert.is(Id.fromString(cb58Encode(new Uint8Array(32).fill(0xff))).bytes.length, 32);
+  const t0 = performance.now();
+  assert.throws(() => Id.fromString('z'.repeat(2_000_000)), isEncodingError('BadLength', 'input has insufficient length'));
+  assert.throws(() => ShortId.fromString('z'.repeat(2_000_000)), isEncodingError('BadLength'));
+  assert.ok(performance.now() - t0 < 50);
 });
 
 test('key, toJSON, inspect, equals, compare', () => {

@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { Id, InvalidParamsError, bindService, cb58Encode, defineService, method, p, result } from '../../src/index.js';
+import { DEFAULT_MAX_CB58_BYTES, Id, InvalidParamsError, bindService, cb58Encode, cb58MaxChars, defineService, method, p, result } from '../../src/index.js';
 
 const throwsField = (fn: () => unknown, field: string, re?: RegExp) => {
   try {
@@ -54,6 +54,31 @@ test('cb58, id and shortId decode with reference texts', () => {
   throwsField(() => p.shortId().parse(cb58Encode(new Uint8Array(32)), 'x'), 'x', /expected 20 bytes/);
   throwsField(() => p.cb58({ length: 32 }).parse(cb58Encode(new Uint8Array(31)), 'd'), 'd', /expected 32 bytes but got 31/);
   throwsField(() => p.cb58().parse('', 'd'), 'd', /zero length string/);
+});
+
+test('cb58: the length is bounded from the decoded size, checked before decoding', () => {
+  assert.is(cb58MaxChars(0), 6);
+  for (let n = 0; n <= 600; n++) {
+    const max = cb58MaxChars(n);
+    assert.is(cb58Encode(new Uint8Array(n).fill(0xff)).length, max, `all 0xff, ${n} bytes: the bound is tight`);
+    assert.ok(cb58Encode(new Uint8Array(n)).length <= max, `zeros, ${n} bytes`);
+  }
+  const parser = p.cb58({ maxBytes: 100 });
+  assert.is(parser.max, cb58MaxChars(100));
+  assert.is(parser.maxBytes, 100);
+  const full = new Uint8Array(100).fill(0xff);
+  assert.equal(parser.parse(cb58Encode(full), 'u'), full);
+  // Too long: refused by length (not by a decode error), however long.
+  throwsField(() => parser.parse('0'.repeat(parser.max! + 1), 'u'), 'u', /^u: must be at most 143 characters \(got 144\)$/);
+  const t0 = performance.now();
+  throwsField(() => parser.parse('z'.repeat(5_000_000), 'u'), 'u', /must be at most 143 characters/);
+  assert.ok(performance.now() - t0 < 50);
+  // Within the character bound but more bytes than allowed.
+  throwsField(() => parser.parse(cb58Encode(new Uint8Array(101)), 'u'), 'u', /must be at most 100 bytes \(got 101\)/);
+  // Defaults: DEFAULT_MAX_CB58_BYTES, or the exact length.
+  assert.is(p.cb58().maxBytes, DEFAULT_MAX_CB58_BYTES);
+  assert.is(p.cb58().max, cb58MaxChars(DEFAULT_MAX_CB58_BYTES));
+  assert.is(p.cb58({ length: 32 }).max, cb58MaxChars(32));
 });
 
 test('object: case-insensitive names, unknown and duplicate fields, missing required, optional', () => {

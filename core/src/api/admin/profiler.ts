@@ -92,7 +92,7 @@ export class Profiler {
 
   async heapSnapshot(fileName: string): Promise<string> {
     const file = this.path(fileName);
-    await mkdir(this.dir, { recursive: true });
+    await mkdir(this.dir, { recursive: true, mode: 0o700 }); // heap snapshots hold secrets
     const tmp = `${file}.partial`;
     try {
       await pipeline(getHeapSnapshot(), createWriteStream(tmp, { mode: 0o600 }));
@@ -167,7 +167,7 @@ export class Profiler {
 
   async #write(file: string, data: string): Promise<void> {
     try {
-      await mkdir(this.dir, { recursive: true });
+      await mkdir(this.dir, { recursive: true, mode: 0o700 });
       await writeFile(file, data, { mode: 0o600 });
     } catch (e) {
       throw new ProfilerError('Io', `cannot write ${join(this.dir, '…')}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);

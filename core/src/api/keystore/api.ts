@@ -1,4 +1,5 @@
 import { defineService, method, p, result } from '@cornice/sdk';
+import { MAX_EXPORT_BYTES } from '../../keystore/records.js';
 
 // Lengths over 1024 are refused by the keystore with the reference's text; the parser bound only
 // keeps absurd inputs out.
@@ -16,8 +17,8 @@ export const keystoreApi = defineService('keystore', {
     params: p.object({
       username: username(),
       password: password(),
-      // 768 Ki characters hold the largest export (512 KiB) and stay under the default body limit.
-      user: p.cb58({ maxChars: 768 * 1024 }),
+      // The largest export exportUser makes; the string is length-checked before it is decoded.
+      user: p.cb58({ maxBytes: MAX_EXPORT_BYTES }),
     }),
     result: result<{ success: boolean }>(),
     doc: 'Import an exported user (the password must be the one it was exported with)',
