@@ -37,6 +37,17 @@ function equalBytes(a: Uint8Array, b: Uint8Array): boolean {
   return true;
 }
 
+/** The bytes of an ID-like value from another copy of the sdk, if it has any. */
+function foreignBytes(x: unknown): Uint8Array | undefined {
+  if (x === null || typeof x !== 'object') return undefined;
+  try {
+    const b = (x as { bytes?: unknown }).bytes;
+    return b instanceof Uint8Array ? b : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** What Id and ShortId share: immutable bytes of a fixed length, compared by value. */
 abstract class FixedId {
   readonly #bytes: Uint8Array;
@@ -77,14 +88,23 @@ abstract class FixedId {
     return `${this.constructor.name}(${this.toString()})`;
   }
 
-  /** Same kind and same bytes. */
+  /**
+   * Same kind and same bytes. An ID made by another copy of the sdk (a plugin may carry its own)
+   * is compared by its bytes: same length, same bytes.
+   */
   equals(other: this): boolean {
-    return this === other || (other instanceof this.constructor && equalBytes(this.#bytes, other.#bytes));
+    if (this === other) return true;
+    if (other instanceof this.constructor) return equalBytes(this.#bytes, other.#bytes);
+    const theirs = foreignBytes(other);
+    return theirs !== undefined && theirs.length === this.#bytes.length && equalBytes(this.#bytes, theirs);
   }
 
-  /** Unsigned byte order: -1, 0 or 1. */
+  /** Unsigned byte order: -1, 0 or 1 (an ID of another sdk copy by its bytes). */
   compare(other: this): -1 | 0 | 1 {
-    return compareBytes(this.#bytes, other.#bytes);
+    if (other instanceof this.constructor) return compareBytes(this.#bytes, other.#bytes);
+    const theirs = foreignBytes(other);
+    if (theirs === undefined) throw new EncodingError('BadLength', 'input is not an ID');
+    return compareBytes(this.#bytes, theirs);
   }
 }
 

@@ -124,4 +124,19 @@ test('prefix: sha256 of 8-byte big-endian prefixes then the ID', () => {
   assert.throws(() => txId.prefix(1.5), (e: unknown) => e instanceof CodecError && e.code === 'Invalid');
 });
 
+test('IDs made by another copy of the sdk (a plugin carrying its own) compare by their bytes', async () => {
+  const other = (await import(new URL('../../src/ids/id.js?second-copy', import.meta.url).href)) as typeof import('../../src/ids/id.js');
+  assert.is.not(other.Id, Id, 'really a second copy');
+  const mine = Id.fromBytes(new Uint8Array(32).fill(3));
+  const theirs = other.Id.fromBytes(new Uint8Array(32).fill(3));
+  assert.ok(mine.equals(theirs as unknown as Id));
+  assert.ok((theirs as unknown as Id).equals(mine));
+  assert.not.ok(mine.equals(other.Id.fromBytes(new Uint8Array(32).fill(4)) as unknown as Id));
+  assert.not.ok(mine.equals(other.ShortId.fromBytes(new Uint8Array(20).fill(3)) as unknown as Id), 'another kind (length) is never equal');
+  assert.is(mine.compare(other.Id.fromBytes(new Uint8Array(32).fill(4)) as unknown as Id), -1);
+  assert.not.ok(mine.equals({} as Id));
+  assert.not.ok(mine.equals({ get bytes(): Uint8Array { throw new Error('hostile'); } } as unknown as Id));
+  assert.throws(() => mine.compare({} as Id), /not an ID/);
+});
+
 test.run();
