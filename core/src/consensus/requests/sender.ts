@@ -15,11 +15,13 @@ import type { EngineTransport, Scheduler, ValidatorStatus } from '../snowman/typ
 import type { AdaptiveTimeout } from './timeouts.js';
 import type { Benchlist } from './benchlist.js';
 
-interface Outstanding {
-  readonly node: ShortId;
+/** The requests sent under one request ID (a poll's queries, or one Get): one deadline for all. */
+interface Batch {
   readonly requestId: number;
   readonly sentAt: number;
-  readonly timer: { cancel(): void };
+  /** node key -> node, still unanswered */
+  readonly pending: Map<string, ShortId>;
+  timer: { cancel(): void } | undefined;
 }
 
 export interface RequestSenderOptions {
@@ -44,7 +46,7 @@ export interface SenderStats {
 
 export class RequestSender implements EngineTransport, LoopbackTarget {
   readonly #o: RequestSenderOptions;
-  readonly #outstanding = new Map<string, Outstanding>();
+  readonly #batches = new Map<number, Batch>();
   #engine: LoopbackTarget | undefined;
   #stopped = false;
   #timedOut = 0;
@@ -65,26 +67,27 @@ export class RequestSender implements EngineTransport, LoopbackTarget {
   }
 
   get stats(): SenderStats {
-    return { outstanding: this.#outstanding.size, benched: this.#o.benchlist.size, timeoutMs: this.#o.timeouts.currentMs, timedOut: this.#timedOut };
+    let outstanding = 0;
+    for (const b of this.#batches.values()) outstanding += b.pending.size;
+    return { outstanding, benched: this.#o.benchlist.size, timeoutMs: this.#o.timeouts.currentMs, timedOut: this.#timedOut };
   }
 
   /** Cancels every deadline; nothing is delivered afterwards. */
   stop(): void {
     this.#stopped = true;
-    for (const r of this.#outstanding.values()) r.timer.cancel();
-    this.#outstanding.clear();
+    for (const b of this.#batches.values()) b.timer?.cancel();
+    this.#batches.clear();
   }
 
   // ---- from the engine -------------------------------------------------------------------------
 
   pushQuery(to: readonly ShortId[], requestId: number, block: Uint8Array): void {
-    const send: ShortId[] = [];
-    for (const node of to) if (this.#register(node, requestId)) send.push(node);
+    const send = this.#register(to, requestId);
     if (send.length > 0) this.#o.link.pushQuery(send, requestId, block);
   }
 
   get(to: ShortId, requestId: number, blockId: Id): void {
-    if (this.#register(to, requestId)) this.#o.link.get(to, requestId, blockId);
+    if (this.#register([to], requestId).length > 0) this.#o.link.get(to, requestId, blockId);
   }
 
   chits(to: ShortId, requestId: number, preferred: Id): void {
@@ -95,42 +98,74 @@ export class RequestSender implements EngineTransport, LoopbackTarget {
     if (!this.#stopped) this.#o.link.put(to, requestId, block);
   }
 
-  /** Registers a request; true when it should go out (the validator is connected and not benched). */
-  #register(node: ShortId, requestId: number): boolean {
-    if (this.#stopped) return false;
-    const key = requestKey(node, requestId);
-    this.#outstanding.get(key)?.timer.cancel();
-    if (this.#o.benchlist.isBenched(node.key)) {
-      const timer = this.#o.scheduler.setTimeout(() => this.#fail(key, false), 0);
-      this.#outstanding.set(key, { node, requestId, sentAt: this.#o.scheduler.now(), timer });
-      return false;
+  /**
+   * Registers requests to `to` under one deadline; returns who to send to (connected, not benched).
+   * Benched validators fail on the next turn; the others not connected fail at the deadline.
+   */
+  #register(to: readonly ShortId[], requestId: number): ShortId[] {
+    if (this.#stopped) return [];
+    this.#drop(requestId);
+    const batch: Batch = { requestId, sentAt: this.#o.scheduler.now(), pending: new Map(), timer: undefined };
+    const send: ShortId[] = [];
+    const benched: ShortId[] = [];
+    for (const node of to) {
+      if (this.#o.benchlist.isBenched(node.key)) {
+        benched.push(node);
+        continue;
+      }
+      batch.pending.set(node.key, node);
+      if (this.#o.isConnected(node)) send.push(node);
     }
-    const timer = this.#o.scheduler.setTimeout(() => this.#fail(key, true), this.#o.timeouts.currentMs);
-    this.#outstanding.set(key, { node, requestId, sentAt: this.#o.scheduler.now(), timer });
-    return this.#o.isConnected(node);
+    if (batch.pending.size > 0) {
+      this.#batches.set(requestId, batch);
+      batch.timer = this.#o.scheduler.setTimeout(() => this.#expire(batch), this.#o.timeouts.currentMs);
+    }
+    if (benched.length > 0) {
+      this.#o.scheduler.setTimeout(() => {
+        if (!this.#stopped) for (const node of benched) this.#engine?.onQueryFailed(node, requestId);
+      }, 0);
+    }
+    return send;
   }
 
-  /** A request's deadline passed (or it was refused at once because its validator is benched). */
-  #fail(key: string, timedOut: boolean): void {
-    const r = this.#outstanding.get(key);
-    if (!r || this.#stopped) return;
-    this.#outstanding.delete(key);
-    if (timedOut) {
+  /** Forgets an older batch under the same request ID (the engine reuses IDs only after wrapping). */
+  #drop(requestId: number): void {
+    const old = this.#batches.get(requestId);
+    if (!old) return;
+    old.timer?.cancel();
+    this.#batches.delete(requestId);
+  }
+
+  /** A batch's deadline passed: every request still unanswered fails and counts against its validator. */
+  #expire(batch: Batch): void {
+    if (this.#stopped || this.#batches.get(batch.requestId) !== batch) return;
+    this.#batches.delete(batch.requestId);
+    const elapsed = this.#o.scheduler.now() - batch.sentAt;
+    for (const node of batch.pending.values()) {
       this.#timedOut += 1;
-      this.#o.timeouts.observe(this.#o.scheduler.now() - r.sentAt);
-      if (this.#o.benchlist.failed(r.node.key)) this.#o.log.info('validator benched', { nodeId: r.node.toString() });
+      this.#o.timeouts.observe(elapsed);
+      if (this.#o.benchlist.failed(node.key)) this.#o.log.info('validator benched', { nodeId: node.toString() });
+      this.#engine?.onQueryFailed(node, batch.requestId);
     }
-    this.#engine?.onQueryFailed(r.node, r.requestId);
   }
 
-  /** An answer to one of our requests: true (and its deadline cleared) when it was outstanding. */
+  /** Takes `from`'s request out of its batch; the batch when it was outstanding. */
+  #take(from: ShortId, requestId: number): Batch | undefined {
+    if (this.#stopped) return undefined;
+    const batch = this.#batches.get(requestId);
+    if (!batch || !batch.pending.delete(from.key)) return undefined;
+    if (batch.pending.size === 0) {
+      batch.timer?.cancel();
+      this.#batches.delete(requestId);
+    }
+    return batch;
+  }
+
+  /** An answer to one of our requests: true (its deadline cleared, its latency observed) when it was outstanding. */
   #answered(from: ShortId, requestId: number): boolean {
-    const key = requestKey(from, requestId);
-    const r = this.#outstanding.get(key);
-    if (!r || this.#stopped) return false;
-    r.timer.cancel();
-    this.#outstanding.delete(key);
-    this.#o.timeouts.observe(this.#o.scheduler.now() - r.sentAt);
+    const batch = this.#take(from, requestId);
+    if (!batch) return false;
+    this.#o.timeouts.observe(this.#o.scheduler.now() - batch.sentAt);
     this.#o.benchlist.answered(from.key);
     return true;
   }
@@ -155,16 +190,8 @@ export class RequestSender implements EngineTransport, LoopbackTarget {
 
   /** The link could not deliver a request: it fails now and counts against the validator. */
   onQueryFailed(from: ShortId, requestId: number): void {
-    const key = requestKey(from, requestId);
-    const r = this.#outstanding.get(key);
-    if (!r || this.#stopped) return;
-    r.timer.cancel();
-    this.#outstanding.delete(key);
+    if (!this.#take(from, requestId)) return;
     if (this.#o.benchlist.failed(from.key)) this.#o.log.info('validator benched', { nodeId: from.toString() });
     this.#engine?.onQueryFailed(from, requestId);
   }
-}
-
-function requestKey(node: ShortId, requestId: number): string {
-  return `${requestId}:${node.key}`;
 }

@@ -178,6 +178,9 @@ function safeId(block: Block): string {
 
 type AddResult = 'added' | 'known' | 'held' | 'dropped' | 'ignored';
 
+/** How long a passed reachability check is trusted before the next poll looks again. */
+const REACHABILITY_REUSE_MS = 100;
+
 /** What `waiting for validators: …` says: who is reachable against what a poll needs. */
 export function describeReachability(r: Reachability, params: { k: number; alpha: number }): string {
   const pct = (x: number) => Math.floor(x * 100);
@@ -221,6 +224,7 @@ export class SnowmanEngine {
   readonly #polls = new Map<number, Poll>();
   #pollRetry: { cancel(): void } | undefined;
   #waiting: Reachability | undefined;
+  #reachableAt = Number.NEGATIVE_INFINITY;
   #lastWaitLog = Number.NEGATIVE_INFINITY;
   #buildFailures = 0;
   #nextRequestId = 0;
@@ -602,15 +606,19 @@ export class SnowmanEngine {
    * waitLogIntervalMs.
    */
   #enoughReachable(): boolean {
+    const now = this.#scheduler.now();
+    // Reachability changes slowly (connections, benching): a recent pass is good enough, which keeps
+    // the check off the per-poll path.
+    if (!this.#waiting && now - this.#reachableAt < REACHABILITY_REUSE_MS) return true;
     const r = this.#validators.reachability();
     if (canPoll(r, this.#params)) {
+      this.#reachableAt = now;
       if (this.#waiting) {
         this.#log.info('validators reachable; polling resumed', { detail: describeReachability(r, this.#params) });
         this.#waiting = undefined;
       }
       return true;
     }
-    const now = this.#scheduler.now();
     if (!this.#waiting || now - this.#lastWaitLog >= this.#limits.waitLogIntervalMs) {
       this.#lastWaitLog = now;
       this.#log.warn('waiting for validators', {
