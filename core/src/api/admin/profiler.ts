@@ -42,7 +42,9 @@ export class Profiler {
     opts: ProfilerOptions = {},
   ) {
     this.#maxFiles = opts.maxFiles ?? 5;
-    this.#loopDelay = monitorEventLoopDelay({ resolution: 10 });
+    // A sampling timer; 50 ms keeps an idle node quiet (10 ms woke it 100 times a second) and still
+    // shows a loop blocked for longer than that.
+    this.#loopDelay = monitorEventLoopDelay({ resolution: 50 });
     this.#loopDelay.enable();
   }
 
