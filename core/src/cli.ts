@@ -87,7 +87,11 @@ async function run(config: NodeConfig, log: Logger): Promise<number> {
   }
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
-  const uninstall = installFaultHandlers({ log, onFatal: () => (node ? stop(1) : finish(1)) });
+  const uninstall = installFaultHandlers({
+    log,
+    attribute: (stack) => node?.chainManager.chainsInStack(stack) ?? [],
+    onFatal: () => (node ? stop(1) : finish(1)),
+  });
   try {
     // Loaded here so --help and bad command lines do not pay for the whole node.
     const { startNode } = await import('./node/node.js');

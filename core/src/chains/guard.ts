@@ -1,19 +1,16 @@
 /**
- * The fault boundary around a chain's VM (DESIGN §3): every call the node makes into the VM runs in
- * the chain's scope (scope.ts) and has a deadline, except waitForEvent, which may rightly wait
- * forever. A call that does not settle in time rejects with VMCallTimeoutError and reports the hang
+ * The fault boundary around a chain's VM (DESIGN §3): every call the node makes into the VM has a
+ * deadline, except waitForEvent, which may rightly wait forever. A call that does not settle in time rejects with VMCallTimeoutError and reports the hang
  * once through `onHang` (the chain manager halts the chain); the VM's late answer is ignored. Blocks
  * the VM hands out are wrapped the same way, so verify/accept/reject are bounded too.
  */
 import { NodeError, type Block, type ChainHandler, type ChainVM, type Id, type VMEvent, type VMInit, type VMState } from '@cornice/sdk';
 import type { ChainContext } from '@cornice/sdk';
 import type { Scheduler } from '../consensus/index.js';
-import { runInChain, type ChainScope } from './scope.js';
 
 export class VMCallTimeoutError extends NodeError<'VMCallTimeout'> {}
 
 export interface GuardOptions {
-  scope: ChainScope;
   /** Deadline of every bounded call. */
   timeoutMs: number;
   scheduler: Scheduler;
@@ -21,7 +18,7 @@ export interface GuardOptions {
   onHang(call: string, timeoutMs: number): void;
 }
 
-/** Calls `fn` in the chain's scope and settles with it, or rejects once `timeoutMs` passed. */
+/** Calls `fn` and settles with it, or rejects once `timeoutMs` passed. */
 function bounded<T>(o: GuardOptions, call: string, fn: () => Promise<T> | T): Promise<T> {
   return new Promise<T>((resolve, reject) => {
     let done = false;
@@ -39,7 +36,7 @@ function bounded<T>(o: GuardOptions, call: string, fn: () => Promise<T> | T): Pr
       else reject(v);
     };
     try {
-      Promise.resolve(runInChain(o.scope, fn)).then(
+      Promise.resolve(fn()).then(
         (v) => settle(true, v),
         (e: unknown) => settle(false, e),
       );
@@ -73,7 +70,7 @@ function guardBlock(o: GuardOptions, block: Block): Block {
   };
 }
 
-/** The VM as the engine and chain manager see it: scoped, bounded, with bounded blocks. */
+/** The VM as the engine and chain manager see it: bounded, with bounded blocks. */
 export function guardVM(vm: ChainVM, o: GuardOptions): ChainVM {
   const block = async (call: string, fn: () => Promise<Block>) => guardBlock(o, await bounded(o, call, fn));
   return {
@@ -85,7 +82,7 @@ export function guardVM(vm: ChainVM, o: GuardOptions): ChainVM {
     setPreference: (id: Id) => bounded(o, 'vm.setPreference', () => vm.setPreference(id)),
     lastAccepted: () => bounded(o, 'vm.lastAccepted', () => vm.lastAccepted()),
     getBlockIdAtHeight: (height: number) => bounded(o, 'vm.getBlockIdAtHeight', () => vm.getBlockIdAtHeight(height)),
-    waitForEvent: (signal: AbortSignal): Promise<VMEvent> => runInChain(o.scope, () => vm.waitForEvent(signal)),
+    waitForEvent: (signal: AbortSignal): Promise<VMEvent> => vm.waitForEvent(signal),
     createHandlers: (): Promise<ChainHandler[]> => bounded(o, 'vm.createHandlers', () => vm.createHandlers()),
     shutdown: () => bounded(o, 'vm.shutdown', () => vm.shutdown()),
   };

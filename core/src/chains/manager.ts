@@ -4,12 +4,13 @@
  * engine (behind a RequestSender) -> API handlers at /ext/bc/<chainID> and every alias -> `accepted$`
  * -> a `chain <alias>` health check. Stops chains in reverse order of creation.
  *
- * Fault containment (DESIGN §3): the VM is reached only through guardVM (every call in the chain's
- * scope and bounded), so a VM call that never settles, a failed accept, or a process-level fault the
- * chain's code raised halts that chain only: its engine stops, its signal aborts, its VM is shut down,
+ * Fault containment (DESIGN §3): the VM is reached only through guardVM (every call bounded), so a
+ * VM call that never settles, a failed accept, or a process-level fault whose stack runs through the
+ * VM's code (faults.ts) halts that chain only: its engine stops, its signal aborts, its VM is shut down,
  * its API answers "chain … is halted" and its health check says why. A chain whose creation fails is
  * undone (routes, aliases, health check, engine, VM) before the error is thrown.
  */
+import { pathToFileURL } from 'node:url';
 import client from 'prom-client';
 import { Subject, type Observable } from 'rxjs';
 import type { Block, BoundService, ChainVM, Clock, Id, KeyValueStore, Logger, ShortId } from '@cornice/sdk';
@@ -39,7 +40,7 @@ import type { ChainAliases } from './aliases.js';
 import { guardVM } from './guard.js';
 import { chainHealth } from './health.js';
 import { vmMetrics } from './metrics.js';
-import { runInChain, type ChainScope } from './scope.js';
+import { containedStream, describeFault, type FaultTarget } from './faults.js';
 import { sharedMemoryFor } from './shared-memory.js';
 
 export class ChainError extends NodeError<'UnknownVM' | 'Exists' | 'InitFailed' | 'BadHandler' | 'Halted'> {}
@@ -95,7 +96,9 @@ export interface ChainManagerDeps {
 }
 
 interface RunningChain extends Chain {
-  readonly scope: ChainScope;
+  readonly faultTarget: FaultTarget;
+  /** Where the VM's code lives (package dir or plugin file), when the loader knows. */
+  readonly vmRoot: string | undefined;
   readonly sender: RequestSender;
   readonly sampler: ValidatorSampler;
   stop(): Promise<void>;
@@ -128,10 +131,25 @@ export class ChainManager {
     return this.#chains.find((c) => c.id.equals(id));
   }
 
+  /**
+   * The chains whose VM's code a stack runs through (its package directory or plugin file, as a path
+   * or a file URL): a process-level fault there is theirs. The innermost frame in a VM's code decides,
+   * and the most specific root when roots nest (a package inside another's node_modules).
+   */
+  chainsInStack(stack: string): FaultTarget[] {
+    const roots = [...new Set(this.#chains.map((c) => c.vmRoot).filter((r): r is string => r !== undefined))].map((r) => ({ path: r, url: pathToFileURL(r).href }));
+    for (const frame of stack.split('\n')) {
+      let best: string | undefined;
+      for (const r of roots) if ((frame.includes(r.path) || frame.includes(r.url)) && (!best || r.path.length > best.length)) best = r.path;
+      if (best !== undefined) return this.#chains.filter((c) => c.vmRoot === best).map((c) => c.faultTarget);
+    }
+    return [];
+  }
+
   /** Halts a chain this node runs (a fault confined to it); false when there is no such chain. */
   halt(chainId: Id, reason: string): boolean {
     const chain = this.#chains.find((c) => c.id.equals(chainId));
-    chain?.scope.fault(reason);
+    chain?.faultTarget.fault(reason);
     return chain !== undefined;
   }
 
@@ -157,9 +175,8 @@ export class ChainManager {
     /** Shuts the VM down once (bounded by the guard), whoever asks first. */
     const shutdownVM = () =>
       (vmShutdown ??= guarded ? guarded.shutdown().catch((e: unknown) => log.warn('VM shutdown failed', { error: describeError(e) })) : Promise.resolve());
-    const scope: ChainScope = {
+    const faultTarget: FaultTarget = {
       name,
-      chainId: def.id.toString(),
       fault: (reason) => {
         if (fault !== undefined) return;
         fault = reason;
@@ -172,138 +189,138 @@ export class ChainManager {
     };
 
     try {
-      return await runInChain(scope, async () => {
-        const theVM = await factory.create();
-        guarded = guardVM(theVM, {
-          scope,
-          timeoutMs: d.vmCallTimeoutMs,
-          scheduler: d.scheduler,
-          onHang: (call, ms) => scope.fault(`${call} did not settle within ${ms} ms`),
-        });
-        const vmGuard = guarded;
-        undo.push(shutdownVM);
-        const ctx = {
-          networkId: d.networkId,
-          subnetId: def.subnetId,
-          chainId: def.id,
-          aliases: def.aliases,
-          nodeId: d.nodeId,
-          vmId: factory.vmId,
-          db: new PrefixedStore(this.#chainsStore, def.id.bytes),
-          log,
-          metrics: vmMetrics(d.metrics, factory.name, def.id),
-          clock: d.clock,
-          signal: abort.signal,
-          sharedMemory: sharedMemoryFor(this.#shared, def.id),
-          keystore: { openUser: (username: string, password: string) => d.keystore.openUserStore(username, password, def.id) },
-          nativeAsset: { id: undefined, symbol: d.nativeSymbol },
-          validators: d.validators,
-        };
-        try {
-          await vmGuard.initialize(ctx, { genesis: def.genesis });
-        } catch (e) {
-          throw new ChainError('InitFailed', `chain "${def.name}" (${def.id}) failed to initialize: ${describeError(e)}`);
-        }
-
-        const accepted$ = new Subject<AcceptedBlock>();
-        const acceptedCount = this.#acceptedCounter().labels({ chain: def.id.toString() });
-        accepted$.subscribe(() => acceptedCount.inc());
-        const link = d.network.open(def.id);
-        const sender = new RequestSender({
-          link: link.transport,
-          isConnected: (node) => d.network.isConnected(node),
-          scheduler: d.scheduler,
-          timeouts: d.timeouts,
-          benchlist: new Benchlist(d.benchlist, () => d.scheduler.now()),
-          log: log.child({ module: 'requests' }),
-        });
-        undo.push(() => sender.stop());
-        const sampler: ValidatorSampler = validatorSampler({
-          sybilProtection: d.sybilProtection,
-          sets: d.validators,
-          subnetId: def.subnetId,
-          connected: () => d.network.connected(),
-          status: (node) => sender.status(node),
-        });
-        const theEngine = new SnowmanEngine({
-          vm: vmGuard,
-          params: d.snow,
-          transport: sender,
-          validators: sampler,
-          nodeId: d.nodeId,
-          scheduler: d.scheduler,
-          log,
-          queryTimeoutMs: d.timeoutMaxMs,
-          onAccepted: (block: Block) => accepted$.next({ id: block.id, height: block.height, bytes: block.bytes }),
-          onHalt: (reason) => scope.fault(reason),
-        });
-        engine = theEngine;
-        undo.push(() => theEngine.stop());
-        sender.attach(theEngine);
-        link.attach(sender);
-        d.aliases.register(def.id, def.aliases);
-        undo.push(() => d.aliases.unregister(def.id));
-
-        const checkName = `chain ${name}`;
-        d.health.register(checkName, async () =>
-          chainHealth({ engine: theEngine, sampler, fault }, d.snow, d.maxProcessingMs, d.scheduler.now()),
-        );
-        undo.push(() => d.health.unregister(checkName));
-
-        const mounted: string[] = [];
-        undo.push(() => mounted.forEach((p) => d.routes.unmount(p)));
-        const isHalted = () => (fault === undefined ? undefined : `chain ${name} is halted: ${fault}`);
-        for (const h of await vmGuard.createHandlers()) {
-          const path = h.path ? `bc/${def.id}/${h.path}` : `bc/${def.id}`;
-          if (h.services?.length && h.http) throw new ChainError('BadHandler', `chain "${def.name}": handler ${h.path || '/'} has both services and http`);
-          if (h.services?.length) {
-            d.routes.mount(path, { kind: 'jsonrpc', endpoint: d.endpoint(h.services.map((s) => chainService(s, scope, isHalted))) });
-          } else if (h.http) {
-            const http = h.http;
-            d.routes.mount(path, {
-              kind: 'http',
-              handle: (req, res) => {
-                const halted = isHalted();
-                if (halted === undefined) return runInChain(scope, () => http(req, res));
-                req.resume();
-                res.writeHead(503, { 'content-type': 'text/plain' });
-                res.end(`${halted}\n`);
-              },
-            });
-          } else continue;
-          mounted.push(path);
-        }
-        for (const alias of def.endpointAliases ?? []) d.routes.alias(`bc/${def.id}`, alias);
-
-        await theEngine.start();
-        const chain: RunningChain = {
-          id: def.id,
-          name: def.name,
-          vmId: factory.vmId,
-          subnetId: def.subnetId,
-          vm: theVM,
-          engine: theEngine,
-          accepted$,
-          get fault() {
-            return fault;
-          },
-          scope,
-          sender,
-          sampler,
-          stop: async () => {
-            for (const p of mounted) d.routes.unmount(p);
-            d.health.unregister(checkName);
-            abort.abort();
-            await theEngine.stop();
-            sender.stop();
-            accepted$.complete();
-            await shutdownVM();
-          },
-        };
-        this.#chains.push(chain);
-        log.info('chain created', { chainId: def.id.toString(), name: def.name, vmId: factory.vmId.toString(), aliases: def.aliases });
-        return chain;
+      const theVM = await factory.create();
+      guarded = guardVM(theVM, {
+        timeoutMs: d.vmCallTimeoutMs,
+        scheduler: d.scheduler,
+        onHang: (call, ms) => faultTarget.fault(`${call} did not settle within ${ms} ms`),
       });
+      const vmGuard = guarded;
+      undo.push(shutdownVM);
+      const ctx = {
+        networkId: d.networkId,
+        subnetId: def.subnetId,
+        chainId: def.id,
+        aliases: def.aliases,
+        nodeId: d.nodeId,
+        vmId: factory.vmId,
+        db: new PrefixedStore(this.#chainsStore, def.id.bytes),
+        log,
+        metrics: vmMetrics(d.metrics, factory.name, def.id),
+        clock: d.clock,
+        signal: abort.signal,
+        sharedMemory: sharedMemoryFor(this.#shared, def.id),
+        keystore: { openUser: (username: string, password: string) => d.keystore.openUserStore(username, password, def.id) },
+        nativeAsset: { id: undefined, symbol: d.nativeSymbol },
+        validators: d.validators,
+      };
+      try {
+        await vmGuard.initialize(ctx, { genesis: def.genesis });
+      } catch (e) {
+        throw new ChainError('InitFailed', `chain "${def.name}" (${def.id}) failed to initialize: ${describeError(e)}`);
+      }
+
+      const acceptedSubject = new Subject<AcceptedBlock>();
+      // A subscriber that throws is logged with the chain; consensus and the other subscribers go on.
+      const accepted$ = containedStream(acceptedSubject, (err) => log.error('stream subscriber failed', { error: describeFault(err) }));
+      const acceptedCount = this.#acceptedCounter().labels({ chain: def.id.toString() });
+      accepted$.subscribe(() => acceptedCount.inc());
+      const link = d.network.open(def.id);
+      const sender = new RequestSender({
+        link: link.transport,
+        isConnected: (node) => d.network.isConnected(node),
+        scheduler: d.scheduler,
+        timeouts: d.timeouts,
+        benchlist: new Benchlist(d.benchlist, () => d.scheduler.now()),
+        log: log.child({ module: 'requests' }),
+      });
+      undo.push(() => sender.stop());
+      const sampler: ValidatorSampler = validatorSampler({
+        sybilProtection: d.sybilProtection,
+        sets: d.validators,
+        subnetId: def.subnetId,
+        connected: () => d.network.connected(),
+        status: (node) => sender.status(node),
+      });
+      const theEngine = new SnowmanEngine({
+        vm: vmGuard,
+        params: d.snow,
+        transport: sender,
+        validators: sampler,
+        nodeId: d.nodeId,
+        scheduler: d.scheduler,
+        log,
+        queryTimeoutMs: d.timeoutMaxMs,
+        onAccepted: (block: Block) => acceptedSubject.next({ id: block.id, height: block.height, bytes: block.bytes }),
+        onHalt: (reason) => faultTarget.fault(reason),
+      });
+      engine = theEngine;
+      undo.push(() => theEngine.stop());
+      sender.attach(theEngine);
+      link.attach(sender);
+      d.aliases.register(def.id, def.aliases);
+      undo.push(() => d.aliases.unregister(def.id));
+
+      const checkName = `chain ${name}`;
+      d.health.register(checkName, async () =>
+        chainHealth({ engine: theEngine, sampler, fault }, d.snow, d.maxProcessingMs, d.scheduler.now()),
+      );
+      undo.push(() => d.health.unregister(checkName));
+
+      const mounted: string[] = [];
+      undo.push(() => mounted.forEach((p) => d.routes.unmount(p)));
+      const isHalted = () => (fault === undefined ? undefined : `chain ${name} is halted: ${fault}`);
+      for (const h of await vmGuard.createHandlers()) {
+        const path = h.path ? `bc/${def.id}/${h.path}` : `bc/${def.id}`;
+        if (h.services?.length && h.http) throw new ChainError('BadHandler', `chain "${def.name}": handler ${h.path || '/'} has both services and http`);
+        if (h.services?.length) {
+          d.routes.mount(path, { kind: 'jsonrpc', endpoint: d.endpoint(h.services.map((s) => chainService(s, isHalted))) });
+        } else if (h.http) {
+          const http = h.http;
+          d.routes.mount(path, {
+            kind: 'http',
+            handle: (req, res) => {
+              const halted = isHalted();
+              if (halted === undefined) return http(req, res);
+              req.resume();
+              res.writeHead(503, { 'content-type': 'text/plain' });
+              res.end(`${halted}\n`);
+            },
+          });
+        } else continue;
+        mounted.push(path);
+      }
+      for (const alias of def.endpointAliases ?? []) d.routes.alias(`bc/${def.id}`, alias);
+
+      await theEngine.start();
+      const chain: RunningChain = {
+        id: def.id,
+        name: def.name,
+        vmId: factory.vmId,
+        subnetId: def.subnetId,
+        vm: theVM,
+        engine: theEngine,
+        accepted$,
+        get fault() {
+          return fault;
+        },
+        faultTarget,
+        vmRoot: d.registry.rootOf(def.vmId),
+        sender,
+        sampler,
+        stop: async () => {
+          for (const p of mounted) d.routes.unmount(p);
+          d.health.unregister(checkName);
+          abort.abort();
+          await theEngine.stop();
+          sender.stop();
+          acceptedSubject.complete();
+          await shutdownVM();
+        },
+      };
+      this.#chains.push(chain);
+      log.info('chain created', { chainId: def.id.toString(), name: def.name, vmId: factory.vmId.toString(), aliases: def.aliases });
+      return chain;
     } catch (e) {
       log.error('chain creation failed; undoing it', { error: describeError(e) });
       for (const step of undo.reverse()) {
@@ -363,23 +380,21 @@ function chainStateMetrics(registry: Registry, chains: () => readonly RunningCha
   }
 }
 
-/** A chain's service as mounted: its methods run in the chain's scope and refuse while it is halted. */
-function chainService(service: BoundService, scope: ChainScope, halted: () => string | undefined): BoundService {
+/** A chain's service as mounted: its methods refuse while the chain is halted. */
+function chainService(service: BoundService, halted: () => string | undefined): BoundService {
   const methods = new Map<string, (raw: unknown) => Promise<unknown>>();
   for (const [name, method] of service.methods) {
     methods.set(name, (raw) => {
       const reason = halted();
-      if (reason !== undefined) return Promise.reject(new ChainError('Halted', reason));
-      return runInChain(scope, () => method(raw));
+      return reason === undefined ? method(raw) : Promise.reject(new ChainError('Halted', reason));
     });
   }
   return { def: service.def, methods };
 }
 
 function describeError(e: unknown): string {
-  if (e instanceof Error) return e.message;
   try {
-    return String(e);
+    return e instanceof Error ? e.message : String(e);
   } catch {
     return 'an unprintable value';
   }

@@ -11,9 +11,10 @@
  * has none (sdk.ts). Anything wrong is a VMLoadError naming the plugin — the node refuses to start
  * rather than run without a VM it was told to load.
  */
-import { readdir, readFile, stat } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { readdir, readFile, realpath, stat } from 'node:fs/promises';
 import { createRequire } from 'node:module';
-import { dirname, isAbsolute, join, resolve } from 'node:path';
+import { dirname, isAbsolute, join, resolve, sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Id, isVMFactory, type Logger, type VMFactory } from '@cornice/sdk';
 import { VMLoadError } from './errors.js';
@@ -46,9 +47,9 @@ export async function loadVMs(opts: LoadVMsOptions): Promise<VMRegistry> {
   const registry = new VMRegistry();
   const aliases = opts.aliasesFile === undefined ? undefined : await readAliasesFile(resolve(cwd, opts.aliasesFile));
 
-  const add = (factory: VMFactory, source: string, path?: string) => {
+  const add = (factory: VMFactory, source: string, path?: string, root?: string) => {
     try {
-      registry.register(factory, source);
+      registry.register(factory, source, root);
     } catch (e) {
       throw new VMLoadError('DuplicateVM', errorMessage(e), e);
     }
@@ -63,12 +64,12 @@ export async function loadVMs(opts: LoadVMsOptions): Promise<VMRegistry> {
       log.info('built-in VM not installed; skipped', { package: spec });
       continue;
     }
-    add(await importFactory(found, `${spec} (${found.entry})`, log), spec, found.entry);
+    add(await importFactory(found, `${spec} (${found.entry})`, log), spec, found.entry, await codeRoot(found.entry));
   }
 
   for (const spec of opts.specifiers ?? []) {
     const found = await resolveSpecifier(spec, cwd);
-    add(await importFactory(found, `${spec} (${found.entry})`, log), found.source, found.entry);
+    add(await importFactory(found, `${spec} (${found.entry})`, log), found.source, found.entry, await codeRoot(found.entry));
   }
 
   if (opts.pluginDir !== undefined) {
@@ -82,7 +83,7 @@ export async function loadVMs(opts: LoadVMsOptions): Promise<VMRegistry> {
           `VM plugin ${plugin.path} is named for vmID ${plugin.vmId.toString()}${plugin.alias ? ` (alias ${plugin.alias})` : ''} but its vmFactory has vmID ${actual.toString()}`,
         );
       }
-      add(factory, plugin.path, plugin.entry);
+      add(factory, plugin.path, plugin.entry, await realpath(plugin.path));
     }
   }
 
@@ -102,6 +103,24 @@ export async function loadVMs(opts: LoadVMsOptions): Promise<VMRegistry> {
     }
   }
   return registry;
+}
+
+/** core's own package directory (this file is dist/src/vms/loader.js): a plugin's code root must never contain it. */
+const CORE_PACKAGE_DIR = fileURLToPath(new URL('../../../', import.meta.url));
+
+/**
+ * Where a loaded plugin's code lives, for pinning faults on it: the package directory of its entry
+ * (symlinks resolved, as in stack traces), or the entry file itself when no package directory lies
+ * between it and core's own.
+ */
+async function codeRoot(entry: string): Promise<string> {
+  const file = await realpath(entry);
+  const core = await realpath(CORE_PACKAGE_DIR).catch(() => resolve(CORE_PACKAGE_DIR));
+  for (let dir = dirname(file); ; dir = dirname(dir)) {
+    if (dir === core || core.startsWith(dir + sep)) return file;
+    if (existsSync(join(dir, 'package.json'))) return dir;
+    if (dirname(dir) === dir) return file;
+  }
 }
 
 // ---- aliases file --------------------------------------------------------------------------------

@@ -14,6 +14,8 @@ export interface VMInfo {
   aliases: string[];
   /** Where the VM came from: `builtin`, a package specifier, or a plugin file path. */
   source: string;
+  /** Where its code lives (package directory or plugin file), when loaded from disk. */
+  root?: string;
 }
 
 interface Entry {
@@ -21,6 +23,7 @@ interface Entry {
   vmId: Id;
   aliases: string[];
   source: string;
+  root: string | undefined;
 }
 
 const ALIAS = /^[A-Za-z0-9._~-]{1,128}$/;
@@ -37,8 +40,11 @@ export class VMRegistry {
   /** name or alias -> vmID key */
   readonly #aliases = new Map<string, string>();
 
-  /** Adds a VM; `source` says where it came from (used in errors and `list()`). */
-  register(factory: VMFactory, source: string): void {
+  /**
+   * Adds a VM; `source` says where it came from (used in errors and `list()`), `root` where its code
+   * lives (a fault whose stack runs through it is the VM's).
+   */
+  register(factory: VMFactory, source: string, root?: string): void {
     if (!isVMFactory(factory)) throw new VMRegistryError('InvalidFactory', `${source}: not a VMFactory (needs name, version, vmId of 32 bytes and create())`);
     const vmId = toId(factory.vmId);
     const existing = this.#byId.get(vmId.key);
@@ -66,7 +72,7 @@ export class VMRegistry {
             create: () => factory.create(),
             ...(factory.staticServices ? { staticServices: () => factory.staticServices!() } : {}),
           };
-    this.#byId.set(vmId.key, { factory: stored, vmId, aliases: [factory.name], source });
+    this.#byId.set(vmId.key, { factory: stored, vmId, aliases: [factory.name], source, root });
     this.#aliases.set(factory.name, vmId.key);
   }
 
@@ -103,7 +109,13 @@ export class VMRegistry {
       version: e.factory.version,
       aliases: [...e.aliases],
       source: e.source,
+      ...(e.root ? { root: e.root } : {}),
     }));
+  }
+
+  /** Where the code of the VM named by `vmIdOrAlias` lives, when it was loaded from disk. */
+  rootOf(vmIdOrAlias: string | Id): string | undefined {
+    return this.#find(vmIdOrAlias)?.root;
   }
 
   #entry(x: string | Id): Entry {

@@ -1,15 +1,17 @@
 /**
  * Fault containment at the plugin boundary, on a real in-process node: a throwing accepted$
  * subscriber, a VM call that never settles, a chain whose creation fails, and uncaught exceptions /
- * unhandled rejections raised by a chain's code — each confined to its chain while the node and its
+ * unhandled rejections raised by a plugin's code — each confined to its chain while the node and its
  * other chains keep serving.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { map } from 'rxjs';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { Id, defineVM, type Block, type ChainContext, type ChainVM, type VMFactory, type VMInit } from '@cornice/sdk';
+import { Id, defineVM, vmIdFromName, type Block, type ChainContext, type ChainVM, type VMFactory, type VMInit } from '@cornice/sdk';
 import { installFaultHandlers } from '../../src/chains/faults.js';
 import { parseConfig } from '../../src/config/parse.js';
 import { TestVM, TestVMError } from '../../src/consensus/index.js';
@@ -98,9 +100,14 @@ test('a throwing accepted$ subscriber is logged with its chain; consensus and th
     const line = lines.find((l) => l.msg === 'stream subscriber failed')!;
     assert.is(line.chain, 'good');
     assert.match(String(line.error), /subscriber bug/);
+    // Further down a pipe, rxjs catches it; the node logs it instead of rxjs rethrowing it later.
+    node.chainManager.get('good')!.accepted$.pipe(map((b) => b.height)).subscribe(() => {
+      throw new Error('piped subscriber bug');
+    });
     const second = nextAccepted(node, 'good');
     vms[0]!.notify();
     assert.is((await second).height, 2, 'consensus keeps running');
+    await until(() => lines.some((l) => l.msg === 'stream subscriber failed' && String(l.error).includes('piped subscriber bug')), 'the piped error logged');
     await new Promise((r) => setTimeout(r, 20));
     assert.equal(uncaught, [], 'nothing reached the process as an uncaught exception');
   } finally {
@@ -231,43 +238,65 @@ test('a chain whose createHandlers throws is undone too (routes, aliases, health
   }
 });
 
-test("an uncaught exception or unhandled rejection raised by a chain's code halts that chain; the node and other chains go on", async () => {
-  class Throws extends TestVM {
-    override async buildBlock(): Promise<Block> {
-      setTimeout(() => {
-        throw new Error('timer bug in the plugin');
-      }, 1);
-      return super.buildBlock();
-    }
+/** Writes a VM plugin module (its own file, so faults can be pinned on it by stack) and returns its path. */
+function pluginModule(name: string, buildBlock: string): string {
+  const path = join(dataDir, `${name}.mjs`);
+  const sdk = pathToFileURL(fileURLToPath(new URL('../../../../sdk/dist/src/index.js', import.meta.url))).href;
+  const testvm = pathToFileURL(fileURLToPath(new URL('../../src/consensus/index.js', import.meta.url))).href;
+  writeFileSync(
+    path,
+    `import { defineVM } from '${sdk}';
+import { TestVM } from '${testvm}';
+class VM extends TestVM {
+  async buildBlock() {
+    ${buildBlock}
+    return super.buildBlock();
   }
-  class Rejects extends TestVM {
-    override async buildBlock(): Promise<Block> {
-      void Promise.reject(new Error('forgotten promise'));
-      return super.buildBlock();
-    }
-  }
-  const throws = new Throws();
-  const rejects = new Rejects();
+}
+export const vmFactory = defineVM({ name: '${name}', version: '1.0.0', create: () => (globalThis.faultyVMs[${JSON.stringify(name)}] = new VM()) });
+`,
+  );
+  return path;
+}
+
+test("an uncaught exception or unhandled rejection whose stack runs through a plugin's code halts its chain; the node and other chains go on", async () => {
+  const vms: Record<string, TestVM> = ((globalThis as unknown as { faultyVMs: Record<string, TestVM> }).faultyVMs = {});
+  const throws = pluginModule('throws', "setTimeout(() => { throw new Error('timer bug in the plugin'); }, 1);");
+  const rejects = pluginModule('rejects', "void Promise.reject(new Error('forgotten promise'));");
   const good = new TestVM();
+  const fine = vmFactory('fine', () => good);
+  const lines: Lines = [];
+  const parsed = parseConfig(['--http-port=0', '--db-type=memory', `--data-dir=${dataDir}`, '--sybil-protection-enabled=false', `--vms=${throws},${rejects}`], {});
+  if (parsed.kind !== 'run') throw new TypeError('run');
+  const byName = (name: string) => ({ vmId: vmIdFromName(name), name } as unknown as VMFactory);
+  const node = await startNode(parsed.config, {
+    log: createLogger({ level: 'debug', write: (l) => lines.push(JSON.parse(l)) }),
+    builtinVMs: [fine],
+    genesis: () => ({ networkId: 12345, chains: [def(byName('throws'), 'throws'), def(byName('rejects'), 'rejects'), def(fine, 'fine')], validators: [] }),
+  });
   const fatal: string[] = [];
-  const { node, lines } = await nodeWith([vmFactory('throws', () => throws), vmFactory('rejects', () => rejects), vmFactory('fine', () => good)]);
   const uninstall = installFaultHandlers({
     log: createLogger({ level: 'debug', write: (l) => lines.push(JSON.parse(l)) }),
-    onFatal: (kind) => fatal.push(kind),
+    attribute: (stack) => node.chainManager.chainsInStack(stack),
+    onFatal: (kind) => void fatal.push(kind),
   });
   try {
-    throws.notify();
-    rejects.notify();
+    const pinned = (stack: string) => node.chainManager.chainsInStack(stack).map((c) => c.name);
+    assert.equal(pinned(`Error: x\n    at f (${pathToFileURL(rejects).href}:3:5)\n    at g (${throws}:1:1)`), ['rejects'], 'the innermost plugin frame decides');
+    assert.equal(pinned('Error: x\n    at f (node:internal/timers:1:1)'), [], "not a plugin's fault");
+    vms.throws!.notify();
+    vms.rejects!.notify();
     await until(() => node.chainManager.get('throws')!.fault !== undefined && node.chainManager.get('rejects')!.fault !== undefined, 'both chains to halt');
     assert.is(node.chainManager.get('throws')!.fault, 'uncaught exception: Error: timer bug in the plugin');
     assert.is(node.chainManager.get('rejects')!.fault, 'unhandled rejection: Error: forgotten promise');
     assert.ok(lines.some((l) => l.msg === 'fault in a chain; halting it' && l.chain === 'throws'));
     assert.equal(fatal, []);
+    assert.is(node.chainManager.get('fine')!.fault, undefined);
     const accepted = nextAccepted(node, 'fine');
     good.notify();
     assert.is((await accepted).height, 1);
 
-    // A fault outside any chain is the node's own: onFatal.
+    // A fault outside any plugin's code is the node's own: onFatal.
     setTimeout(() => {
       throw new Error('core bug');
     }, 1);

@@ -1,4 +1,4 @@
-import { cp, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, readFile, realpath, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -93,6 +93,8 @@ test('builtins, a plugin file named by vmID, one by alias, a package directory; 
   );
   assert.is(loaded[1]!.fields?.path, join(plugins, ID.dirvm, 'lib', 'main.js'));
   assert.is(loaded[3]!.fields?.path, undefined);
+  const real = await realpath(plugins);
+  assert.equal(r.list().map((v) => v.root), [undefined, join(real, ID.dirvm), join(real, 'myalias.mjs'), join(real, `${ID.fixturevm}.js`)], 'plugin-dir entries are their own code roots; builtins have none');
 });
 
 test('specifiers: packages from cwd (main; import-only exports, scoped) and paths relative to cwd', async () => {
@@ -117,6 +119,15 @@ test('specifiers: packages from cwd (main; import-only exports, scoped) and path
   // absolute paths work too
   const abs = await loadVMs({ specifiers: [join(root, 'local', 'vm.js')], cwd: '/', log: silentLogger });
   assert.is(abs.list()[0]!.name, 'fixturevm');
+  // Where each VM's code lives (faults whose stack runs through it are the VM's): the package
+  // directory (for ./local/vm.js, the package at cwd), or the file itself when no package directory
+  // holds it; symlinks resolved.
+  const real = await realpath(root);
+  assert.equal(
+    r.list().map((v) => v.root),
+    [join(real, 'node_modules', 'pkgvm'), join(real, 'node_modules', '@acme', 'scopedvm'), real, join(real, 'dirplugin')],
+  );
+  assert.is(r.rootOf('pkgvm'), join(real, 'node_modules', 'pkgvm'));
 });
 
 test('a package not under cwd resolves from core (and is refused when it is no VM)', async () => {

@@ -46,8 +46,9 @@ export interface ChainHandler {
  *   has not settled by then halts the chain: consensus stops, the chain's `ctx.signal` aborts,
  *   `shutdown()` is called, its API answers "chain … is halted: <reason>" and its health check is
  *   red. Late results are ignored.
- * - Calls run in the chain's async scope: an uncaught exception or unhandled rejection raised by
- *   code the VM started (a timer, a forgotten promise) halts this chain, not the node.
+ * - An uncaught exception or unhandled rejection whose stack runs through the plugin's code (its
+ *   package directory or plugin file: a timer, a forgotten promise) halts the chains of this VM, not
+ *   the node. Throw Errors (a stack is how the node knows whose fault it is).
  * - `buildBlock` failing (throwing, or returning a block that fails `verify` or is not new) is
  *   logged at warn and retried with exponential backoff (100 ms doubling to 30 s) on the next
  *   'pendingTxs', so `waitForEvent` may keep answering while the VM recovers.
