@@ -209,6 +209,9 @@ export class SnowmanEngine {
 
   #state: EngineState = 'idle';
   #haltReason: string | undefined;
+  /** Resolves when the engine halts. */
+  readonly #haltedSignal: Promise<void>;
+  #signalHalted: () => void = () => {};
   #abort = new AbortController();
   #buildLoop: Promise<void> | undefined;
   #backoff: { cancel(): void; wake(): void } | undefined;
@@ -256,6 +259,7 @@ export class SnowmanEngine {
     this.#onHalt = opts.onHalt;
     this.#limits = { ...DEFAULT_ENGINE_LIMITS, getTimeoutMs: this.#queryTimeoutMs, ...opts.limits };
     this.#recentlyDecided = new RecentSet(this.#limits.maxRecentlyDecided);
+    this.#haltedSignal = new Promise((resolve) => (this.#signalHalted = resolve));
   }
 
   // ---- lifecycle -------------------------------------------------------------------------------
@@ -281,7 +285,10 @@ export class SnowmanEngine {
     this.#buildLoop = this.#runBuildLoop();
   }
 
-  /** Aborts waitForEvent, cancels every timer and resolves once no task is running. */
+  /**
+   * Aborts waitForEvent, cancels every timer and resolves once no task is running — or as soon as
+   * the engine is halted, since a task may be stuck in a VM call that never settles.
+   */
   async stop(): Promise<void> {
     if (this.#state === 'stopped') return;
     const wasRunning = this.#state === 'running' || this.#state === 'starting';
@@ -292,11 +299,11 @@ export class SnowmanEngine {
     this.#pollRetry = undefined;
     for (const poll of this.#polls.values()) poll.timer?.cancel();
     this.#polls.clear();
-    if (this.#buildLoop) await this.#buildLoop;
+    if (this.#buildLoop) await Promise.race([this.#buildLoop, this.#haltedSignal]);
     // Wait for the task queue to settle (tasks enqueued meanwhile see the state and return at once).
     for (let q = this.#queue; ; q = this.#queue) {
-      await q;
-      if (q === this.#queue) break;
+      await Promise.race([q, this.#haltedSignal]);
+      if (q === this.#queue || this.#haltReason !== undefined) break;
     }
     this.#held.clear();
     this.#heldByParent.clear();
@@ -792,9 +799,11 @@ export class SnowmanEngine {
    * VM misbehaved (a call that never settled, an uncaught error). The reason shows in `stats`.
    */
   halt(reason: string): void {
-    if (this.#state === 'halted' || this.#state === 'stopping' || this.#state === 'stopped') return;
-    this.#state = 'halted';
+    if (this.#haltReason !== undefined || this.#state === 'stopped') return;
     this.#haltReason = reason;
+    this.#signalHalted();
+    if (this.#state === 'stopping') return; // stop() is cleaning up; it no longer waits for stuck tasks
+    this.#state = 'halted';
     this.#log.fatal('consensus halted', { reason });
     this.#abort.abort();
     this.#backoff?.wake();
