@@ -22,6 +22,15 @@ export interface GuardOptions {
   onHang(call: string, timeoutMs: number): void;
 }
 
+/** `fn()` as a promise, a synchronous throw included. */
+function invoke<T>(fn: () => Promise<T> | T): Promise<T> {
+  try {
+    return Promise.resolve(fn());
+  } catch (e) {
+    return Promise.reject(e);
+  }
+}
+
 interface InFlight {
   readonly call: string;
   readonly started: number;
@@ -42,12 +51,7 @@ class Watchdog {
 
   /** Calls `fn` and returns its own promise; reports a hang if it has not settled by the deadline. */
   watched<T>(call: string, fn: () => Promise<T> | T): Promise<T> {
-    let result: Promise<T>;
-    try {
-      result = Promise.resolve(fn());
-    } catch (e) {
-      return Promise.reject(e);
-    }
+    const result = invoke(fn);
     const entry: InFlight = { call, started: this.o.scheduler.now() };
     this.#track(entry);
     const done = () => void this.#inFlight.delete(entry);
@@ -57,12 +61,7 @@ class Watchdog {
 
   /** Like `watched`, and the caller's promise also rejects with VMCallTimeoutError at the deadline. */
   bounded<T>(call: string, fn: () => Promise<T> | T): Promise<T> {
-    let result: Promise<T>;
-    try {
-      result = Promise.resolve(fn());
-    } catch (e) {
-      return Promise.reject(e);
-    }
+    const result = invoke(fn);
     return new Promise<T>((resolve, reject) => {
       const entry: InFlight = { call, started: this.o.scheduler.now(), reject };
       this.#track(entry);
