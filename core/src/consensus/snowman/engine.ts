@@ -282,6 +282,8 @@ export class SnowmanEngine {
     if (this.#state !== 'starting') return; // stopped while starting
     this.#state = 'running';
     this.#log.info('consensus started', { nodeId: this.#nodeId.toString(), lastAccepted: last.id.toString(), height: last.height });
+    // Say at once when this chain cannot make progress (polls check again when there is work).
+    this.#enoughReachable();
     this.#buildLoop = this.#runBuildLoop();
   }
 

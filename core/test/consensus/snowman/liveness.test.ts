@@ -89,12 +89,20 @@ test('1 of 5 validators reachable: a built block is never polled, a few timers r
   assert.is(h.clock.pending, 0, 'stop cancels the recheck');
 });
 
-test('an idle engine (nothing processing) schedules nothing and logs nothing, reachable or not', async () => {
+test('an idle engine says once at start that it cannot make progress, then schedules nothing', async () => {
   const h = engineWith({ bag: [nodeIdOf(2)], reachable: () => false });
   await h.engine.start();
-  assert.is(await runClock(h.clock, 600_000), 0);
-  assert.is(h.msgs('waiting for validators').length, 0);
+  assert.is(h.msgs('waiting for validators').length, 1);
+  assert.is(h.msgs('waiting for validators')[0]!.processing, 0);
+  assert.ok((await runClock(h.clock, 600_000)) <= 1, 'one recheck at most');
+  assert.is(h.clock.pending, 0);
+  assert.is(h.msgs('waiting for validators').length, 1);
   await h.engine.stop();
+  const ok = engineWith({ bag: [nodeIdOf(1)], reachable: () => true });
+  await ok.engine.start();
+  assert.is(await runClock(ok.clock, 600_000), 0, 'reachable: nothing at all');
+  assert.is(ok.msgs('waiting for validators').length, 0);
+  await ok.engine.stop();
 });
 
 /** waitForEvent always has work; buildBlock always throws. Gives up after 1000 calls so a spinning engine fails the test instead of hanging it. */
