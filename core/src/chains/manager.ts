@@ -84,7 +84,6 @@ export interface ChainManagerDeps {
   scheduler: Scheduler;
   /** Node-wide adaptive request timeout (its maximum also bounds a poll). */
   timeouts: AdaptiveTimeout;
-  timeoutMaxMs: number;
   benchlist: BenchlistConfig;
   /** Deadline of every VM call but waitForEvent. */
   vmCallTimeoutMs: number;
@@ -250,7 +249,7 @@ export class ChainManager {
         nodeId: d.nodeId,
         scheduler: d.scheduler,
         log,
-        queryTimeoutMs: d.timeoutMaxMs,
+        queryTimeoutMs: d.timeouts.maximumMs,
         onAccepted: (block: Block) => acceptedSubject.next({ id: block.id, height: block.height, bytes: block.bytes }),
         onHalt: (reason) => faultTarget.fault(reason),
       });

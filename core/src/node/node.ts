@@ -174,7 +174,6 @@ export async function startNode(config: NodeConfig, deps: NodeDeps): Promise<Run
       clock,
       scheduler,
       timeouts: new AdaptiveTimeout(timeoutsOf(config), () => scheduler.now()),
-      timeoutMaxMs: config.networkMaximumTimeout,
       benchlist: benchlistOf(config),
       vmCallTimeoutMs: config.vmCallTimeout,
       maxProcessingMs: config.snowMaxTimeProcessing,

@@ -58,6 +58,11 @@ export class AdaptiveTimeout {
     this.#sum = config.initialMs / config.coefficient;
   }
 
+  /** The ceiling: no request waits longer. */
+  get maximumMs(): number {
+    return this.#c.maximumMs;
+  }
+
   /** The timeout for a request sent now, in ms. */
   get currentMs(): number {
     const t = (this.#sum / this.#weight) * this.#c.coefficient;
