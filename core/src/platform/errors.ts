@@ -1,0 +1,26 @@
+import { NodeError } from '@cornice/sdk';
+
+export type PlatformErrorCode =
+  /** Bytes that are not a platform tx, block or genesis. */
+  | 'Malformed'
+  /** A tx that breaks a rule (nonce, balance, staking period, signatures …); the message names it. */
+  | 'InvalidTx'
+  /** A block that breaks a rule. */
+  | 'InvalidBlock'
+  /** A vmID or alias no loaded VM answers to. */
+  | 'UnknownVM'
+  /** A subnet, chain, account key or validator that does not exist. */
+  | 'Unknown'
+  /** platform.sign with no signature slot left for the key. */
+  | 'NoPlaceToSign'
+  /** Genesis data the VM cannot use. */
+  | 'InvalidGenesis'
+  /** The mempool is full. */
+  | 'MempoolFull'
+  /** A record the VM wrote is missing or malformed. */
+  | 'CorruptDatabase'
+  /** A call before initialize() or after shutdown(). */
+  | 'NotRunning';
+
+/** Every error the platform chain throws on purpose; messages follow the reference where it has one. */
+export class PlatformError extends NodeError<PlatformErrorCode> {}
