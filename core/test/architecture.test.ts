@@ -46,4 +46,19 @@ test('plugin and example sources import only the sdk', () => {
   }
 });
 
+test('tsyringe is used only in the composition root (core/src/node); reflect-metadata is loaded once, there', () => {
+  const users: string[] = [];
+  const polyfill: string[] = [];
+  for (const dir of ['sdk/src', 'core/src', ...packages('plugins').map((d) => join(d, 'src')), ...packages('examples').map((d) => join(d, 'src'))]) {
+    for (const f of sources(join(repo, dir))) {
+      const rel = f.slice(repo.length);
+      if (imports(f).includes('tsyringe')) users.push(rel);
+      if (imports(f).includes('reflect-metadata') || /import\s+['"]reflect-metadata['"]/.test(readFileSync(f, 'utf8'))) polyfill.push(rel);
+    }
+  }
+  assert.ok(users.length > 0);
+  for (const u of users) assert.ok(u.startsWith('core/src/node/'), `${u} imports tsyringe`);
+  assert.equal(polyfill, ['core/src/node/container.ts']);
+});
+
 test.run();

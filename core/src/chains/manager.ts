@@ -13,7 +13,7 @@
 import { pathToFileURL } from 'node:url';
 import client from 'prom-client';
 import { Subject, type Observable } from 'rxjs';
-import type { Block, BoundService, ChainVM, Clock, Id, KeyValueStore, Logger, ShortId } from '@cornice/sdk';
+import type { Block, BoundService, ChainContext, ChainVM, Id, Logger, ShortId, VMFactory } from '@cornice/sdk';
 import { NodeError } from '@cornice/sdk';
 import type { HealthChecks } from '../api/health/checks.js';
 import type { JsonRpcEndpoint } from '../api/jsonrpc.js';
@@ -30,18 +30,14 @@ import {
   type SnowParams,
   type ValidatorSampler,
 } from '../consensus/index.js';
-import { PrefixedStore } from '../db/prefixed.js';
 import type { ChainDefinition } from '../genesis/genesis.js';
-import type { Keystore } from '../keystore/keystore.js';
 import type { EngineNetwork } from '../network/loopback.js';
 import { validatorSampler, type ValidatorSets } from '../validators/validators.js';
 import type { VMRegistry } from '../vms/registry.js';
 import type { ChainAliases } from './aliases.js';
 import { guardVM } from './guard.js';
 import { chainHealth } from './health.js';
-import { vmMetrics } from './metrics.js';
 import { containedStream, describeFault, type FaultTarget } from './faults.js';
-import { sharedMemoryFor } from './shared-memory.js';
 
 export class ChainError extends NodeError<'UnknownVM' | 'Exists' | 'InitFailed' | 'BadHandler' | 'Halted'> {}
 
@@ -65,22 +61,33 @@ export interface Chain {
   readonly fault: string | undefined;
 }
 
+/**
+ * What one chain is given, built by the composition root (from the chain's own child container):
+ * its ChainContext but for the abort signal, which the manager owns, and its engine's network link.
+ */
+export interface ChainParts {
+  context: Omit<ChainContext, 'signal'>;
+  link: ReturnType<EngineNetwork['open']>;
+}
+
+/** The name a chain is logged and health-checked under: its primary alias, else its ID. */
+export const chainLabel = (def: ChainDefinition): string => def.aliases[0] ?? def.id.toString();
+
 export interface ChainManagerDeps {
-  registry: VMRegistry;
-  root: KeyValueStore;
+  registry: Pick<VMRegistry, 'resolve' | 'rootOf'>;
+  /** Builds a chain's context parts; the manager itself knows nothing of how they are made. */
+  chainParts: (def: ChainDefinition, vm: VMFactory) => ChainParts;
   routes: RouteTable;
   aliases: ChainAliases;
   health: HealthChecks;
   log: Logger;
   metrics: Registry;
   nodeId: ShortId;
-  networkId: number;
-  keystore: Keystore;
   validators: ValidatorSets;
-  network: EngineNetwork;
+  /** Who is connected (each chain's link comes with its parts). */
+  network: Pick<EngineNetwork, 'connected' | 'isConnected'>;
   snow: SnowParams;
   sybilProtection: boolean;
-  clock: Clock;
   scheduler: Scheduler;
   /** Node-wide adaptive request timeout (its maximum also bounds a poll). */
   timeouts: AdaptiveTimeout;
@@ -89,7 +96,6 @@ export interface ChainManagerDeps {
   vmCallTimeoutMs: number;
   /** A chain whose oldest processing block is older than this is unhealthy. */
   maxProcessingMs: number;
-  nativeSymbol: string;
   /** Builds the JSON-RPC endpoint for a chain's services (limits, metrics). */
   endpoint: (services: readonly BoundService[]) => JsonRpcEndpoint;
 }
@@ -105,12 +111,8 @@ interface RunningChain extends Chain {
 
 export class ChainManager {
   readonly #chains: RunningChain[] = [];
-  readonly #chainsStore: PrefixedStore;
-  readonly #shared: PrefixedStore;
 
   constructor(private readonly d: ChainManagerDeps) {
-    this.#chainsStore = new PrefixedStore(d.root, 'chains');
-    this.#shared = new PrefixedStore(d.root, 'shared');
     chainStateMetrics(d.metrics, () => this.#chains);
   }
 
@@ -122,6 +124,11 @@ export class ChainManager {
   get(aliasOrId: string): Chain | undefined {
     const id = this.d.aliases.resolve(aliasOrId);
     return id === undefined ? undefined : this.#chains.find((c) => c.id.toString() === id);
+  }
+
+  /** Whether this node runs the chain and it is not halted (platform.getBlockchainStatus 'Validating'). */
+  isRunning(chainId: Id): boolean {
+    return this.#chains.some((c) => c.id.equals(chainId) && c.fault === undefined);
   }
 
   /** For IPC: like get, with the alias table's error for unknown names. */
@@ -161,8 +168,14 @@ export class ChainManager {
     } catch (e) {
       throw new ChainError('UnknownVM', `cannot create chain "${def.name}" (${def.id}): ${(e as Error).message}`);
     }
-    const name = def.aliases[0] ?? def.id.toString();
-    const log = d.log.child({ chain: name, vm: factory.name });
+    const name = chainLabel(def);
+    let parts: ChainParts;
+    try {
+      parts = d.chainParts(def, factory);
+    } catch (e) {
+      throw new ChainError('InitFailed', `cannot create chain "${def.name}" (${def.id}): ${describeError(e)}`);
+    }
+    const log = parts.context.log;
     const undo: Array<() => unknown> = [];
     const abort = new AbortController();
     undo.push(() => abort.abort());
@@ -196,23 +209,7 @@ export class ChainManager {
       });
       const vmGuard = guarded;
       undo.push(shutdownVM);
-      const ctx = {
-        networkId: d.networkId,
-        subnetId: def.subnetId,
-        chainId: def.id,
-        aliases: def.aliases,
-        nodeId: d.nodeId,
-        vmId: factory.vmId,
-        db: new PrefixedStore(this.#chainsStore, def.id.bytes),
-        log,
-        metrics: vmMetrics(d.metrics, factory.name, def.id),
-        clock: d.clock,
-        signal: abort.signal,
-        sharedMemory: sharedMemoryFor(this.#shared, def.id),
-        keystore: { openUser: (username: string, password: string) => d.keystore.openUserStore(username, password, def.id) },
-        nativeAsset: { id: undefined, symbol: d.nativeSymbol },
-        validators: d.validators,
-      };
+      const ctx: ChainContext = { ...parts.context, signal: abort.signal };
       try {
         await vmGuard.initialize(ctx, { genesis: def.genesis });
       } catch (e) {
@@ -224,7 +221,7 @@ export class ChainManager {
       const accepted$ = containedStream(acceptedSubject, (err) => log.error('stream subscriber failed', { error: describeFault(err) }));
       const acceptedCount = this.#acceptedCounter().labels({ chain: def.id.toString() });
       accepted$.subscribe(() => acceptedCount.inc());
-      const link = d.network.open(def.id);
+      const link = parts.link;
       const sender = new RequestSender({
         link: link.transport,
         isConnected: (node) => d.network.isConnected(node),

@@ -1,15 +1,19 @@
 /**
  * Genesis files: JSON describing the chains a network starts with (and, optionally, its
- * validators), replacing the built-in local genesis. Example:
+ * validators and funded accounts), replacing the built-in local genesis. Example:
  *   { "chains": [ { "name": "Simple Timestamp Server", "vm": "timestamp", "aliases": ["timestamp"] },
  *                 { "name": "kv", "vm": "kvvm", "genesisData": "<cb58>", "aliases": ["kv"] } ],
- *     "validators": [ { "nodeID": "<cb58>", "weight": "20000000000000" } ] }
- * `vm` is a vmID or a VM alias; each chain's ID is derived as the reference derives genesis chain IDs.
+ *     "validators": [ { "nodeID": "<cb58>", "weight": "20000000000000", "destination": "<address>" } ],
+ *     "accounts": [ { "address": "<cb58>", "balance": "20000000000000" } ] }
+ * The file becomes a platform genesis: its chains genesis CreateChainTxs (`vm` is a vmID or a VM
+ * alias; each chain's ID is that tx's ID, as the reference derives genesis chain IDs), its
+ * validators genesis validators of the Default Subnet (from genesis time to far in the future,
+ * rewards to `destination`, by default the first account), its accounts funded platform accounts.
  * "validators" may be left out only on the local network (its five stakers are the default).
  */
 import { Id, NodeError, ShortId, cb58Decode, type Validator } from '@cornice/sdk';
 import { networkLabel } from '../config/config.js';
-import { genesisChainId, type NetworkGenesis } from './genesis.js';
+import { genesisOf, type GenesisSpec, type NetworkGenesis } from './genesis.js';
 
 export class GenesisError extends NodeError<'Invalid'> {}
 
@@ -19,7 +23,7 @@ export function parseGenesisFile(
   networkId: number,
   resolveVm: (vm: string) => Id,
   /** Validators when the file lists none; undefined: the file must list them. */
-  defaultValidators: readonly Validator[] | undefined,
+  defaultValidators: GenesisSpec['validators'] | undefined,
 ): NetworkGenesis {
   const fail = (msg: string): never => {
     throw new GenesisError('Invalid', `genesis file ${file}: ${msg}`);
@@ -30,9 +34,9 @@ export function parseGenesisFile(
   } catch (e) {
     return fail(`not valid JSON (${(e as Error).message})`);
   }
-  const g = json as { chains?: unknown; validators?: unknown };
+  const g = json as { chains?: unknown; validators?: unknown; accounts?: unknown };
   if (typeof g !== 'object' || g === null || !Array.isArray(g.chains)) return fail('expected an object with a "chains" array');
-  const known = new Set(['chains', 'validators']);
+  const known = new Set(['chains', 'validators', 'accounts']);
   for (const k of Object.keys(g)) if (!known.has(k)) fail(`unknown key "${k}"`);
   const chains = g.chains.map((c: unknown, i: number) => {
     const at = `chains[${i}]`;
@@ -66,25 +70,42 @@ export function parseGenesisFile(
         fail(`${at}.subnetID: ${(e as Error).message}`);
       }
     }
-    const def = { name: o.name as string, subnetId, vmId, fxIds: [], genesis };
-    return { ...def, id: genesisChainId(networkId, def), aliases: aliases as string[], endpointAliases: [] };
+    return { name: o.name as string, subnetId, vmId, genesis, aliases: aliases as string[] };
+  });
+  const accounts = (g.accounts ?? []) as unknown[];
+  if (!Array.isArray(accounts)) fail('"accounts" must be an array');
+  const funded = accounts.map((a, i) => {
+    const o = a as { address?: unknown; balance?: unknown };
+    if (typeof o !== 'object' || o === null) return fail(`accounts[${i}] must be an object`);
+    for (const k of Object.keys(o)) if (!['address', 'balance'].includes(k)) fail(`accounts[${i}]: unknown key "${k}"`);
+    try {
+      const balance = BigInt(String(o.balance));
+      if (balance <= 0n) throw new RangeError('balance must be positive');
+      return { address: ShortId.fromString(String(o.address)), balance };
+    } catch (e) {
+      return fail(`accounts[${i}]: ${(e as Error).message}`);
+    }
   });
   if (g.validators === undefined && defaultValidators === undefined) {
     fail(`"validators" is required: ${networkLabel(networkId)} has no built-in validators`);
   }
-  let validators: Validator[] = [...(defaultValidators ?? [])];
+  let validators: GenesisSpec['validators'] = [...(defaultValidators ?? [])];
   if (g.validators !== undefined) {
     if (!Array.isArray(g.validators)) fail('"validators" must be an array');
     validators = (g.validators as unknown[]).map((v, i) => {
-      const o = v as { nodeID?: unknown; weight?: unknown };
+      const o = v as { nodeID?: unknown; weight?: unknown; destination?: unknown };
+      if (typeof o !== 'object' || o === null) return fail(`validators[${i}] must be an object`);
+      for (const k of Object.keys(o)) if (!['nodeID', 'weight', 'destination'].includes(k)) fail(`validators[${i}]: unknown key "${k}"`);
       try {
         const weight = BigInt(String(o.weight));
         if (weight <= 0n) throw new RangeError('weight must be positive');
-        return { nodeId: ShortId.fromString(String(o.nodeID)), weight };
+        const validator: Validator & { destination?: ShortId } = { nodeId: ShortId.fromString(String(o.nodeID)), weight };
+        if (o.destination !== undefined) validator.destination = ShortId.fromString(String(o.destination));
+        return validator;
       } catch (e) {
         return fail(`validators[${i}]: ${(e as Error).message}`);
       }
     });
   }
-  return { networkId, chains, validators };
+  return genesisOf(networkId, { chains, validators, accounts: funded });
 }

@@ -1,44 +1,44 @@
 /**
- * The composition root: builds the node's parts from its config, starts them in order and stops
- * them in reverse. Classes elsewhere take their options and dependencies as arguments and know
- * nothing of how they are wired.
+ * The composition root: registers the node's parts in a tsyringe container (container.ts), starts
+ * them in order and stops them in reverse. The platform chain is created first; it reports the
+ * chains of its state, which the chain creator runs (chains/creator.ts). Classes elsewhere take
+ * their options and dependencies as arguments and know nothing of how they are wired.
  */
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { dirname, sep } from 'node:path';
 import type { AddressInfo } from 'node:net';
-import type { BoundService, Clock, KeyValueStore, Logger, VMFactory } from '@cornice/sdk';
+import type { KeyValueStore, Logger, VMFactory } from '@cornice/sdk';
 import { adminService } from '../api/admin/service.js';
-import { Profiler } from '../api/admin/profiler.js';
-import { HealthChecks } from '../api/health/checks.js';
 import { healthGet, healthService } from '../api/health/service.js';
-import { JsonRpcEndpoint } from '../api/jsonrpc.js';
 import { keystoreService } from '../api/keystore/service.js';
-import { ApiMetrics, createRegistry, type Registry } from '../api/metrics/metrics.js';
+import type { Registry } from '../api/metrics/metrics.js';
 import { metricsHandler } from '../api/metrics/route.js';
-import { RouteTable } from '../api/routes.js';
-import { HttpApiServer } from '../api/server.js';
-import { ChainAliases } from '../chains/aliases.js';
-import { ChainManager } from '../chains/manager.js';
+import type { RouteTable } from '../api/routes.js';
+import type { ChainAliases } from '../chains/aliases.js';
+import type { ChainCreator } from '../chains/creator.js';
+import type { ChainManager } from '../chains/manager.js';
 import { containStreamErrors } from '../chains/faults.js';
 import { ConfigError, networkLabel, type NodeConfig } from '../config/config.js';
-import { benchlistOf, snowParamsOf, timeoutsOf } from '../config/parse.js';
-import { AdaptiveTimeout, systemScheduler } from '../consensus/index.js';
 import { checkGenesis, checkNetwork } from '../db/meta.js';
 import { openStore } from '../db/open.js';
 import { PrefixedStore } from '../db/prefixed.js';
 import { parseGenesisFile } from '../genesis/file.js';
-import { genesisHash, networkGenesis, runnableChains, type NetworkGenesis } from '../genesis/genesis.js';
+import { genesisHash, networkGenesis, type NetworkGenesis } from '../genesis/genesis.js';
+import { encodeGenesis } from '../genesis/pending-codec.js';
 import { IpcPublisher } from '../ipc/publisher.js';
 import { ipcsService } from '../ipc/service.js';
-import { Keystore } from '../keystore/keystore.js';
-import { loopbackNetwork } from '../network/loopback.js';
+import type { Keystore } from '../keystore/keystore.js';
+import type { KdfParams } from '../keystore/crypto.js';
+import { DEFAULT_SUBNET_ID, PLATFORM_CHAIN_ID } from '../platform/model.js';
 import { loadOrCreateStakingCert } from '../staking/cert.js';
-import { warnOpenDirs } from './private-dirs.js';
-import { ValidatorSets } from '../validators/validators.js';
 import { BUILTIN_VM_PACKAGES } from '../vms/builtins.js';
 import { loadVMs } from '../vms/loader.js';
+import type { ValidatorSets } from '../validators/validators.js';
 import type { VMRegistry } from '../vms/registry.js';
+import { TOKENS, get, nodeContainer, provide, registerNodeParts, vmToken, type DependencyContainer } from './container.js';
+import { pendingPlatformVM } from './pending-platform.js';
+import { warnOpenDirs } from './private-dirs.js';
 
 export interface RunningNode {
   readonly nodeId: string;
@@ -50,6 +50,10 @@ export interface RunningNode {
   readonly chains: ChainAliases;
   readonly chainManager: ChainManager;
   readonly vms: VMRegistry;
+  /** Runs the chains the platform chain reports. */
+  readonly chainCreator: ChainCreator;
+  /** Each subnet's current validators, as the platform chain reports them (what engines sample). */
+  readonly validators: ValidatorSets;
   readonly keystore: Keystore;
   readonly metrics: Registry;
   /** Stops every part in reverse start order. Safe to call twice. */
@@ -59,7 +63,8 @@ export interface RunningNode {
 export interface NodeDeps {
   log: Logger;
   /** Scrypt cost for keystore passwords (tests lower it). */
-  keystoreKdf?: { N: number; r: number; p: number };
+  keystoreKdf?: KdfParams;
+  /** Injected clock, ms (a shorthand for overriding TOKENS.clock). */
   now?: () => number;
   /** VMs available without loading (the test kit passes the VM under test). */
   builtinVMs?: VMFactory[];
@@ -67,7 +72,16 @@ export interface NodeDeps {
   genesis?: (vms: VMRegistry) => NetworkGenesis;
   /** Use this store instead of opening one (the test kit's restart); it is not closed on stop. */
   db?: KeyValueStore;
+  /**
+   * Replaces parts of the node before it starts: register another instance under a TOKENS entry
+   * (clock, db, network, …). A part registered here is used instead of the one the node would make;
+   * the node does not close a store given this way.
+   */
+  overrides?: (c: DependencyContainer) => void;
 }
+
+/** The platform chain's name, aliases and endpoint alias (SPEC: /ext/P and /ext/bc/P). */
+const PLATFORM_CHAIN = { name: 'P-Chain', aliases: ['P', 'platform'], endpointAliases: ['P'] };
 
 export async function startNode(config: NodeConfig, deps: NodeDeps): Promise<RunningNode> {
   const log = deps.log;
@@ -81,69 +95,93 @@ export async function startNode(config: NodeConfig, deps: NodeDeps): Promise<Run
       }
     }
   };
+  const c = nodeContainer();
+  provide(c, TOKENS.config, config);
+  provide(c, TOKENS.log, log);
+  registerNodeParts(c);
+  if (deps.keystoreKdf) provide(c, TOKENS.keystoreKdf, { kdf: deps.keystoreKdf });
+  if (deps.now) provide(c, TOKENS.clock, { now: deps.now });
+  if (deps.db) provide(c, TOKENS.db, deps.db);
+  deps.overrides?.(c);
+  const given = (t: string | symbol) => c.isRegistered(t);
   try {
     const builtinGenesis = networkGenesis(config.networkId);
-    if (!deps.genesis && !config.genesisFile && !builtinGenesis) {
+    if (!deps.genesis && !config.genesisFile && !builtinGenesis && !given(TOKENS.genesis)) {
       throw new ConfigError('NoGenesis', `${networkLabel(config.networkId)} has no built-in genesis: give --genesis-file`);
     }
     // Private dirs are created 0700 where they are made (db/open.ts, staking/cert.ts, the profiler).
     const stakingDir = dirname(config.stakingTlsKeyFile);
     await warnOpenDirs([
       config.dataDir,
-      ...(config.dbType === 'leveldb' && !deps.db ? [config.dbDir] : []),
+      ...(config.dbType === 'leveldb' && !given(TOKENS.db) ? [config.dbDir] : []),
       ...(stakingDir.startsWith(config.dataDir + sep) ? [stakingDir] : []), // not the repo's fixtures
       config.profileDir,
     ], log);
-    const cert = await loadOrCreateStakingCert({ certFile: config.stakingTlsCertFile, keyFile: config.stakingTlsKeyFile });
-    const nodeId = cert.nodeId.toString();
+    if (!given(TOKENS.nodeId)) {
+      const cert = await loadOrCreateStakingCert({ certFile: config.stakingTlsCertFile, keyFile: config.stakingTlsKeyFile });
+      provide(c, TOKENS.nodeId, cert.nodeId);
+    }
+    const nodeId = get(c, TOKENS.nodeId).toString();
 
-    const vms = await loadVMs({
-      builtins: deps.builtinVMs ?? [],
-      ...(config.vms === undefined ? { optionalPackages: BUILTIN_VM_PACKAGES } : { specifiers: config.vms }),
-      ...(existsSync(config.pluginDir) ? { pluginDir: config.pluginDir } : {}),
-      ...(config.vmAliasesFile ? { aliasesFile: config.vmAliasesFile } : {}),
-      cwd: process.cwd(),
-      log: log.child({ module: 'vms' }),
-    });
-    const genesis = deps.genesis
-      ? deps.genesis(vms)
-      : config.genesisFile
-        ? parseGenesisFile(
-            await readFile(config.genesisFile, 'utf8'),
-            config.genesisFile,
-            config.networkId,
-            (vm) => vms.resolve(vm).vmId,
-            builtinGenesis?.validators,
-          )
-        : builtinGenesis!;
+    if (!given(TOKENS.vms)) {
+      provide(c, TOKENS.vms, await loadVMs({
+        builtins: deps.builtinVMs ?? [],
+        ...(config.vms === undefined ? { optionalPackages: BUILTIN_VM_PACKAGES } : { specifiers: config.vms }),
+        ...(existsSync(config.pluginDir) ? { pluginDir: config.pluginDir } : {}),
+        ...(config.vmAliasesFile ? { aliasesFile: config.vmAliasesFile } : {}),
+        cwd: process.cwd(),
+        log: log.child({ module: 'vms' }),
+      }));
+    }
+    const vms = get(c, TOKENS.vms);
+    if (!given(TOKENS.genesis)) {
+      provide(c, TOKENS.genesis, deps.genesis
+        ? deps.genesis(vms)
+        : config.genesisFile
+          ? parseGenesisFile(
+              await readFile(config.genesisFile, 'utf8'),
+              config.genesisFile,
+              config.networkId,
+              (vm) => vms.resolve(vm).vmId,
+              builtinGenesis?.platform.validators,
+            )
+          : builtinGenesis!);
+    }
+    const genesis = get(c, TOKENS.genesis);
 
-    const db: KeyValueStore = deps.db ?? (await openStore(config.dbType, config.dbDir));
-    if (!deps.db) stops.push(() => db.close());
+    if (!given(TOKENS.db)) {
+      const opened = await openStore(config.dbType, config.dbDir);
+      stops.push(() => opened.close());
+      provide(c, TOKENS.db, opened);
+    }
+    const db = get(c, TOKENS.db);
     const meta = new PrefixedStore(db, 'meta');
     await checkNetwork(meta, config.networkId);
     await checkGenesis(meta, genesisHash(genesis));
 
-    const keystore = new Keystore({
-      store: new PrefixedStore(db, 'keystore'),
-      log: log.child({ module: 'keystore' }),
-      ...(deps.keystoreKdf ? { kdf: deps.keystoreKdf } : {}),
-      ...(deps.now ? { now: deps.now } : {}),
+    // The platform chain's VM, made now that the node's parts it reports to can be reached.
+    if (!given(TOKENS.platformVM)) provide(c, TOKENS.platformVM, pendingPlatformVM(genesis));
+    const platform = get(c, TOKENS.platformVM)({
+      events: {
+        chainCreated: (chain) => get(c, TOKENS.chainCreator).chainCreated(chain),
+        validatorsChanged: (subnetId, validators) => get(c, TOKENS.chainCreator).validatorsChanged(subnetId, validators),
+      },
+      resolveVm: (vm) => vms.resolve(vm).vmId,
+      isChainRunning: (chainId) => get(c, TOKENS.chainManager).isRunning(chainId),
+      ...(genesis.nativeAssetId ? { nativeAssetId: genesis.nativeAssetId } : {}),
     });
-    const chains = new ChainAliases();
-    const routes = new RouteTable(chains);
-    const registry = createRegistry();
-    const apiMetrics = new ApiMetrics(registry);
-    const profiler = new Profiler(config.profileDir, { maxFiles: config.profileMaxFiles });
-    stops.push(() => profiler.close());
-    const health = new HealthChecks();
-    health.register('database', async () => {
-      await db.get(new Uint8Array([0]));
-      return { dbType: config.dbType };
-    });
+    vms.register(platform, 'builtin');
+    vms.alias(platform.vmId, 'platform');
+    for (const vm of vms.list()) if (!given(vmToken(vm.vmId))) provide(c, vmToken(vm.vmId), vms.resolve(vm.vmId));
 
-    const rpcLog = log.child({ module: 'api' });
-    const endpoint = (services: readonly BoundService[]) =>
-      new JsonRpcEndpoint(services, { maxBatchSize: config.httpMaxBatchSize, log: rpcLog, metrics: apiMetrics });
+    const keystore = get(c, TOKENS.keystore);
+    const chains = get(c, TOKENS.chainAliases);
+    const routes = get(c, TOKENS.routes);
+    const registry = get(c, TOKENS.metrics);
+    const profiler = get(c, TOKENS.profiler);
+    stops.push(() => profiler.close());
+    const health = get(c, TOKENS.health);
+    const endpoint = get(c, TOKENS.endpoint);
 
     // VMs' static services: /ext/vm/<vmID> and /ext/vm/<alias>.
     for (const vm of vms.list()) {
@@ -153,35 +191,23 @@ export async function startNode(config: NodeConfig, deps: NodeDeps): Promise<Run
       for (const alias of vm.aliases) routes.alias(`vm/${vm.vmId}`, `vm/${alias}`);
     }
 
-    const clock: Clock = { now: deps.now ?? (() => Date.now()) };
-    const scheduler = deps.now ? { ...systemScheduler, now: deps.now } : systemScheduler;
     containStreamErrors(log.child({ module: 'chains' }));
-    const chainManager = new ChainManager({
-      registry: vms,
-      root: db,
-      routes,
-      aliases: chains,
-      health,
-      log: log.child({ module: 'chains' }),
-      metrics: registry,
-      nodeId: cert.nodeId,
-      networkId: config.networkId,
-      keystore,
-      validators: new ValidatorSets(genesis.validators),
-      network: loopbackNetwork(cert.nodeId),
-      snow: snowParamsOf(config),
-      sybilProtection: config.sybilProtectionEnabled,
-      clock,
-      scheduler,
-      timeouts: new AdaptiveTimeout(timeoutsOf(config), () => scheduler.now()),
-      benchlist: benchlistOf(config),
-      vmCallTimeoutMs: config.vmCallTimeout,
-      maxProcessingMs: config.snowMaxTimeProcessing,
-      nativeSymbol: 'AVA',
-      endpoint,
-    });
+    const chainManager = get(c, TOKENS.chainManager);
     stops.push(() => chainManager.shutdown());
-    for (const def of runnableChains(genesis, vms, log.child({ module: 'genesis' }))) await chainManager.createChain(def);
+    const creator = get(c, TOKENS.chainCreator);
+    stops.push(() => creator.stop()); // runs first: no chain is created while the chains stop
+    // The platform chain first: at initialize it reports the chains of its state (the genesis
+    // chains at first start), which the creator then runs in order.
+    await chainManager.createChain({
+      ...PLATFORM_CHAIN,
+      id: PLATFORM_CHAIN_ID,
+      subnetId: DEFAULT_SUBNET_ID,
+      vmId: platform.vmId,
+      fxIds: [],
+      genesis: encodeGenesis(genesis.platform),
+    });
+    creator.start();
+    await creator.settled();
 
     if (config.apiAdminEnabled) {
       routes.mount('admin', {
@@ -209,15 +235,7 @@ export async function startNode(config: NodeConfig, deps: NodeDeps): Promise<Run
       routes.mount('ipcs', { kind: 'jsonrpc', endpoint: endpoint([ipcsService(ipc)]) });
     }
 
-    const http = new HttpApiServer(routes, {
-      host: config.httpHost,
-      port: config.httpPort,
-      maxBodyBytes: config.httpMaxBodyBytes,
-      allowedOrigins: config.httpAllowedOrigins,
-      allowedHosts: config.httpAllowedHosts,
-      maxConnections: config.httpMaxConnections,
-      log: log.child({ module: 'http' }),
-    });
+    const http = get(c, TOKENS.http);
     const address = await http.listen();
     stops.push(() => http.close());
     const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
@@ -228,7 +246,7 @@ export async function startNode(config: NodeConfig, deps: NodeDeps): Promise<Run
       http: url,
       dbType: config.dbType,
       dbDir: config.dbType === 'leveldb' ? config.dbDir : undefined,
-      chains: chainManager.chains.map((c) => c.id.toString()),
+      chains: chainManager.chains.map((chain) => chain.id.toString()),
     });
 
     let stopping: Promise<void> | undefined;
@@ -241,6 +259,8 @@ export async function startNode(config: NodeConfig, deps: NodeDeps): Promise<Run
       chains,
       chainManager,
       vms,
+      chainCreator: creator,
+      validators: get(c, TOKENS.validators),
       keystore,
       metrics: registry,
       stop: () => (stopping ??= stopAll().then(() => log.info('node stopped'))),

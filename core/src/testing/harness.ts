@@ -20,7 +20,7 @@ import {
 } from '@cornice/sdk';
 import type { AcceptedBlock, Chain } from '../chains/manager.js';
 import { parseConfig } from '../config/parse.js';
-import { genesisChainId } from '../genesis/genesis.js';
+import { genesisChainId, genesisOf } from '../genesis/genesis.js';
 import { startNode, type RunningNode } from '../node/node.js';
 import { unclosable } from './context.js';
 import { postRpc, type RpcReply } from './rpc.js';
@@ -67,6 +67,8 @@ export interface VMHarness {
 
 export class HarnessTimeout extends NodeError<'Timeout'> {}
 
+export class HarnessError extends NodeError<'NotRun'> {}
+
 export async function runVM(factory: VMFactory, opts: RunVMOptions = {}): Promise<VMHarness> {
   const store = opts.store ?? new MemoryStore();
   const dataDir = opts.dataDir ?? (await mkdtemp(join(tmpdir(), 'cornice-vm-')));
@@ -77,18 +79,23 @@ export async function runVM(factory: VMFactory, opts: RunVMOptions = {}): Promis
   );
   if (parsed.kind !== 'run') throw new TypeError('runVM: flags must describe a node run');
   const name = opts.name ?? factory.name;
+  const def = { name, subnetId: Id.empty, vmId: factory.vmId, fxIds: [], genesis: opts.genesis ?? new Uint8Array() };
+  const chainId = genesisChainId(parsed.config.networkId, def);
   const node = await startNode(parsed.config, {
     log: silentLogger,
     builtinVMs: [factory],
     keystoreKdf: { N: 1024, r: 8, p: 1 },
     db: unclosable(store),
     ...(opts.now ? { now: opts.now } : {}),
-    genesis: () => {
-      const def = { name, subnetId: Id.empty, vmId: factory.vmId, fxIds: [], genesis: opts.genesis ?? new Uint8Array() };
-      return { networkId: parsed.config.networkId, chains: [{ ...def, id: genesisChainId(parsed.config.networkId, def), aliases: opts.aliases ?? [factory.name] }], validators: [] };
-    },
+    // One genesis chain on the Default Subnet, beside the platform chain.
+    genesis: () => genesisOf(parsed.config.networkId, { chains: [{ ...def, aliases: opts.aliases ?? [factory.name] }], validators: [] }),
   });
-  const chain = node.chainManager.chains[0]!;
+  const chain = node.chainManager.chains.find((c) => c.id.equals(chainId));
+  if (!chain) {
+    await node.stop();
+    const why = node.chainCreator.failureOf(chainId) ?? 'it was not created';
+    throw new HarnessError('NotRun', `runVM: chain "${name}" of ${factory.name} did not start: ${why}`);
+  }
   const accepted: AcceptedBlock[] = [];
   const waiters = new Set<() => void>();
   chain.accepted$.subscribe((b) => {

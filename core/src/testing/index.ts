@@ -3,7 +3,7 @@
  * core): run one VM alone on a real one-node chain, check the ChainVM contract, sweep its RPC
  * services with malformed calls.
  */
-export { runVM, HarnessTimeout, type RunVMOptions, type VMHarness } from './harness.js';
+export { runVM, HarnessTimeout, HarnessError, type RunVMOptions, type VMHarness } from './harness.js';
 export { postJson, postRpc, type RpcReply } from './rpc.js';
 export { chainVMCompliance, ComplianceError, type ComplianceCheck, type ComplianceOptions } from './compliance.js';
 export { testChainContext, unclosable } from './context.js';

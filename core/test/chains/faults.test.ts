@@ -15,7 +15,7 @@ import { Id, defineVM, vmIdFromName, type Block, type ChainContext, type ChainVM
 import { installFaultHandlers } from '../../src/chains/faults.js';
 import { parseConfig } from '../../src/config/parse.js';
 import { TestVM, TestVMError } from '../../src/consensus/index.js';
-import { genesisChainId } from '../../src/genesis/genesis.js';
+import { genesisChainId, genesisOf } from '../../src/genesis/genesis.js';
 import { createLogger } from '../../src/log/logger.js';
 import { startNode, type RunningNode } from '../../src/node/node.js';
 import { postRpc } from '../../src/testing/rpc.js';
@@ -54,7 +54,7 @@ async function nodeWith(factories: VMFactory[], flags: string[] = []): Promise<{
   const node = await startNode(parsed.config, {
     log: createLogger({ level: 'debug', write: (l) => lines.push(JSON.parse(l)) }),
     builtinVMs: factories,
-    genesis: () => ({ networkId: 12345, chains: factories.map((f) => def(f, f.name)), validators: [] }),
+    genesis: () => genesisOf(12345, { chains: factories.map((f) => def(f, f.name)), validators: [] }),
   });
   return { node, lines };
 }
@@ -172,7 +172,7 @@ test("a halted chain's API answers a clear error instead of calling the VM", asy
   }
 });
 
-test('a chain whose initialize fails: its VM is shut down, its signal aborted, nothing of it stays registered', async () => {
+test('a chain whose initialize fails: its VM is shut down, its signal aborted, nothing of it stays registered, and the node serves on', async () => {
   let timer: NodeJS.Timeout | undefined;
   let signal: AbortSignal | undefined;
   let shutdowns = 0;
@@ -188,22 +188,31 @@ test('a chain whose initialize fails: its VM is shut down, its signal aborted, n
     }
   }
   const lines: Lines = [];
-  const parsed = parseConfig(['--http-port=0', '--db-type=memory', `--data-dir=${dataDir}`, '--vms='], {});
+  const parsed = parseConfig(['--http-port=0', '--db-type=memory', `--data-dir=${dataDir}`, '--sybil-protection-enabled=false', '--vms='], {});
   if (parsed.kind !== 'run') throw new TypeError('run');
   const factory = vmFactory('badinit', () => new BadInit());
+  const fine = vmFactory('fine', () => new TestVM());
+  const node = await startNode(parsed.config, {
+    log: createLogger({ level: 'debug', write: (l) => lines.push(JSON.parse(l)) }),
+    builtinVMs: [factory, fine],
+    genesis: () => genesisOf(12345, { chains: [def(factory, 'badinit'), def(fine, 'fine')], validators: [] }),
+  });
   try {
-    await startNode(parsed.config, {
-      log: createLogger({ level: 'debug', write: (l) => lines.push(JSON.parse(l)) }),
-      builtinVMs: [factory],
-      genesis: () => ({ networkId: 12345, chains: [def(factory, 'badinit')], validators: [] }),
-    });
-    assert.unreachable();
-  } catch (e) {
-    assert.match((e as Error).message, /chain "badinit" .* failed to initialize: genesis is corrupt/);
+    assert.is(shutdowns, 1);
+    assert.ok(signal?.aborted);
+    assert.ok(lines.some((l) => l.msg === 'chain creation failed; undoing it'));
+    const failed = lines.find((l) => l.msg === 'chain not run: its creation failed');
+    assert.is(failed?.level, 'error');
+    assert.is(failed?.chain, 'badinit');
+    assert.match(String(failed?.error), /chain "badinit" .* failed to initialize: genesis is corrupt/);
+    assert.is(node.chains.resolve('badinit'), undefined, 'no alias is left');
+    assert.equal(node.chainManager.chains.map((c) => c.name), ['P-Chain', 'fine'], 'the chains after it are created');
+    assert.is((await postRpc(`${node.url}/ext/admin`, 'admin.getNodeID')).result?.nodeID, node.nodeId, 'the node serves');
+    const gone = await fetch(`${node.url}/ext/bc/${def(factory, 'badinit').id}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+    assert.is(gone.status, 404, 'nothing is mounted for it');
+  } finally {
+    await node.stop();
   }
-  assert.is(shutdowns, 1);
-  assert.ok(signal?.aborted);
-  assert.ok(lines.some((l) => l.msg === 'chain creation failed; undoing it'));
 });
 
 test('a chain whose createHandlers throws is undone too (routes, aliases, health check)', async () => {
@@ -230,7 +239,7 @@ test('a chain whose createHandlers throws is undone too (routes, aliases, health
     assert.is(shutdowns, 1);
     assert.is(node.chains.resolve('nohandlers'), undefined, 'the alias is gone');
     const health = (await postRpc(`${node.url}/ext/health`, 'health.getLiveness')).result;
-    assert.equal(Object.keys(health.checks).sort(), ['chain ok', 'database']);
+    assert.equal(Object.keys(health.checks).sort(), ['chain P', 'chain ok', 'database']);
     await node.chainManager.createChain(def(bad, 'nohandlers')).catch(() => undefined);
     assert.is(shutdowns, 2, 'the same chain can be tried again (nothing was left behind)');
   } finally {
@@ -272,7 +281,7 @@ test("an uncaught exception or unhandled rejection whose stack runs through a pl
   const node = await startNode(parsed.config, {
     log: createLogger({ level: 'debug', write: (l) => lines.push(JSON.parse(l)) }),
     builtinVMs: [fine],
-    genesis: () => ({ networkId: 12345, chains: [def(byName('throws'), 'throws'), def(byName('rejects'), 'rejects'), def(fine, 'fine')], validators: [] }),
+    genesis: () => genesisOf(12345, { chains: [def(byName('throws'), 'throws'), def(byName('rejects'), 'rejects'), def(fine, 'fine')], validators: [] }),
   });
   const fatal: string[] = [];
   const uninstall = installFaultHandlers({

@@ -6,7 +6,7 @@ import * as assert from 'uvu/assert';
 import { Id, defineVM, silentLogger, type VMFactory } from '@cornice/sdk';
 import { parseConfig } from '../../src/config/parse.js';
 import { TestVM } from '../../src/consensus/index.js';
-import { genesisChainId } from '../../src/genesis/genesis.js';
+import { genesisChainId, genesisOf } from '../../src/genesis/genesis.js';
 import { startNode, type RunningNode } from '../../src/node/node.js';
 
 const events: string[] = [];
@@ -41,12 +41,12 @@ test.before(async () => {
   node = await startNode(parsed.config, {
     log: silentLogger,
     builtinVMs: [factory],
-    genesis: () => ({ networkId: 12345, chains: [chainDef('first', ['one']), chainDef('second', ['two'])], validators: [] }),
+    genesis: () => genesisOf(12345, { chains: [chainDef('first', ['one']), chainDef('second', ['two'])], validators: [] }),
   });
 });
 
-test('chains are created from genesis definitions in order, with their aliases', () => {
-  assert.equal(node.chainManager.chains.map((c) => c.name), ['first', 'second']);
+test('chains are created from genesis definitions in order, with their aliases, after the platform chain', () => {
+  assert.equal(node.chainManager.chains.map((c) => c.name), ['P-Chain', 'first', 'second']);
   assert.equal(events, ['create 1', 'create 2']);
   assert.ok(node.chains.lookup('one').equals(chainDef('first', []).id));
   assert.ok(node.chainManager.get('two')?.id.equals(chainDef('second', []).id));

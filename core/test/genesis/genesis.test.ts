@@ -1,41 +1,104 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { Id, vmIdFromName } from '@cornice/sdk';
-import { networkGenesis, runnableChains } from '../../src/genesis/genesis.js';
-import { captureLog } from '../helpers/log.js';
+import { Id, ShortId, bytesEqual, sha256, vmIdFromName } from '@cornice/sdk';
+import { parseGenesisFile } from '../../src/genesis/file.js';
+import {
+  GENESIS_TIME,
+  GENESIS_VALIDATOR_END,
+  LOCAL_STAKER_NODE_IDS,
+  genesisChainId,
+  genesisHash,
+  genesisOf,
+  genesisValidators,
+  networkGenesis,
+} from '../../src/genesis/genesis.js';
+import { encodeGenesis, txId } from '../../src/genesis/pending-codec.js';
+import { EMPTY_SIGNATURE } from '../../src/platform/model.js';
 
 const timestampVm = vmIdFromName('timestamp');
-const loaded = (...ids: Id[]) => ({ has: (id: Id) => ids.some((x) => x.equals(id)) });
+const node = (n: number) => ShortId.fromBytes(new Uint8Array(20).fill(n));
 
-test('genesis chains whose VM is loaded are run; the others are named in a warning', () => {
-  const genesis = networkGenesis(12345)!;
-  const log = captureLog();
-  assert.equal(runnableChains(genesis, loaded(timestampVm), log), genesis.chains);
-  assert.equal(log.lines, []);
-
-  assert.equal(runnableChains(genesis, loaded(), log), []);
-  assert.equal(log.lines, [
-    {
-      level: 'warn',
-      msg: 'genesis chain not run: its VM is not loaded',
-      fields: {
-        chain: 'Simple Timestamp Server',
-        chainId: genesis.chains[0]!.id.toString(),
-        alias: 'timestamp',
-        vmId: timestampVm.toString(),
-        vm: 'timestamp',
-      },
-    },
-  ]);
+test('a genesis spec becomes a platform genesis: chains as genesis CreateChainTxs, validators staking from genesis time far into the future', () => {
+  const g = genesisOf(12345, {
+    chains: [{ name: 'Simple Timestamp Server', vmId: timestampVm, aliases: ['timestamp'], endpointAliases: ['timestamp'] }],
+    validators: [{ nodeId: node(1), weight: 7n }],
+    accounts: [{ address: node(9), balance: 100n }],
+  });
+  const tx = g.platform.chains[0]!;
+  assert.equal(tx, {
+    kind: 'createChain',
+    networkId: 12345,
+    subnetId: Id.empty,
+    nonce: 0n,
+    chainName: 'Simple Timestamp Server',
+    vmId: timestampVm,
+    fxIds: [],
+    genesisData: new Uint8Array(),
+    controlSigs: [],
+    payerSig: EMPTY_SIGNATURE,
+  });
+  const id = genesisChainId(12345, { name: 'Simple Timestamp Server', subnetId: Id.empty, vmId: timestampVm, fxIds: [], genesis: new Uint8Array() });
+  assert.ok(txId(tx).equals(id), 'a genesis chain ID is its CreateChainTx ID');
+  assert.equal(g.aliases.get(id.toString()), { aliases: ['timestamp'], endpointAliases: ['timestamp'] });
+  const v = g.platform.validators[0]!;
+  assert.equal([v.nodeId, v.weight, v.start, v.end, v.nonce, v.shares, v.destination], [node(1), 7n, GENESIS_TIME, GENESIS_VALIDATOR_END, 0n, 0, node(9)]);
+  assert.ok(GENESIS_VALIDATOR_END - GENESIS_TIME > 365 * 24 * 3600, 'genesis is exempt from the 365-day cap');
+  assert.equal(g.platform.accounts, [{ address: node(9), nonce: 0n, balance: 100n }]);
+  assert.is(g.platform.timestamp, GENESIS_TIME);
+  assert.equal(genesisValidators(g), [{ nodeId: node(1), weight: 7n }]);
 });
 
-test('a vmID that is not a padded name is reported without a VM name', () => {
-  const genesis = networkGenesis(12345)!;
-  const odd = Id.fromBytes(new Uint8Array(32).fill(0xff));
-  const log = captureLog();
-  runnableChains({ ...genesis, chains: [{ ...genesis.chains[0]!, vmId: odd }] }, loaded(), log);
-  assert.is(log.lines[0]!.fields?.vm, undefined);
-  assert.is(log.lines[0]!.fields?.vmId, odd.toString());
+test('the local genesis: the five local stakers, the timestamp chain with its aliases', () => {
+  const g = networkGenesis(12345)!;
+  assert.equal(g.platform.validators.map((v) => v.nodeId.toString()), [...LOCAL_STAKER_NODE_IDS]);
+  const ts = g.platform.chains.find((c) => c.chainName === 'Simple Timestamp Server')!;
+  assert.equal(g.aliases.get(txId(ts).toString())?.aliases, ['timestamp']);
+  assert.is(networkGenesis(1), undefined);
+});
+
+test('the genesis hash is SHA-256 of the platform genesis bytes, and changes with the genesis', () => {
+  const g = networkGenesis(12345)!;
+  assert.ok(bytesEqual(genesisHash(g), sha256(encodeGenesis(g.platform))));
+  const other = genesisOf(12345, { chains: [], validators: [] });
+  assert.not.ok(bytesEqual(genesisHash(g), genesisHash(other)));
+});
+
+const resolveVm = (vm: string) => {
+  if (vm === 'timestamp') return timestampVm;
+  throw new Error(`unknown VM ${vm}`);
+};
+
+test('a genesis file becomes a platform genesis: chains, validators (with destination) and accounts', () => {
+  const text = JSON.stringify({
+    chains: [{ name: 'ts', vm: 'timestamp', aliases: ['ts'] }],
+    validators: [{ nodeID: node(1).toString(), weight: '5000', destination: node(3).toString() }, { nodeID: node(2).toString(), weight: 10 }],
+    accounts: [{ address: node(4).toString(), balance: '20000000000000' }],
+  });
+  const g = parseGenesisFile(text, 'g.json', 1, resolveVm, undefined);
+  assert.is(g.networkId, 1);
+  assert.equal(g.platform.chains.map((c) => [c.chainName, c.networkId, c.vmId]), [['ts', 1, timestampVm]]);
+  assert.equal(g.aliases.get(txId(g.platform.chains[0]!).toString()), { aliases: ['ts'], endpointAliases: [] });
+  assert.equal(g.platform.validators.map((v) => [v.nodeId, v.weight, v.destination, v.end]), [
+    [node(1), 5000n, node(3), GENESIS_VALIDATOR_END],
+    [node(2), 10n, node(4), GENESIS_VALIDATOR_END],
+  ]);
+  assert.equal(g.platform.accounts, [{ address: node(4), nonce: 0n, balance: 20_000_000_000_000n }]);
+});
+
+test('genesis file mistakes name the field', () => {
+  const bad = (json: unknown) => {
+    try {
+      parseGenesisFile(JSON.stringify(json), 'g.json', 12345, resolveVm, []);
+    } catch (e) {
+      return (e as Error).message;
+    }
+    return assert.unreachable('expected an error') as never;
+  };
+  assert.is(bad({ chains: [], accounts: {} }), 'genesis file g.json: "accounts" must be an array');
+  assert.is(bad({ chains: [], accounts: [{ address: 'nope', balance: 1 }] }).startsWith('genesis file g.json: accounts[0]: '), true);
+  assert.is(bad({ chains: [], accounts: [{ address: node(1).toString(), balance: 0 }] }), 'genesis file g.json: accounts[0]: balance must be positive');
+  assert.is(bad({ chains: [], accounts: [{ address: node(1).toString(), balance: 1, nonce: 2 }] }), 'genesis file g.json: accounts[0]: unknown key "nonce"');
+  assert.is(bad({ chains: [], validators: [{ nodeID: node(1).toString(), weight: 1, shares: 2 }] }), 'genesis file g.json: validators[0]: unknown key "shares"');
 });
 
 test.run();

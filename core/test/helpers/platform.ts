@@ -1,0 +1,34 @@
+/**
+ * A stand-in platform VM for node tests: registered under TOKENS.platformVM, it hands the test the
+ * node's PlatformVMDeps (events, resolveVm, isChainRunning) and reports `atInit` at initialize, as the
+ * real VM reports the chains of its state.
+ */
+import { Id, defineVM, type VMFactory } from '@cornice/sdk';
+import { TestVM } from '../../src/consensus/index.js';
+import type { PlatformVMDeps } from '../../src/node/container.js';
+
+export const PLATFORM_VM_ID = Id.fromString('rWhpuQPF1kb72esV2momhMuTYGkEb1oL29pt2EBXWmSy4kxnT');
+
+export function fakePlatformVM(atInit: (deps: PlatformVMDeps) => void = () => {}): { make: (deps: PlatformVMDeps) => VMFactory; deps(): PlatformVMDeps } {
+  let captured: PlatformVMDeps | undefined;
+  return {
+    make: (deps) => {
+      captured = deps;
+      return defineVM({
+        name: 'platformvm',
+        version: '0.0.0',
+        vmId: PLATFORM_VM_ID,
+        create: () => {
+          const vm = new TestVM();
+          vm.initialize = async () => atInit(deps);
+          vm.createHandlers = async () => [{ path: '', http: (_req, res) => void res.writeHead(501).end() }];
+          return vm;
+        },
+      });
+    },
+    deps: () => {
+      if (!captured) throw new TypeError('the node has not made the platform VM yet');
+      return captured;
+    },
+  };
+}
