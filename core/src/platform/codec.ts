@@ -62,8 +62,8 @@ interface TxFormat<T extends PlatformTx> {
   read(r: Reader): T;
 }
 
-/** A time field: u64 on the wire, a safe integer of seconds here. */
-function readTime(r: Reader, what: string): number {
+/** A time field: u64 on the wire, a safe integer of seconds here; PlatformError('Malformed') beyond. */
+export function readTime(r: Reader, what: string): number {
   const at = r.offset;
   const v = r.u64();
   if (v > BigInt(Number.MAX_SAFE_INTEGER)) {

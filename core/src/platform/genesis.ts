@@ -8,7 +8,7 @@
  * payer signature of 65 zero bytes.
  */
 import { Id, type Reader, type Writer } from '@cornice/sdk';
-import { decodeAll, encodeAll, readSignedFields, readTx, writeSignedFields, writeTx, txId } from './codec.js';
+import { decodeAll, encodeAll, readSignedFields, readTime, readTx, txId, writeSignedFields, writeTx } from './codec.js';
 import { PlatformError } from './errors.js';
 import { EMPTY_SIGNATURE, type Account, type AddDefaultSubnetValidatorTx, type CreateChainTx } from './model.js';
 
@@ -60,12 +60,7 @@ export function decodeGenesis(bytes: Uint8Array): PlatformGenesis {
     }
     const validators = r.array((r2) => readTx(r2, 'genesisValidator') as AddDefaultSubnetValidatorTx, { minItemSize: VALIDATOR_SIZE });
     const chains = r.array((r2) => readSignedFields(r2, 'createChain'), { minItemSize: MIN_CHAIN_SIZE });
-    const t = r.offset;
-    const timestamp = r.u64();
-    if (timestamp > BigInt(Number.MAX_SAFE_INTEGER)) {
-      throw new PlatformError('Malformed', `genesis timestamp ${timestamp} is out of range`, { offset: t });
-    }
-    return { accounts, validators, chains, timestamp: Number(timestamp) };
+    return { accounts, validators, chains, timestamp: readTime(r, 'genesis timestamp') };
   });
 }
 

@@ -1,10 +1,10 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { Id, Writer, concatBytes, hasErrorCode, toHex, vmIdFromName } from '@cornice/sdk';
+import { Id, Writer, concatBytes, toHex, vmIdFromName } from '@cornice/sdk';
 import { encodeTx, txId } from '../../src/platform/codec.js';
 import { decodeGenesis, encodeGenesis, genesisChainId, genesisChainTx, type PlatformGenesis } from '../../src/platform/genesis.js';
 import type { AddDefaultSubnetValidatorTx, CreateChainTx } from '../../src/platform/model.js';
-import { plain, sampleTxs, shortId } from './samples.js';
+import { malformed, plain, sampleTxs, shortId } from './samples.js';
 
 const timestampChain = { name: 'Simple Timestamp Server', subnetId: Id.empty, vmId: vmIdFromName('timestamp'), fxIds: [], genesis: new Uint8Array() };
 
@@ -21,18 +21,7 @@ function sample(): PlatformGenesis {
   };
 }
 
-function malformed(f: () => unknown): string {
-  try {
-    f();
-  } catch (e) {
-    assert.ok(hasErrorCode(e, 'Malformed'), String(e));
-    return (e as Error).message;
-  }
-  assert.unreachable('no error');
-  return '';
-}
-
-test('the timestamp chain of the local network has the ID 2SMYrx4…, the reference computes it', () => {
+test('the timestamp chain of the local network has the ID 2SMYrx4…, as the reference computes it', () => {
   assert.is(genesisChainId(12345, timestampChain).toString(), '2SMYrx4Dj6QqCEA3WjnUTYEFSnpqVTwyV3GPNgQqQZbBbFgoJX');
   const tx = genesisChainTx(12345, timestampChain);
   assert.equal(tx.controlSigs, []);
