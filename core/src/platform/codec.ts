@@ -11,7 +11,8 @@
  * Decoding is bounded (256 KiB per value, counts checked against the input before allocating) and
  * rejects trailing bytes; every failure is PlatformError('Malformed') with the codec's text.
  */
-import { Id, Reader, Writer, isNodeError, sha256 } from '@cornice/sdk';
+import { Id, sha256, type Reader, type Writer } from '@cornice/sdk';
+import { readAll, withCodecErrors, writeAll } from './bounded.js';
 import { PlatformError } from './errors.js';
 import {
   SIGNATURE_LENGTH,
@@ -61,8 +62,8 @@ interface TxFormat<T extends PlatformTx> {
   read(r: Reader): T;
 }
 
-/** A time field: u64 on the wire, a safe integer of seconds here. */
-function readTime(r: Reader, what: string): number {
+/** A time field: u64 on the wire, a safe integer of seconds here; PlatformError('Malformed') beyond. */
+export function readTime(r: Reader, what: string): number {
   const at = r.offset;
   const v = r.u64();
   if (v > BigInt(Number.MAX_SAFE_INTEGER)) {
@@ -283,17 +284,9 @@ const PLACES = {
 
 export type TxPlace = keyof typeof PLACES;
 
-/**
- * Runs an encode or decode step, turning the codec's errors (CodecError, EncodingError) into
- * PlatformError('Malformed') with the same text. Other errors pass through.
- */
+/** Runs an encode or decode step, turning the codec's errors into PlatformError('Malformed') with the same text. */
 export function malformed<T>(step: () => T): T {
-  try {
-    return step();
-  } catch (e) {
-    if (isNodeError(e) && !(e instanceof PlatformError)) throw new PlatformError('Malformed', e.message, e.data);
-    throw e;
-  }
+  return withCodecErrors(step, (message, data) => new PlatformError('Malformed', message, data));
 }
 
 function formatOf(tx: PlatformTx): TxFormat<PlatformTx> {
@@ -331,23 +324,14 @@ export function readTx(r: Reader, place: TxPlace = 'tx'): PlatformTx {
   return f.read(r);
 }
 
-/** Reads a whole value with `read`, then rejects trailing bytes (`has N leftover bytes after unmarshalling`). */
+/** Reads a whole value with `read` (bounded, no trailing bytes); PlatformError('Malformed') otherwise. */
 export function decodeAll<T>(bytes: Uint8Array, read: (r: Reader) => T): T {
-  return malformed(() => {
-    const r = new Reader(bytes);
-    const v = read(r);
-    r.end();
-    return v;
-  });
+  return malformed(() => readAll(bytes, read));
 }
 
-/** Writes a whole value (256 KiB at most) with `write`. */
+/** Writes a whole value (256 KiB at most) with `write`; PlatformError('Malformed') otherwise. */
 export function encodeAll(write: (w: Writer) => void): Uint8Array {
-  return malformed(() => {
-    const w = new Writer();
-    write(w);
-    return w.finish();
-  });
+  return malformed(() => writeAll(write));
 }
 
 /** The wire form of a tx: u32 signed type ID + signed fields (the reference's genericTx). */

@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { Id, Writer, concatBytes, hasErrorCode, recoverAddress, sha256, toHex } from '@cornice/sdk';
+import { Id, Writer, concatBytes, recoverAddress, sha256, toHex } from '@cornice/sdk';
 import {
   blockIdOf,
   decodeBlock,
@@ -14,22 +14,9 @@ import {
   utxoId,
 } from '../../src/platform/codec.js';
 import type { IssuableTx, PlatformBlockFields, PlatformTx } from '../../src/platform/model.js';
-import { EWOQ_ADDRESS, ewoq, id, plain, sampleTxs, shortId, sig } from './samples.js';
+import { EWOQ_ADDRESS, ewoq, id, malformed, plain, sampleTxs, shortId, sig } from './samples.js';
 
 const tx = <K extends PlatformTx['kind']>(kind: K) => sampleTxs().find((t) => t.kind === kind) as Extract<PlatformTx, { kind: K }>;
-
-/** The PlatformError('Malformed') `f` throws; fails the test if it throws nothing or something else. */
-function malformed(f: () => unknown): string {
-  try {
-    f();
-  } catch (e) {
-    assert.ok(hasErrorCode(e, 'Malformed'), `expected Malformed, got ${String(e)}`);
-    assert.is((e as Error).name, 'PlatformError');
-    return (e as Error).message;
-  }
-  assert.unreachable('no error');
-  return '';
-}
 
 const u32 = (n: number) => new Writer().u32(n).finish();
 

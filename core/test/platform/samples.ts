@@ -1,6 +1,7 @@
 // One tx of every kind, with distinct non-trivial values, and a helper that turns values holding
 // IDs, bytes and bigints into comparable plain JSON (uvu's deep equality cannot see an Id's bytes).
-import { Id, PrivateKey, ShortId, jsonReplacer, sha256 } from '@cornice/sdk';
+import * as assert from 'uvu/assert';
+import { Id, PrivateKey, ShortId, hasErrorCode, jsonReplacer, sha256 } from '@cornice/sdk';
 import type { PlatformTx } from '../../src/platform/model.js';
 
 export const EWOQ_KEY = 'ewoqjP7PxY4yr3iLTpLisriqt94hdyDFNgchSxGGztUrTXtNN';
@@ -57,3 +58,16 @@ export function sampleTxs(): PlatformTx[] {
 
 /** A JSON-comparable copy: IDs as cb58, bytes as cb58, bigints as decimal strings. */
 export const plain = (v: unknown): unknown => JSON.parse(JSON.stringify(v, jsonReplacer));
+
+/** The message of the PlatformError('Malformed') `f` throws; fails the test on no error or another one. */
+export function malformed(f: () => unknown): string {
+  try {
+    f();
+  } catch (e) {
+    assert.ok(hasErrorCode(e, 'Malformed'), `expected Malformed, got ${String(e)}`);
+    assert.is((e as Error).name, 'PlatformError');
+    return (e as Error).message;
+  }
+  assert.unreachable('no error');
+  return '';
+}
