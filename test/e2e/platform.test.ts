@@ -166,7 +166,7 @@ test('unknown vmID: a clear error naming it and the loaded VMs; the Default Subn
     assert.match(r.error.message, /nosuchvm/);
     assert.match(r.error.message, /timestamp/);
     const d = await node.call('P', 'platform.createBlockchain', { subnetID: '11111111111111111111111111111111LpoYY', vmID: 'timestamp', name: 'x', payerNonce: 1, genesisData: cb58Encode(new Uint8Array()) });
-    assert.match(d.error.message, /new blockchain can't be validated by default Subnet/);
+    assert.match(d.error!.message, /new blockchain can't be validated by default Subnet/);
   } finally {
     await node.stop();
   }
