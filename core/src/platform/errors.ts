@@ -17,6 +17,8 @@ export type PlatformErrorCode =
   | 'InvalidGenesis'
   /** The mempool is full. */
   | 'MempoolFull'
+  /** A bound this node sets was reached (keys per keystore user). */
+  | 'Limit'
   /** A record the VM wrote is missing or malformed. */
   | 'CorruptDatabase'
   /** A call before initialize() or after shutdown(). */
