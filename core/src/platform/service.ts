@@ -94,7 +94,7 @@ export function platformService(backend: PlatformBackend, opts: PlatformServiceO
       case 'import':
         throw new PlatformError('InvalidTx', 'an import tx is built and signed by importNATIVE; sign does not take it');
       default:
-        throw new PlatformError('InvalidTx', `a ${tx.kind} tx is made by the VM and takes no signature`);
+        throw new PlatformError('InvalidTx', `${tx.kind} txs are made by the VM and take no signature`);
     }
   }
 
