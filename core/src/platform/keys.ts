@@ -11,8 +11,8 @@ import { PlatformError } from './errors.js';
 /** Where the address list lives: 32 zero bytes (no address key is that long). */
 export const ADDRESSES_KEY = new Uint8Array(32);
 
-/** Keys one user may hold on the P-Chain: bounds the list a call reads and listAccounts returns. */
-export const MAX_KEYS_PER_USER = 4096;
+/** Keys one user may hold on the P-Chain: bounds what a call reads, and keeps the user exportable (keystore export limit). */
+export const MAX_KEYS_PER_USER = 256;
 
 export function encodeAddresses(addresses: readonly ShortId[]): Uint8Array {
   return new Writer().array(addresses, (w, a) => w.shortId(a)).finish();

@@ -158,7 +158,7 @@ export function platformService(backend: PlatformBackend, opts: PlatformServiceO
       }
       const pool = [...weights.values()].filter((v) => v.weight > 0n);
       if (pool.length < size) {
-        throw new PlatformError('InvalidTx', `current number of validators (${pool.length}) is insufficient to sample ${size} validators`);
+        throw new PlatformError('NotEnoughValidators', `current number of validators (${pool.length}) is insufficient to sample ${size} validators`);
       }
       const sample = sampleByWeight(pool, size, random).sort((a, b) => a.compare(b));
       return { validators: sample.map((id) => id.toString()) };
