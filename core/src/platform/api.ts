@@ -2,7 +2,6 @@ import {
   InvalidParamsError,
   MAX_WIRE_BYTES,
   PrivateKey,
-  cb58Decode,
   defineService,
   method,
   p,
@@ -33,34 +32,28 @@ const payerNonce = () => p.uint64();
 /** A whole signed or unsigned tx in its wire form. */
 const txBytes = () => p.cb58({ maxBytes: MAX_WIRE_BYTES });
 
-const PRIVATE_KEY_CHARS = 64;
-
 /** A private key in cb58 (32 bytes); anything else gets the reference's `problem while parsing privateKey`. */
 function privateKey(): Parser<PrivateKey> {
+  const bytes = p.cb58({ length: 32 });
   const fail = (field: string, why: string): never => {
     throw new InvalidParamsError(field, `problem while parsing privateKey (${why})`);
   };
   return {
-    kind: 'cb58',
-    optional: false,
-    max: PRIVATE_KEY_CHARS,
-    maxBytes: 32,
+    ...bytes,
     describe: () => 'private key (cb58 of 32 bytes)',
     parse(v, field) {
-      if (typeof v !== 'string') return fail(field, `expected a cb58 string but got ${v === null ? 'null' : Array.isArray(v) ? 'array' : typeof v}`);
-      if (v.length > PRIVATE_KEY_CHARS) return fail(field, `must be at most ${PRIVATE_KEY_CHARS} characters (got ${v.length})`);
-      let bytes: Uint8Array;
+      let b: Uint8Array;
       try {
-        bytes = cb58Decode(v);
+        b = bytes.parse(v, field);
       } catch (e) {
-        return fail(field, (e as Error).message);
+        return fail(field, (e as Error).message.slice(field.length + 2)); // the cb58 parser's reason, without the field
       }
       try {
-        return PrivateKey.fromBytes(bytes);
+        return PrivateKey.fromBytes(b);
       } catch {
-        return fail(field, bytes.length === 32 ? 'not a valid secp256k1 private key' : `expected 32 bytes but got ${bytes.length}`);
+        return fail(field, 'not a valid secp256k1 private key');
       } finally {
-        bytes.fill(0);
+        b.fill(0);
       }
     },
   };

@@ -76,9 +76,19 @@ export function platformService(backend: PlatformBackend, opts: PlatformServiceO
     return key;
   }
 
-  const checkStart = (start: number): void => {
-    if (start < backend.now()) throw new PlatformError('InvalidTx', 'start time must be in the future');
-  };
+  /** The fields the three staking builders share, after their pre-checks (reference §6.5). */
+  function stakerOf(a: StakerParams, stake: 'stakeAmount' | 'weight') {
+    const nonce = checkNonce(a.payerNonce);
+    if (a.startTime < backend.now()) throw new PlatformError('InvalidTx', 'start time must be in the future');
+    return {
+      nodeId: a.id ?? backend.nodeId,
+      weight: stakeOf(a, stake),
+      start: a.startTime,
+      end: a.endTime,
+      networkId: backend.networkId,
+      nonce,
+    };
+  }
 
   async function signTx(tx: PlatformTx, key: PrivateKey): Promise<IssuableTx> {
     switch (tx.kind) {
@@ -165,15 +175,9 @@ export function platformService(backend: PlatformBackend, opts: PlatformServiceO
     },
 
     async addDefaultSubnetValidator(a) {
-      checkStart(a.startTime);
       return unsignedReply({
         kind: 'addDefaultSubnetValidator',
-        nodeId: a.id ?? backend.nodeId,
-        weight: stakeOf(a, 'stakeAmount'),
-        start: a.startTime,
-        end: a.endTime,
-        networkId: backend.networkId,
-        nonce: checkNonce(a.payerNonce),
+        ...stakerOf(a, 'stakeAmount'),
         destination: a.destination,
         shares: a.delegationFeeRate ?? 0,
         sig: EMPTY_SIGNATURE.slice(),
@@ -184,31 +188,19 @@ export function platformService(backend: PlatformBackend, opts: PlatformServiceO
       if (a.subnetID.equals(DEFAULT_SUBNET_ID)) {
         throw new InvalidParamsError('subnetID', 'must not be the Default Subnet (use addDefaultSubnetValidator)');
       }
-      checkStart(a.startTime);
       return unsignedReply({
         kind: 'addNonDefaultSubnetValidator',
-        nodeId: a.id ?? backend.nodeId,
-        weight: stakeOf(a, 'weight'),
-        start: a.startTime,
-        end: a.endTime,
+        ...stakerOf(a, 'weight'),
         subnetId: a.subnetID,
-        networkId: backend.networkId,
-        nonce: checkNonce(a.payerNonce),
         controlSigs: [],
         payerSig: EMPTY_SIGNATURE.slice(),
       });
     },
 
     async addDefaultSubnetDelegator(a) {
-      checkStart(a.startTime);
       return unsignedReply({
         kind: 'addDefaultSubnetDelegator',
-        nodeId: a.id ?? backend.nodeId,
-        weight: stakeOf(a, 'stakeAmount'),
-        start: a.startTime,
-        end: a.endTime,
-        networkId: backend.networkId,
-        nonce: checkNonce(a.payerNonce),
+        ...stakerOf(a, 'stakeAmount'),
         destination: a.destination,
         sig: EMPTY_SIGNATURE.slice(),
       });
@@ -350,6 +342,15 @@ export function platformService(backend: PlatformBackend, opts: PlatformServiceO
     all[importAlias] = handlers.importNATIVE as never;
   }
   return bindService(platformApiWithSymbol(opts.nativeSymbol), all as never);
+}
+
+interface StakerParams {
+  id?: ShortId;
+  startTime: number;
+  endTime: number;
+  stakeAmount?: bigint;
+  weight?: bigint;
+  payerNonce: bigint;
 }
 
 /** The wire form of a built tx. */

@@ -168,18 +168,4 @@ test('createBlockchain: refusals with the reference texts; an unknown VM is name
   assert.match(await e({ vmID: 'v'.repeat(257) }, -32602), /^vmID: must be at most 256/);
 });
 
-test('createBlockchain at its largest still fits in a reply', async () => {
-  const h = harness();
-  const args = {
-    subnetID: id('subnet').toString(),
-    vmID: 'timestamp',
-    name: '✓'.repeat(256),
-    payerNonce: '18446744073709551615',
-    genesisData: cb58Encode(new Uint8Array(MAX_GENESIS_BYTES).fill(0xff)),
-    fxIDs: Array(MAX_FX_IDS).fill(id('fx').toString()),
-  };
-  const tx = unsigned(await h.client.createBlockchain(args));
-  assert.is((tx as { genesisData: Uint8Array }).genesisData.length, MAX_GENESIS_BYTES);
-});
-
 test.run();
