@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { benchEngine } from './engine.mjs';
+import { benchPlatform } from './platform.mjs';
 import { median, report, rssMb, startNode } from './lib.mjs';
 import { benchStuckNode } from './stuck.mjs';
 import { benchTimestamp } from './timestamp.mjs';
@@ -63,7 +64,10 @@ try {
   await benchTimestamp({ proposals: quick ? 50 : 300 });
   await benchEngine({ blocks: quick ? 50 : 200 });
 
-  // 6. CPU of a node stuck waiting for validators (issue: < 0.5 s over 30 s).
+  // 6. platform txs accepted/s and the subnet + blockchain flow.
+  await benchPlatform({ txs: quick ? 60 : 300, baselineBareNodeHttp: base.perSecond });
+
+  // 7. CPU of a node stuck waiting for validators (issue: < 0.5 s over 30 s).
   await benchStuckNode({ seconds: quick ? 10 : 30 });
 } finally {
   await rm(dataDir, { recursive: true, force: true });

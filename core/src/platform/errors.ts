@@ -17,6 +17,10 @@ export type PlatformErrorCode =
   | 'InvalidGenesis'
   /** The mempool is full. */
   | 'MempoolFull'
+  /** A bound this node sets was reached (keys per keystore user). */
+  | 'Limit'
+  /** platform.sampleValidators asked for more validators than the subnet has. */
+  | 'NotEnoughValidators'
   /** A record the VM wrote is missing or malformed. */
   | 'CorruptDatabase'
   /** A call before initialize() or after shutdown(). */

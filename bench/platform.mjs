@@ -1,0 +1,102 @@
+// Platform chain on one node (`npm start` settings, LevelDB):
+// 1. signed createSubnet txs accepted/s: N txs from the ewoq account (nonces 1..N), signed here with
+//    the codec, issued with platform.issueTx 16 at a time; the clock stops when the account's nonce
+//    on the accepted state reaches N. The issue-only rate of the same txs is printed beside it.
+// 2. the whole subnet + blockchain flow of the README (createSubnet 2-of-3, this node as its
+//    validator from ~12 s ahead, createBlockchain of a timestamp VM, until its API answers), in ms;
+//    most of it is the wait for the validator's start time, printed apart.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { PrivateKey, cb58Encode, ShortId } from '@cornice/sdk';
+import { report, rpc, startNode } from './lib.mjs';
+
+const codec = await import(new URL('../core/dist/src/platform/codec.js', import.meta.url).href);
+const fixture = (f) => fileURLToPath(new URL(`../core/fixtures/staking/local/${f}`, import.meta.url));
+const EWOQ = PrivateKey.fromString('ewoqjP7PxY4yr3iLTpLisriqt94hdyDFNgchSxGGztUrTXtNN');
+const USER = { username: 'bench', password: 'a Strong passw0rd!' };
+
+async function call(url, method, params) {
+  const r = await rpc(url, method, params);
+  if (r.error) throw new Error(`${method}: ${JSON.stringify(r.error)}`);
+  return r.result;
+}
+
+async function until(read, maxMs = 120_000) {
+  const t0 = Date.now();
+  for (;;) {
+    const v = await read();
+    if (v !== undefined) return v;
+    if (Date.now() - t0 > maxMs) throw new Error('timed out');
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+export async function benchPlatform({ txs = 300, baselineBareNodeHttp } = {}) {
+  const dir = await mkdtemp(join(tmpdir(), 'cornice-bench-p-'));
+  const node = await startNode([
+    `--data-dir=${dir}`,
+    `--staking-tls-cert-file=${fixture('staker1.crt')}`,
+    `--staking-tls-key-file=${fixture('staker1.key')}`,
+    '--sybil-protection-enabled=false',
+  ]);
+  const P = `${node.url}/ext/P`;
+  const nodeId = (await call(`${node.url}/ext/admin`, 'admin.getNodeID', {})).nodeID;
+  try {
+    const account = async () => call(P, 'platform.getAccount', { address: EWOQ.address.toString() });
+    const signedSubnet = (nonce) => {
+      const tx = { kind: 'createSubnet', networkId: 12345, nonce: BigInt(nonce), controlKeys: [ShortId.fromBytes(new Uint8Array(20).fill(nonce % 250 + 1))], threshold: 1, sig: new Uint8Array(65) };
+      return cb58Encode(codec.encodeTx({ ...tx, sig: EWOQ.sign(codec.unsignedTxBytes(tx)) }));
+    };
+    const start = Number((await account()).nonce);
+    const batch = Array.from({ length: txs }, (_, i) => signedSubnet(start + i + 1));
+    const t0 = performance.now();
+    for (let i = 0; i < batch.length; i += 16) await Promise.all(batch.slice(i, i + 16).map((tx) => call(P, 'platform.issueTx', { tx })));
+    const issuedMs = performance.now() - t0;
+    await until(async () => (Number((await account()).nonce) >= start + txs ? true : undefined));
+    const ms = performance.now() - t0;
+    report({
+      bench: 'platform createSubnet txs accepted/s (one node, signed, issued 16 at a time)',
+      value: Math.round((txs / ms) * 1000),
+      unit: 'tx/s',
+      issueOnlyPerSecond: Math.round((txs / issuedMs) * 1000),
+      baselineBareNodeHttp,
+      txs,
+    });
+
+    // The README flow.
+    const f0 = performance.now();
+    await call(`${node.url}/ext/keystore`, 'keystore.createUser', USER);
+    const payer = (await call(P, 'platform.createAccount', { ...USER, privateKey: EWOQ.toCb58() })).address;
+    const keys = [];
+    for (let i = 0; i < 3; i++) keys.push((await call(P, 'platform.createAccount', USER)).address);
+    const nonce = async () => Number((await account()).nonce) + 1;
+    const signAndIssue = async (tx, signers) => {
+      for (const signer of signers) tx = (await call(P, 'platform.sign', { tx, signer, ...USER })).tx;
+      return (await call(P, 'platform.issueTx', { tx })).txID;
+    };
+    const subnetID = await signAndIssue((await call(P, 'platform.createSubnet', { controlKeys: keys, threshold: 2, payerNonce: await nonce() })).unsignedTx, [payer]);
+    await until(async () => ((await call(P, 'platform.getSubnets', { ids: [subnetID] })).subnets?.length ? true : undefined));
+    const startTime = Math.floor(Date.now() / 1000) + 12;
+    const add = await call(P, 'platform.addNonDefaultSubnetValidator', { id: nodeId, subnetID, startTime, endTime: startTime + 2 * 86400, weight: 1, payerNonce: await nonce() });
+    await signAndIssue(add.unsignedTx, [keys[0], keys[1], payer]);
+    const w0 = performance.now();
+    await until(async () => ((await call(P, 'platform.getCurrentValidators', { subnetID })).validators.length ? true : undefined));
+    const waitedMs = performance.now() - w0;
+    const create = await call(P, 'platform.createBlockchain', { subnetID, vmID: 'timestamp', name: 'bench', payerNonce: await nonce(), genesisData: cb58Encode(new Uint8Array()) });
+    const chainId = await signAndIssue(create.unsignedTx, [keys[0], keys[1], payer]);
+    await until(async () => ((await rpc(`${node.url}/ext/bc/${chainId}`, 'timestamp.getBlock', {})).result ? true : undefined));
+    const flowMs = performance.now() - f0;
+    report({
+      bench: 'subnet + blockchain flow (createSubnet, validator from +12 s, createBlockchain, API answers)',
+      value: Math.round(flowMs),
+      unit: 'ms',
+      waitingForStartTimeMs: Math.round(waitedMs),
+      withoutTheWaitMs: Math.round(flowMs - waitedMs),
+    });
+  } finally {
+    await node.stop();
+    await rm(dir, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,118 @@
+/**
+ * Platform blocks as the engine sees them, and where accepted ones are kept. The VM does the
+ * work (verify/accept/reject call back into it); a block carries what verify found: the state after
+ * it (decision blocks) or the two outcomes of its proposal.
+ *
+ * Keys: `b ‖ blockID` -> height u64 ‖ block bytes (accepted blocks); `h ‖ height u64` -> blockID;
+ * `l` -> last accepted blockID; `g` -> SHA-256 of the genesis the chain was made from.
+ */
+import { Id, Reader, Writer, concatBytes, type Block, type KeyValueStore, type WriteBatch } from '@cornice/sdk';
+import type { ProposalOutcomes } from './executor.js';
+import type { PlatformBlockFields } from './model.js';
+import { PlatformError } from './errors.js';
+import type { StateDiff } from './state.js';
+
+export type BlockStatus = 'processing' | 'accepted' | 'rejected';
+
+export interface BlockHost {
+  verify(block: PlatformBlock): Promise<void>;
+  accept(block: PlatformBlock): Promise<void>;
+  reject(block: PlatformBlock): Promise<void>;
+}
+
+export class PlatformBlock implements Block {
+  status: BlockStatus;
+  /** Set by a passed verify (or on load, for accepted blocks when needed). */
+  height: number;
+  /** Chain time after this block (unix seconds); known once verified. */
+  timestamp = 0;
+  /** Decision blocks (standard, atomic, commit, abort): the state after this block. */
+  diff: StateDiff | undefined;
+  /** Proposal blocks: the Commit and Abort states. */
+  outcomes: ProposalOutcomes | undefined;
+  verified: boolean;
+
+  constructor(
+    private readonly host: BlockHost,
+    readonly id: Id,
+    readonly bytes: Uint8Array,
+    readonly fields: PlatformBlockFields,
+    height: number,
+    status: BlockStatus,
+  ) {
+    this.height = height;
+    this.status = status;
+    this.verified = status === 'accepted';
+  }
+
+  get parentId(): Id {
+    return this.fields.parentId;
+  }
+
+  get kind(): PlatformBlockFields['kind'] {
+    return this.fields.kind;
+  }
+
+  /** Decision blocks may be parents of proposal, standard and atomic blocks (reference §6.7). */
+  get isDecision(): boolean {
+    return this.fields.kind !== 'proposal';
+  }
+
+  verify(): Promise<void> {
+    return this.host.verify(this);
+  }
+
+  accept(): Promise<void> {
+    return this.host.accept(this);
+  }
+
+  reject(): Promise<void> {
+    return this.host.reject(this);
+  }
+}
+
+const BLOCK = 0x62; // b
+const HEIGHT = 0x68; // h
+const LAST_ACCEPTED = Uint8Array.of(0x6c); // l
+const GENESIS = Uint8Array.of(0x67); // g
+
+const heightKey = (h: number) => new Writer().u8(HEIGHT).u64(BigInt(h)).finish();
+const blockKey = (id: Id) => concatBytes(Uint8Array.of(BLOCK), id.bytes);
+
+/** Accepted blocks and the height index in the chain's store. */
+export class BlockStore {
+  constructor(private readonly db: KeyValueStore) {}
+
+  async lastAccepted(): Promise<Id | undefined> {
+    const v = await this.db.get(LAST_ACCEPTED);
+    return v && Id.fromBytes(v);
+  }
+
+  async genesisHash(): Promise<Uint8Array | undefined> {
+    return this.db.get(GENESIS);
+  }
+
+  setGenesisHash(batch: WriteBatch, hash: Uint8Array): void {
+    batch.put(GENESIS, hash);
+  }
+
+  async get(id: Id): Promise<{ height: number; bytes: Uint8Array } | undefined> {
+    const v = await this.db.get(blockKey(id));
+    if (!v) return undefined;
+    if (v.length < 8) throw new PlatformError('CorruptDatabase', `stored block ${id} is malformed`);
+    const height = Number(new Reader(v.subarray(0, 8)).u64());
+    return { height, bytes: v.slice(8) };
+  }
+
+  async idAtHeight(height: number): Promise<Id | undefined> {
+    const v = await this.db.get(heightKey(height));
+    return v && Id.fromBytes(v);
+  }
+
+  /** Queues the writes that make `block` the last accepted one. */
+  writeAccepted(batch: WriteBatch, id: Id, height: number, bytes: Uint8Array): void {
+    batch.put(blockKey(id), concatBytes(new Writer().u64(BigInt(height)).finish(), bytes));
+    batch.put(heightKey(height), id.bytes);
+    batch.put(LAST_ACCEPTED, id.bytes);
+  }
+}

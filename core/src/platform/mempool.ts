@@ -1,0 +1,56 @@
+/**
+ * Txs waiting for a block, by kind (decision, atomic, timed), in arrival order, deduplicated by tx
+ * ID and bounded in number. Listeners are told when something is added.
+ */
+import type { Id } from '@cornice/sdk';
+import { PlatformError } from './errors.js';
+import type { AtomicTx, DecisionTx, IssuableTx, TimedTx } from './model.js';
+
+export const DEFAULT_MEMPOOL_CAPACITY = 4096;
+
+export interface PooledTx<T extends IssuableTx = IssuableTx> {
+  id: Id;
+  tx: T;
+}
+
+export class Mempool {
+  readonly decision = new Map<string, PooledTx<DecisionTx>>();
+  readonly atomic = new Map<string, PooledTx<AtomicTx>>();
+  readonly timed = new Map<string, PooledTx<TimedTx>>();
+
+  constructor(
+    private readonly onAdd: () => void,
+    readonly capacity = DEFAULT_MEMPOOL_CAPACITY,
+  ) {}
+
+  get size(): number {
+    return this.decision.size + this.atomic.size + this.timed.size;
+  }
+
+  has(id: Id): boolean {
+    return this.decision.has(id.key) || this.atomic.has(id.key) || this.timed.has(id.key);
+  }
+
+  /** Every pending tx, oldest first within each kind (decision, atomic, timed). */
+  all(): PooledTx[] {
+    return [...this.decision.values(), ...this.atomic.values(), ...this.timed.values()];
+  }
+
+  add(id: Id, tx: IssuableTx): void {
+    if (this.has(id)) return;
+    if (this.size >= this.capacity) {
+      throw new PlatformError('MempoolFull', `mempool is full (${this.capacity} pending txs); try again later`, { capacity: this.capacity });
+    }
+    const kindOf = tx.kind;
+    if (kindOf === 'createSubnet' || kindOf === 'createChain') this.decision.set(id.key, { id, tx });
+    else if (kindOf === 'import' || kindOf === 'export') this.atomic.set(id.key, { id, tx });
+    else this.timed.set(id.key, { id, tx });
+    this.onAdd();
+  }
+
+  remove(id: Id): void {
+    this.decision.delete(id.key);
+    this.atomic.delete(id.key);
+    this.timed.delete(id.key);
+  }
+}

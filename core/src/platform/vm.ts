@@ -1,0 +1,540 @@
+/**
+ * The platform chain's VM (P-Chain, reference §6.7): built into core, behind the same sdk ChainVM
+ * contract as every plugin. Blocks are standard (createSubnet/createChain), atomic (import/export),
+ * proposal (add validator/delegator, advance time, reward) and the proposal's Commit or Abort.
+ * Chain time moves only through committed advance-time proposals, never past local time + 10 s.
+ *
+ * What the node learns of the state comes through PlatformEvents: chains that exist and each
+ * subnet's current validators, once at initialize and after every accepting batch is durable.
+ */
+import {
+  Id,
+  NotFoundError,
+  sha256,
+  bytesEqual,
+  vmIdFromName,
+  defineVM,
+  type Block,
+  type ChainContext,
+  type ChainHandler,
+  type KeyValueStore,
+  type VMEvent,
+  type VMFactory,
+  type VMInit,
+  type VMState,
+} from '@cornice/sdk';
+import { blockIdOf, decodeBlock, encodeBlock, txId as txIdOf } from './codec.js';
+import { decodeGenesis } from './genesis.js';
+import { PlatformError } from './errors.js';
+import {
+  allSubnets,
+  applyAsAccepted,
+  applyAtomicTx,
+  applyDecisionTx,
+  nextStakerChange,
+  proposalOutcomes,
+  validatorWeights,
+  type ExecutorContext,
+} from './executor.js';
+import { BlockStore, PlatformBlock, type BlockHost } from './blocks.js';
+import { Mempool } from './mempool.js';
+import {
+  BATCH_SIZE,
+  DEFAULT_SUBNET_ID,
+  SYNC_BOUND_SECONDS,
+  type BlockchainStatus,
+  type IssuableTx,
+  type PlatformBackend,
+  type PlatformBlockFields,
+  type PlatformEvents,
+  type PlatformStateView,
+  type ProposalTx,
+} from './model.js';
+import { AcceptedState, StateDiff, type StateReader } from './state.js';
+import { platformService } from './service.js';
+
+export interface PlatformVMDeps {
+  events: PlatformEvents;
+  /** A loaded VM's vmID from its vmID or alias; throws naming the loaded VMs otherwise. */
+  resolveVm(vm: string): Id;
+  /** Whether this node runs the chain (getBlockchainStatus 'Validating'). */
+  isChainRunning(chainId: Id): boolean;
+  /** The native asset's ID (the X-Chain's genesis asset), when this network has one. */
+  nativeAssetId?: Id;
+}
+
+/** vmID of the platform VM: `platformvm` zero-padded (reference §2.2). */
+export const PLATFORM_VM_ID = vmIdFromName('platformvm');
+const AVM_ID = vmIdFromName('avm');
+/** Longest a waitForEvent sleeps before looking at the clock again. */
+const MAX_IDLE_WAKE_MS = 60_000;
+
+export function platformVMFactory(deps: PlatformVMDeps): VMFactory {
+  return defineVM({ name: 'platformvm', version: '0.1.0', vmId: PLATFORM_VM_ID, create: () => new PlatformVM(deps) });
+}
+
+export class PlatformVM implements BlockHost, PlatformBackend {
+  #ctx: ChainContext | undefined;
+  #blocks!: BlockStore;
+  #state!: AcceptedState;
+  #lastAccepted!: PlatformBlock;
+  #preferred!: Id;
+  /** Blocks verified and not decided, and the last accepted one. */
+  readonly #live = new Map<string, PlatformBlock>();
+  /** Proposal ID -> the option (commit or abort) built or verified on it. */
+  readonly #options = new Map<string, PlatformBlock>();
+  readonly #mempool = new Mempool(() => this.#wake());
+  readonly #wakers = new Set<() => void>();
+  #atomic: { chainId: Id; assetId: Id } | undefined;
+  #shutDown = false;
+
+  constructor(private readonly deps: PlatformVMDeps) {}
+
+  // ---- ChainVM ----
+
+  async initialize(ctx: ChainContext, init: VMInit): Promise<void> {
+    this.#ctx = ctx;
+    this.#blocks = new BlockStore(ctx.db);
+    this.#state = new AcceptedState(ctx.db);
+    const genesisHash = sha256(init.genesis);
+    const stored = await this.#blocks.genesisHash();
+    if (stored && !bytesEqual(stored, genesisHash)) {
+      throw new PlatformError('InvalidGenesis', 'the platform chain database was made from another genesis');
+    }
+    if (!(await this.#blocks.lastAccepted())) await this.#writeGenesis(init.genesis, genesisHash);
+    await this.#state.load();
+    const lastId = (await this.#blocks.lastAccepted())!;
+    this.#lastAccepted = await this.#loadAccepted(lastId);
+    this.#live.set(lastId.key, this.#lastAccepted);
+    this.#preferred = lastId;
+    const avm = (await this.#state.chains()).find((c) => c.vmId.equals(AVM_ID) && c.subnetId.equals(DEFAULT_SUBNET_ID));
+    this.#atomic = avm && this.deps.nativeAssetId ? { chainId: avm.id, assetId: this.deps.nativeAssetId } : undefined;
+    for (const chain of await this.#state.chains()) this.deps.events.chainCreated(chain);
+    for (const subnet of await allSubnets(this.#state)) this.deps.events.validatorsChanged(subnet, await validatorWeights(this.#state, subnet));
+  }
+
+  async #writeGenesis(bytes: Uint8Array, hash: Uint8Array): Promise<void> {
+    let genesis;
+    try {
+      genesis = decodeGenesis(bytes);
+    } catch (e) {
+      throw new PlatformError('InvalidGenesis', `platform genesis is malformed: ${(e as Error).message}`);
+    }
+    const ctx = this.#ctx!;
+    const diff = StateDiff.on(this.#state);
+    diff.time = genesis.timestamp;
+    for (const a of genesis.accounts) diff.setAccount({ ...a });
+    for (const v of genesis.validators) diff.setStaker({ txId: txIdOf(v), tx: v }, 'current');
+    for (const c of genesis.chains) {
+      if (c.networkId !== ctx.networkId) continue; // reference: chains of another network are ignored
+      diff.addChain({ id: txIdOf(c), name: c.chainName, subnetId: c.subnetId, vmId: c.vmId, fxIds: c.fxIds, genesisData: c.genesisData });
+    }
+    const block = encodeBlock({ kind: 'commit', parentId: Id.empty });
+    const batch = ctx.db.batch();
+    this.#state.write(diff, batch);
+    this.#blocks.writeAccepted(batch, blockIdOf(block), 0, block);
+    this.#blocks.setGenesisHash(batch, hash);
+    await batch.write();
+  }
+
+  async setState(_state: VMState): Promise<void> {}
+
+  async buildBlock(): Promise<Block> {
+    const ctx = this.#running();
+    const preferred = await this.#getLive(this.#preferred);
+    if (!preferred.isDecision) {
+      const outcomes = await this.#outcomesOf(preferred);
+      return this.#newBlock({ kind: outcomes.prefersCommit ? 'commit' : 'abort', parentId: preferred.id }, preferred.height + 1);
+    }
+    const parentId = preferred.id;
+    const parent = () => this.#stateAt(parentId);
+    const c = this.#executorContext();
+
+    if (this.#mempool.decision.size > 0) {
+      const diff = new StateDiff(parent);
+      const txs = [];
+      for (const { id, tx } of [...this.#mempool.decision.values()]) {
+        if (txs.length >= BATCH_SIZE) break;
+        this.#mempool.remove(id);
+        try {
+          await applyDecisionTx(tx, diff, c);
+          txs.push(tx);
+        } catch (e) {
+          ctx.log.info('dropping invalid tx from the mempool', { txId: id.toString(), error: (e as Error).message });
+        }
+      }
+      if (txs.length > 0) return this.#newBlock({ kind: 'standard', parentId, txs }, preferred.height + 1);
+    }
+    for (const { id, tx } of [...this.#mempool.atomic.values()]) {
+      this.#mempool.remove(id);
+      try {
+        await applyAtomicTx(tx, new StateDiff(parent), c);
+        return this.#newBlock({ kind: 'atomic', parentId, tx }, preferred.height + 1);
+      } catch (e) {
+        ctx.log.info('dropping invalid tx from the mempool', { txId: id.toString(), error: (e as Error).message });
+      }
+    }
+    const proposal = await this.#nextProposal(parent());
+    if (proposal) return this.#newBlock({ kind: 'proposal', parentId, tx: proposal }, preferred.height + 1);
+    throw new PlatformError('NotRunning', 'nothing to build: no pending txs and no validator set change due');
+  }
+
+  /**
+   * The proposal due on a decision state (reference §6.7 priority): a reward when chain time is the
+   * next Default Subnet staker's end, an advance of time when local time reached the next staker
+   * change, else the first pending timed tx that still starts far enough ahead.
+   */
+  async #nextProposal(state: StateReader): Promise<ProposalTx | undefined> {
+    const next = (await state.currentStakers(DEFAULT_SUBNET_ID))[0];
+    if (next && next.tx.end === state.timestamp()) return { kind: 'rewardValidator', txId: next.txId };
+    const change = await nextStakerChange(state, await allSubnets(state));
+    const now = this.now();
+    if (change !== undefined && now >= change) return { kind: 'advanceTime', time: change };
+    for (const { id, tx } of [...this.#mempool.timed.values()]) {
+      if (tx.start < now + SYNC_BOUND_SECONDS) {
+        this.#mempool.remove(id);
+        this.#ctx!.log.info('dropping tx to add validator because start time too late', { txId: id.toString(), start: tx.start, now });
+        continue;
+      }
+      try {
+        await proposalOutcomes(tx, () => state, this.#executorContext());
+        this.#mempool.remove(id);
+        return tx;
+      } catch (e) {
+        this.#mempool.remove(id);
+        this.#ctx!.log.info('dropping invalid tx from the mempool', { txId: id.toString(), error: (e as Error).message });
+      }
+    }
+    return undefined;
+  }
+
+  async parseBlock(bytes: Uint8Array): Promise<Block> {
+    this.#running();
+    const id = blockIdOf(bytes);
+    const known = this.#live.get(id.key);
+    if (known) return known;
+    const stored = await this.#blocks.get(id);
+    if (stored) return this.#loadAccepted(id);
+    let fields: PlatformBlockFields;
+    try {
+      fields = decodeBlock(bytes);
+    } catch (e) {
+      throw new PlatformError('Malformed', `not a platform block: ${(e as Error).message}`);
+    }
+    return new PlatformBlock(this, id, bytes.slice(), fields, -1, 'processing');
+  }
+
+  async getBlock(id: Id): Promise<Block> {
+    this.#running();
+    const live = this.#live.get(id.key);
+    if (live) return live;
+    return this.#loadAccepted(id);
+  }
+
+  async setPreference(id: Id): Promise<void> {
+    this.#preferred = id;
+    this.#wake();
+  }
+
+  async lastAccepted(): Promise<Id> {
+    return this.#lastAccepted.id;
+  }
+
+  async getBlockIdAtHeight(height: number): Promise<Id> {
+    const id = await this.#blocks.idAtHeight(height);
+    if (!id) throw new NotFoundError(`no accepted block at height ${height}`);
+    return id;
+  }
+
+  /**
+   * Resolves 'pendingTxs' once a block can be built on the preferred block; until then it sleeps
+   * until something is issued, the preference changes, or the next staker change time comes.
+   */
+  async waitForEvent(signal: AbortSignal): Promise<VMEvent> {
+    for (;;) {
+      if (signal.aborted || this.#shutDown) throw new PlatformError('NotRunning', 'waiting for an event was aborted');
+      const wakeAt = await this.#buildableOrWakeTime();
+      if (wakeAt === 'now') return 'pendingTxs';
+      await new Promise<void>((resolve) => {
+        const done = () => {
+          clearTimeout(timer);
+          this.#wakers.delete(done);
+          signal.removeEventListener('abort', done);
+          resolve();
+        };
+        const delay = wakeAt === undefined ? MAX_IDLE_WAKE_MS : Math.min(MAX_IDLE_WAKE_MS, Math.max(0, wakeAt * 1000 - this.#ctx!.clock.now()));
+        const timer = setTimeout(done, delay);
+        timer.unref?.();
+        this.#wakers.add(done);
+        signal.addEventListener('abort', done, { once: true });
+      });
+    }
+  }
+
+  /** 'now' when buildBlock has something to do; else the unix second when it may (undefined: not by time). */
+  async #buildableOrWakeTime(): Promise<'now' | number | undefined> {
+    const preferred = this.#live.get(this.#preferred.key);
+    if (!preferred) return undefined;
+    if (!preferred.isDecision) return this.#options.has(preferred.id.key) ? undefined : 'now';
+    if (this.#mempool.decision.size > 0 || this.#mempool.atomic.size > 0) return 'now';
+    const state = this.#stateAt(preferred.id);
+    const next = (await state.currentStakers(DEFAULT_SUBNET_ID))[0];
+    if (next && next.tx.end === state.timestamp()) return 'now';
+    const change = await nextStakerChange(state, await allSubnets(state));
+    const now = this.now();
+    if (change !== undefined && now >= change) return 'now';
+    for (const { tx } of this.#mempool.timed.values()) if (tx.start >= now + SYNC_BOUND_SECONDS) return 'now';
+    if (this.#mempool.timed.size > 0) return 'now'; // to drop the late ones
+    return change;
+  }
+
+  #wake(): void {
+    for (const w of [...this.#wakers]) w();
+  }
+
+  async createHandlers(): Promise<ChainHandler[]> {
+    const ctx = this.#running();
+    return [{ path: '', services: [platformService(this, { nativeSymbol: ctx.nativeAsset.symbol })] }];
+  }
+
+  async shutdown(): Promise<void> {
+    this.#shutDown = true;
+    this.#wake();
+  }
+
+  // ---- blocks (BlockHost) ----
+
+  async verify(block: PlatformBlock): Promise<void> {
+    this.#running();
+    if (block.verified) return;
+    const parent = await this.#getLive(block.parentId);
+    if (parent.status === 'accepted' && !parent.id.equals(this.#lastAccepted.id)) {
+      throw new PlatformError('InvalidBlock', `block ${block.id} builds on ${parent.id}, which is not the last accepted block`);
+    }
+    const f = block.fields;
+    const c = this.#executorContext();
+    const parentState = () => this.#stateAt(parent.id);
+    if (f.kind === 'commit' || f.kind === 'abort') {
+      if (parent.isDecision) throw new PlatformError('InvalidBlock', `a ${f.kind} block's parent must be a proposal block`);
+      const outcomes = await this.#outcomesOf(parent);
+      block.diff = f.kind === 'commit' ? outcomes.onCommit : outcomes.onAbort;
+      this.#options.set(parent.id.key, block);
+    } else {
+      if (!parent.isDecision) throw new PlatformError('InvalidBlock', `a ${f.kind} block's parent must be a decision block, not a proposal`);
+      if (f.kind === 'proposal') {
+        block.outcomes = await proposalOutcomes(f.tx, parentState, c);
+      } else if (f.kind === 'standard') {
+        if (f.txs.length === 0) throw new PlatformError('InvalidBlock', 'a standard block needs at least one tx');
+        const diff = new StateDiff(parentState);
+        for (const tx of f.txs) await applyDecisionTx(tx, diff, c);
+        block.diff = diff;
+      } else {
+        const diff = new StateDiff(parentState);
+        await applyAtomicTx(f.tx, diff, c);
+        block.diff = diff;
+      }
+    }
+    block.height = parent.height + 1;
+    block.timestamp = (block.diff ?? parentState()).timestamp();
+    block.verified = true;
+    this.#live.set(block.id.key, block);
+  }
+
+  async accept(block: PlatformBlock): Promise<void> {
+    const ctx = this.#running();
+    if (block.status === 'accepted') return;
+    if (!block.parentId.equals(this.#lastAccepted.id)) {
+      throw new PlatformError('InvalidBlock', `block ${block.id} is not a child of the last accepted block ${this.#lastAccepted.id}`);
+    }
+    if (!block.verified) await this.verify(block);
+    const diff = block.diff;
+    const batch = ctx.db.batch();
+    this.#blocks.writeAccepted(batch, block.id, block.height, block.bytes);
+    if (diff) {
+      this.#state.write(diff, batch);
+      if (this.#atomic && (diff.exportedUtxos.length > 0 || diff.consumedUtxos.size > 0)) {
+        ctx.sharedMemory.apply(
+          this.#atomic.chainId,
+          { put: diff.exportedUtxos.map((u) => [u.utxoId.bytes, u.bytes]), remove: [...diff.consumedUtxos.values()].map((id) => id.bytes) },
+          batch,
+        );
+      }
+    }
+    await batch.write();
+    if (diff) this.#state.commit(diff);
+    const previous = this.#lastAccepted;
+    block.status = 'accepted';
+    this.#lastAccepted = block;
+    if (!previous.id.equals(block.id)) this.#live.delete(previous.id.key);
+    if (block.kind === 'commit' || block.kind === 'abort') this.#options.delete(block.parentId.key);
+    for (const tx of txsOf(block.fields)) this.#mempool.remove(txIdOf(tx));
+    if (diff) {
+      for (const chain of diff.newChains) this.deps.events.chainCreated(chain);
+      for (const subnet of diff.changedSubnets()) this.deps.events.validatorsChanged(subnet, await validatorWeights(this.#state, subnet));
+    }
+    this.#wake();
+  }
+
+  async reject(block: PlatformBlock): Promise<void> {
+    if (block.status === 'accepted') throw new PlatformError('InvalidBlock', `block ${block.id} was accepted; it cannot be rejected`);
+    block.status = 'rejected';
+    this.#live.delete(block.id.key);
+    if (this.#options.get(block.parentId.key) === block) this.#options.delete(block.parentId.key);
+    // Txs of a rejected block go back to the mempool; building drops those no longer valid.
+    for (const tx of txsOf(block.fields)) {
+      try {
+        this.#mempool.add(txIdOf(tx), tx);
+      } catch {
+        // mempool full: the tx is dropped
+      }
+    }
+  }
+
+  // ---- PlatformBackend ----
+
+  get networkId(): number {
+    return this.#running().networkId;
+  }
+
+  get nodeId() {
+    return this.#running().nodeId;
+  }
+
+  now(): number {
+    return Math.floor(this.#running().clock.now() / 1000);
+  }
+
+  accepted(): PlatformStateView {
+    return this.#state;
+  }
+
+  preferred(): PlatformStateView {
+    return this.#preferredDecisionState();
+  }
+
+  async issueTx(tx: IssuableTx): Promise<Id> {
+    this.#running();
+    const id = txIdOf(tx);
+    if (this.#mempool.has(id)) return id;
+    if ('start' in tx && tx.start < this.now() + SYNC_BOUND_SECONDS) {
+      throw new PlatformError('InvalidTx', `start time must be in the future: at least ${SYNC_BOUND_SECONDS} s after the node's time (${this.now()}), got ${tx.start}`);
+    }
+    // Checked on the preferred state with the mempool's txs applied, so nonces can follow each other.
+    const c = this.#executorContext();
+    const diff = new StateDiff(() => this.#preferredDecisionState());
+    for (const pooled of this.#mempool.all()) {
+      try {
+        await applyAsAccepted(pooled.tx, diff, c);
+      } catch {
+        // a pooled tx that no longer applies is dropped at build time
+      }
+    }
+    await applyAsAccepted(tx, diff, c);
+    this.#mempool.add(id, tx);
+    return id;
+  }
+
+  async blockchainStatus(chainId: Id): Promise<BlockchainStatus> {
+    if (this.deps.isChainRunning(chainId)) return 'Validating';
+    if (await this.#state.chain(chainId)) return 'Created';
+    if (await this.#preferredDecisionState().chain(chainId)) return 'Preferred';
+    return 'Unknown';
+  }
+
+  resolveVm(vm: string): Id {
+    return this.deps.resolveVm(vm);
+  }
+
+  atomicPeer(): { chainId: Id; assetId: Id } | undefined {
+    return this.#atomic;
+  }
+
+  atomicUtxos(): AsyncIterable<[Uint8Array, Uint8Array]> {
+    const ctx = this.#running();
+    if (!this.#atomic) return (async function* () {})();
+    return ctx.sharedMemory.list(this.#atomic.chainId);
+  }
+
+  openUser(username: string, password: string): Promise<KeyValueStore> {
+    return this.#running().keystore.openUser(username, password);
+  }
+
+  // ---- internals ----
+
+  #running(): ChainContext {
+    if (!this.#ctx) throw new PlatformError('NotRunning', 'the platform VM is not initialized');
+    if (this.#shutDown) throw new PlatformError('NotRunning', 'the platform VM is shut down');
+    return this.#ctx;
+  }
+
+  #executorContext(): ExecutorContext {
+    const ctx = this.#running();
+    const atomic = this.#atomic;
+    return {
+      networkId: ctx.networkId,
+      now: () => this.now(),
+      atomic,
+      readUtxo: async (utxoId) => (atomic ? (await ctx.sharedMemory.get(atomic.chainId, [utxoId.bytes]))[0] : undefined),
+    };
+  }
+
+  /** The state after a decision block (accepted blocks: the accepted state). */
+  #stateAt(id: Id): StateReader {
+    const block = this.#live.get(id.key);
+    if (!block || block.status === 'accepted') return this.#state;
+    if (!block.diff) throw new PlatformError('InvalidBlock', `block ${id} is a proposal block; it has no state of its own`);
+    return block.diff;
+  }
+
+  /** The state of the preferred branch, at its last decision block. */
+  #preferredDecisionState(): StateReader {
+    let block = this.#live.get(this.#preferred.key);
+    if (block && !block.isDecision && block.status !== 'accepted') block = this.#live.get(block.parentId.key);
+    return block ? this.#stateAt(block.id) : this.#state;
+  }
+
+  async #outcomesOf(proposal: PlatformBlock) {
+    if (!proposal.outcomes) {
+      if (proposal.fields.kind !== 'proposal') throw new PlatformError('InvalidBlock', `block ${proposal.id} is not a proposal`);
+      const parentId = proposal.parentId;
+      proposal.outcomes = await proposalOutcomes(proposal.fields.tx, () => this.#stateAt(parentId), this.#executorContext());
+    }
+    return proposal.outcomes;
+  }
+
+  async #getLive(id: Id): Promise<PlatformBlock> {
+    const live = this.#live.get(id.key);
+    if (live) return live;
+    const block = await this.#loadAccepted(id).catch(() => undefined);
+    if (!block) throw new PlatformError('InvalidBlock', `parent block ${id} is unknown`);
+    return block;
+  }
+
+  async #loadAccepted(id: Id): Promise<PlatformBlock> {
+    const stored = await this.#blocks.get(id);
+    if (!stored) throw new NotFoundError(`block ${id} is unknown`);
+    const block = new PlatformBlock(this, id, stored.bytes, decodeBlock(stored.bytes), stored.height, 'accepted');
+    block.timestamp = id.equals(this.#lastAccepted?.id ?? Id.empty) ? this.#state.timestamp() : 0;
+    return block;
+  }
+
+  async #newBlock(fields: PlatformBlockFields, height: number): Promise<PlatformBlock> {
+    const bytes = encodeBlock(fields);
+    const block = new PlatformBlock(this, blockIdOf(bytes), bytes, fields, height, 'processing');
+    if (fields.kind === 'commit' || fields.kind === 'abort') this.#options.set(fields.parentId.key, block);
+    return block;
+  }
+}
+
+function txsOf(f: PlatformBlockFields): IssuableTx[] {
+  switch (f.kind) {
+    case 'standard':
+      return f.txs;
+    case 'atomic':
+      return [f.tx];
+    case 'proposal':
+      return f.tx.kind === 'advanceTime' || f.tx.kind === 'rewardValidator' ? [] : [f.tx];
+    default:
+      return [];
+  }
+}

@@ -1,0 +1,150 @@
+/** A platform VM on a memory store with an injected clock, and helpers to sign and drive blocks. */
+import { Id, MemoryStore, PrivateKey, ShortId, vmIdFromName, type ChainContext, type KeyValueStore } from '@cornice/sdk';
+import { PrefixedStore } from '../../src/db/prefixed.js';
+import { sharedMemoryFor } from '../../src/chains/shared-memory.js';
+import { testChainContext } from '../../src/testing/context.js';
+import { unsignedTxBytes, txId } from '../../src/platform/codec.js';
+import { encodeGenesis, type PlatformGenesis } from '../../src/platform/genesis.js';
+import { EMPTY_SIGNATURE, PLATFORM_CHAIN_ID, type ChainRecord, type IssuableTx } from '../../src/platform/model.js';
+import { PlatformVM, type PlatformVMDeps } from '../../src/platform/vm.js';
+import type { PlatformBlock } from '../../src/platform/blocks.js';
+
+export const EWOQ = PrivateKey.fromString('ewoqjP7PxY4yr3iLTpLisriqt94hdyDFNgchSxGGztUrTXtNN');
+export const NETWORK_ID = 12345;
+export const GENESIS_TIME = 1_600_000_000;
+export const DAY = 24 * 3600;
+export const NATIVE_ASSET = Id.fromBytes(new Uint8Array(32).fill(9));
+export const GENESIS_BALANCE = 20_000n * 1_000_000_000n;
+/** Genesis validators: this node (1…) and another. */
+export const NODE = ShortId.fromBytes(new Uint8Array(20).fill(1));
+export const OTHER_NODE = ShortId.fromBytes(new Uint8Array(20).fill(2));
+const FAR = 4_102_444_800;
+
+export function testGenesis(): PlatformGenesis {
+  const validator = (nodeId: ShortId) => ({
+    kind: 'addDefaultSubnetValidator' as const,
+    nodeId,
+    weight: GENESIS_BALANCE,
+    start: GENESIS_TIME,
+    end: FAR,
+    networkId: NETWORK_ID,
+    nonce: 0n,
+    destination: EWOQ.address,
+    shares: 0,
+    sig: EMPTY_SIGNATURE,
+  });
+  return {
+    accounts: [{ address: EWOQ.address, nonce: 0n, balance: GENESIS_BALANCE }],
+    validators: [validator(NODE), validator(OTHER_NODE)],
+    chains: [
+      {
+        kind: 'createChain',
+        networkId: NETWORK_ID,
+        subnetId: Id.empty,
+        nonce: 0n,
+        chainName: 'X-Chain',
+        vmId: vmIdFromName('avm'),
+        fxIds: [],
+        genesisData: new Uint8Array([1, 2, 3]),
+        controlSigs: [],
+        payerSig: EMPTY_SIGNATURE,
+      },
+    ],
+    timestamp: GENESIS_TIME,
+  };
+}
+
+export interface Harness {
+  vm: PlatformVM;
+  ctx: ChainContext;
+  clock: { ms: number };
+  root: KeyValueStore;
+  created: ChainRecord[];
+  validatorEvents: Array<{ subnetId: Id; validators: ReadonlyArray<{ nodeId: ShortId; weight: bigint }> }>;
+  running: Set<string>;
+  xChainId: Id;
+  /** A second VM on the same store (a restart). */
+  restart(): Promise<Harness>;
+}
+
+export async function startVM(o: { root?: KeyValueStore; clock?: { ms: number }; genesis?: PlatformGenesis } = {}): Promise<Harness> {
+  const root = o.root ?? new MemoryStore();
+  const clock = o.clock ?? { ms: (GENESIS_TIME + 1000) * 1000 };
+  const genesis = o.genesis ?? testGenesis();
+  const created: ChainRecord[] = [];
+  const validatorEvents: Harness['validatorEvents'] = [];
+  const running = new Set<string>();
+  const deps: PlatformVMDeps = {
+    events: {
+      chainCreated: (c) => created.push(c),
+      validatorsChanged: (subnetId, validators) => validatorEvents.push({ subnetId, validators }),
+    },
+    resolveVm: (vm) => {
+      if (vm === 'timestamp') return vmIdFromName('timestamp');
+      return Id.fromString(vm);
+    },
+    isChainRunning: (id) => running.has(id.key),
+    nativeAssetId: NATIVE_ASSET,
+  };
+  const chains = new PrefixedStore(root, 'chains');
+  const ctx: ChainContext = {
+    ...testChainContext({ db: new PrefixedStore(chains, PLATFORM_CHAIN_ID.bytes), clock: { now: () => clock.ms }, chainId: PLATFORM_CHAIN_ID }),
+    networkId: NETWORK_ID,
+    nodeId: NODE,
+    sharedMemory: sharedMemoryFor(new PrefixedStore(root, 'shared'), PLATFORM_CHAIN_ID),
+    nativeAsset: { id: NATIVE_ASSET, symbol: 'AVA' },
+  };
+  const vm = new PlatformVM(deps);
+  await vm.initialize(ctx, { genesis: encodeGenesis(genesis) });
+  const xChainId = txId(genesis.chains[0]!);
+  const h: Harness = {
+    vm,
+    ctx,
+    clock,
+    root,
+    created,
+    validatorEvents,
+    running,
+    xChainId,
+    restart: async () => {
+      await vm.shutdown();
+      return startVM({ root, clock, genesis });
+    },
+  };
+  return h;
+}
+
+/** Signs a single-signature tx (or the payer slot) with `key`. */
+export function signed<T extends IssuableTx>(tx: T, key: PrivateKey = EWOQ, control: PrivateKey[] = []): T {
+  const msg = unsignedTxBytes(tx);
+  const sig = key.sign(msg);
+  if ('payerSig' in tx) {
+    const controlSigs = control.map((k) => k.sign(msg)).sort(compareBytes);
+    return { ...tx, controlSigs, payerSig: sig };
+  }
+  return { ...tx, sig };
+}
+
+function compareBytes(a: Uint8Array, b: Uint8Array): number {
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return a[i]! - b[i]!;
+  return 0;
+}
+
+/** Builds, verifies, prefers and accepts blocks until there is nothing to build; the blocks. */
+export async function settle(vm: PlatformVM, max = 20): Promise<PlatformBlock[]> {
+  const out: PlatformBlock[] = [];
+  for (let i = 0; i < max; i++) {
+    let block: PlatformBlock;
+    try {
+      block = (await vm.buildBlock()) as PlatformBlock;
+    } catch (e) {
+      if (/nothing to build/.test((e as Error).message)) return out;
+      throw e;
+    }
+    await block.verify();
+    await vm.setPreference(block.id);
+    await block.accept();
+    out.push(block);
+  }
+  throw new Error(`still building after ${max} blocks`);
+}
