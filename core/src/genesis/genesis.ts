@@ -5,9 +5,12 @@
  * from ChainDefinitions.
  */
 import { Id, ShortId, sha256, type Validator } from '@cornice/sdk';
-import { EMPTY_SIGNATURE, type CreateChainTx } from '../platform/model.js';
-import { encodeGenesis, txId, type PlatformGenesis } from './pending-codec.js';
-import { localGenesis } from './pending-local.js';
+import { txId } from '../platform/codec.js';
+import { encodeGenesis, genesisChainTx, type PlatformGenesis } from '../platform/genesis.js';
+import { EMPTY_SIGNATURE } from '../platform/model.js';
+import { LOCAL_GENESIS_STAKING_END, LOCAL_GENESIS_TIME, localGenesis } from './local.js';
+
+export { genesisChainId } from '../platform/genesis.js';
 
 export interface ChainDefinition {
   /** The chain ID (= the ID of the transaction that created it). */
@@ -33,16 +36,11 @@ export interface GenesisChainNames {
 export interface NetworkGenesis {
   networkId: number;
   platform: PlatformGenesis;
-  /** Aliases of genesis chains, by cb58 chain ID. */
+  /** Aliases of genesis chains, by chain ID (`Id.key`). */
   aliases: ReadonlyMap<string, GenesisChainNames>;
   /** The native asset's ID (the X-Chain's AVA), when the genesis defines one. */
   nativeAssetId?: Id;
 }
-
-/** Genesis time, 2019-11-01T00:00:00Z (reference §6.8). */
-export const GENESIS_TIME = 1572566400;
-/** When genesis validators stop staking: far in the future (DESIGN §8: genesis is exempt from the 365-day cap). */
-export const GENESIS_VALIDATOR_END = GENESIS_TIME + 100 * 365 * 24 * 3600;
 
 /** A genesis by its chains, validators and accounts (a genesis file, the test kit). */
 export interface GenesisSpec {
@@ -55,7 +53,7 @@ export interface GenesisSpec {
     aliases?: readonly string[];
     endpointAliases?: readonly string[];
   }>;
-  /** Default Subnet validators, staking from genesis time to GENESIS_VALIDATOR_END. */
+  /** Default Subnet validators, staking from genesis time to far in the future (as the local stakers do). */
   validators: ReadonlyArray<Validator & { destination?: ShortId }>;
   accounts?: ReadonlyArray<{ address: ShortId; balance: bigint }>;
 }
@@ -69,52 +67,28 @@ export function genesisOf(networkId: number, spec: GenesisSpec): NetworkGenesis 
   const accounts = (spec.accounts ?? []).map((a) => ({ address: a.address, nonce: 0n, balance: a.balance }));
   const aliases = new Map<string, GenesisChainNames>();
   const chains = spec.chains.map((c) => {
-    const tx = genesisCreateChainTx(networkId, { name: c.name, subnetId: c.subnetId ?? Id.empty, vmId: c.vmId, fxIds: c.fxIds ?? [], genesis: c.genesis ?? new Uint8Array() });
-    aliases.set(txId(tx).toString(), { aliases: [...(c.aliases ?? [])], endpointAliases: [...(c.endpointAliases ?? [])] });
+    const tx = genesisChainTx(networkId, { name: c.name, subnetId: c.subnetId ?? Id.empty, vmId: c.vmId, fxIds: c.fxIds ?? [], genesis: c.genesis ?? new Uint8Array() });
+    aliases.set(txId(tx).key, { aliases: [...(c.aliases ?? [])], endpointAliases: [...(c.endpointAliases ?? [])] });
     return tx;
   });
   const validators = spec.validators.map((v) => ({
     kind: 'addDefaultSubnetValidator' as const,
     nodeId: v.nodeId,
     weight: v.weight,
-    start: GENESIS_TIME,
-    end: GENESIS_VALIDATOR_END,
+    start: LOCAL_GENESIS_TIME,
+    end: LOCAL_GENESIS_STAKING_END,
     networkId,
     nonce: 0n,
     destination: v.destination ?? accounts[0]?.address ?? ShortId.fromBytes(new Uint8Array(20)),
     shares: 0,
-    sig: EMPTY_SIGNATURE,
+    sig: EMPTY_SIGNATURE.slice(),
   }));
-  return { networkId, platform: { accounts, validators, chains, timestamp: GENESIS_TIME }, aliases };
-}
-
-function genesisCreateChainTx(networkId: number, chain: { name: string; subnetId: Id; vmId: Id; fxIds: Id[]; genesis: Uint8Array }): CreateChainTx {
-  return {
-    kind: 'createChain',
-    networkId,
-    subnetId: chain.subnetId,
-    nonce: 0n,
-    chainName: chain.name,
-    vmId: chain.vmId,
-    fxIds: chain.fxIds,
-    genesisData: chain.genesis,
-    controlSigs: [],
-    payerSig: EMPTY_SIGNATURE,
-  };
+  return { networkId, platform: { accounts, validators, chains, timestamp: LOCAL_GENESIS_TIME }, aliases };
 }
 
 /** The Default Subnet's genesis validators, as the engines sample them until the platform chain reports. */
 export function genesisValidators(g: NetworkGenesis): Validator[] {
   return g.platform.validators.map((v) => ({ nodeId: v.nodeId, weight: v.weight }));
-}
-
-/**
- * The ID of a genesis chain, as the reference computes it: the ID of its genesis CreateChainTx
- * (SHA-256 of NetworkID, SubnetID, Nonce 0, ChainName, VMID, FxIDs, GenesisData, empty ControlSigs
- * and a PayerSig of 65 zero bytes, without type IDs; reference §6.3, §6.8).
- */
-export function genesisChainId(networkId: number, chain: { name: string; subnetId: Id; vmId: Id; fxIds: Id[]; genesis: Uint8Array }): Id {
-  return txId(genesisCreateChainTx(networkId, chain));
 }
 
 /** Node IDs of the committed local staker certificates (core/fixtures/staking/local/staker1..5). */

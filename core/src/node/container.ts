@@ -30,21 +30,14 @@ import { genesisValidators, type ChainDefinition, type NetworkGenesis } from '..
 import { Keystore } from '../keystore/keystore.js';
 import type { KdfParams } from '../keystore/crypto.js';
 import { loopbackNetwork, type EngineNetwork } from '../network/loopback.js';
-import type { PlatformEvents } from '../platform/model.js';
+import { platformStaticService } from '../platform/static-service.js';
+import { platformVMFactory, type PlatformVMDeps } from '../platform/vm.js';
 import { ValidatorSets } from '../validators/validators.js';
 import type { VMRegistry } from '../vms/registry.js';
 
 /** A container token carrying the type it resolves to. */
 export type Token<T> = (symbol | string) & { readonly __resolvesTo?: T };
 const token = <T>(name: string): Token<T> => Symbol(name) as Token<T>;
-
-/** What the platform VM factory needs from the node (core/src/platform/vm.ts PlatformVMDeps). */
-export interface PlatformVMDeps {
-  events: PlatformEvents;
-  resolveVm(vm: string): Id;
-  isChainRunning(chainId: Id): boolean;
-  nativeAssetId?: Id;
-}
 
 export const TOKENS = {
   config: token<NodeConfig>('config'),
@@ -58,7 +51,7 @@ export const TOKENS = {
   db: token<KeyValueStore>('db'),
   keystore: token<Keystore>('keystore'),
   vms: token<VMRegistry>('vms'),
-  /** Makes the platform chain's VM factory. */
+  /** Makes the platform chain's VM factory (tests put a stand-in here). */
   platformVM: token<(deps: PlatformVMDeps) => VMFactory>('platformVM'),
   chainAliases: token<ChainAliases>('chainAliases'),
   routes: token<RouteTable>('routes'),
@@ -86,7 +79,7 @@ export const TOKENS = {
 /** The token a loaded VM's factory is registered under. */
 export const vmToken = (vmId: Id): Token<VMFactory> => `vm:${vmId.toString()}`;
 
-export type { DependencyContainer };
+export type { DependencyContainer, PlatformVMDeps };
 
 /** A fresh root container for one node (the global container stays empty). */
 export const nodeContainer = (): DependencyContainer => globalContainer.createChildContainer();
@@ -112,6 +105,8 @@ export function provideFactory<T>(c: DependencyContainer, t: Token<T>, make: (c:
 export function registerNodeParts(c: DependencyContainer): void {
   const config = (r: DependencyContainer) => get(r, TOKENS.config);
   provideFactory(c, TOKENS.clock, () => ({ now: () => Date.now() }));
+  // The platform VM with platform.buildGenesis as its static service (/ext/vm/platform).
+  provide(c, TOKENS.platformVM, (deps) => ({ ...platformVMFactory(deps), staticServices: () => [platformStaticService()] }));
   provideFactory(c, TOKENS.scheduler, (r) => {
     const clock = get(r, TOKENS.clock);
     return { ...systemScheduler, now: () => clock.now() };
@@ -190,7 +185,7 @@ export function registerNodeParts(c: DependencyContainer): void {
       validators: get(r, TOKENS.validators),
       create: (def) => manager.createChain(def),
       isRunning: (id) => manager.isRunning(id),
-      aliasesOf: (id) => genesis.aliases.get(id.toString()),
+      aliasesOf: (id) => genesis.aliases.get(id.key),
       log: get(r, TOKENS.log).child({ module: 'chains' }),
     });
   });

@@ -25,11 +25,11 @@ import { openStore } from '../db/open.js';
 import { PrefixedStore } from '../db/prefixed.js';
 import { parseGenesisFile } from '../genesis/file.js';
 import { genesisHash, networkGenesis, type NetworkGenesis } from '../genesis/genesis.js';
-import { encodeGenesis } from '../genesis/pending-codec.js';
 import { IpcPublisher } from '../ipc/publisher.js';
 import { ipcsService } from '../ipc/service.js';
 import type { Keystore } from '../keystore/keystore.js';
 import type { KdfParams } from '../keystore/crypto.js';
+import { encodeGenesis } from '../platform/genesis.js';
 import { DEFAULT_SUBNET_ID, PLATFORM_CHAIN_ID } from '../platform/model.js';
 import { loadOrCreateStakingCert } from '../staking/cert.js';
 import { BUILTIN_VM_PACKAGES } from '../vms/builtins.js';
@@ -37,7 +37,6 @@ import { loadVMs } from '../vms/loader.js';
 import type { ValidatorSets } from '../validators/validators.js';
 import type { VMRegistry } from '../vms/registry.js';
 import { TOKENS, get, nodeContainer, provide, registerNodeParts, vmToken, type DependencyContainer } from './container.js';
-import { pendingPlatformVM } from './pending-platform.js';
 import { warnOpenDirs } from './private-dirs.js';
 
 export interface RunningNode {
@@ -160,7 +159,6 @@ export async function startNode(config: NodeConfig, deps: NodeDeps): Promise<Run
     await checkGenesis(meta, genesisHash(genesis));
 
     // The platform chain's VM, made now that the node's parts it reports to can be reached.
-    if (!given(TOKENS.platformVM)) provide(c, TOKENS.platformVM, pendingPlatformVM(genesis));
     const platform = get(c, TOKENS.platformVM)({
       events: {
         chainCreated: (chain) => get(c, TOKENS.chainCreator).chainCreated(chain),

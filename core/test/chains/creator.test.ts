@@ -41,7 +41,7 @@ function setup(o: { loaded?: Id[]; fail?: (def: ChainDefinition) => string | und
       running.add(def.id.toString());
     },
     isRunning: (id) => running.has(id.toString()),
-    aliasesOf: (id) => o.aliases?.get(id.toString()),
+    aliasesOf: (id) => o.aliases?.get(id.key),
     log,
   });
   return { creator, created, log, validators, running };
@@ -50,7 +50,7 @@ function setup(o: { loaded?: Id[]; fail?: (def: ChainDefinition) => string | und
 test('a Default Subnet chain runs once the creator starts, with the genesis aliases when it has some', async () => {
   const genesisChain = record({ name: 'Simple Timestamp Server' });
   const later = record();
-  const { creator, created, log } = setup({ aliases: new Map([[genesisChain.id.toString(), { aliases: ['timestamp'], endpointAliases: ['timestamp'] }]]) });
+  const { creator, created, log } = setup({ aliases: new Map([[genesisChain.id.key, { aliases: ['timestamp'], endpointAliases: ['timestamp'] }]]) });
   creator.chainCreated(genesisChain);
   creator.chainCreated(later);
   await Promise.resolve();
@@ -70,7 +70,7 @@ test('a Default Subnet chain runs once the creator starts, with the genesis alia
 test('a chain whose VM is not loaded is not run, and a warning names the chain and the VM', async () => {
   const avm = record({ name: 'X-Chain', vmId: vmIdFromName('avm') });
   const odd = record({ name: 'odd', vmId: Id.fromBytes(new Uint8Array(32).fill(0xff)) });
-  const { creator, created, log } = setup({ aliases: new Map([[avm.id.toString(), { aliases: ['X', 'avm'], endpointAliases: ['X'] }]]) });
+  const { creator, created, log } = setup({ aliases: new Map([[avm.id.key, { aliases: ['X', 'avm'], endpointAliases: ['X'] }]]) });
   creator.start();
   creator.chainCreated(avm);
   creator.chainCreated(odd);

@@ -3,8 +3,6 @@ import * as assert from 'uvu/assert';
 import { Id, ShortId, bytesEqual, sha256, vmIdFromName } from '@cornice/sdk';
 import { parseGenesisFile } from '../../src/genesis/file.js';
 import {
-  GENESIS_TIME,
-  GENESIS_VALIDATOR_END,
   LOCAL_STAKER_NODE_IDS,
   genesisChainId,
   genesisHash,
@@ -12,7 +10,9 @@ import {
   genesisValidators,
   networkGenesis,
 } from '../../src/genesis/genesis.js';
-import { encodeGenesis, txId } from '../../src/genesis/pending-codec.js';
+import { LOCAL_GENESIS_STAKING_END as GENESIS_VALIDATOR_END, LOCAL_GENESIS_TIME as GENESIS_TIME } from '../../src/genesis/local.js';
+import { txId } from '../../src/platform/codec.js';
+import { decodeGenesis, encodeGenesis } from '../../src/platform/genesis.js';
 import { EMPTY_SIGNATURE } from '../../src/platform/model.js';
 
 const timestampVm = vmIdFromName('timestamp');
@@ -39,7 +39,7 @@ test('a genesis spec becomes a platform genesis: chains as genesis CreateChainTx
   });
   const id = genesisChainId(12345, { name: 'Simple Timestamp Server', subnetId: Id.empty, vmId: timestampVm, fxIds: [], genesis: new Uint8Array() });
   assert.ok(txId(tx).equals(id), 'a genesis chain ID is its CreateChainTx ID');
-  assert.equal(g.aliases.get(id.toString()), { aliases: ['timestamp'], endpointAliases: ['timestamp'] });
+  assert.equal(g.aliases.get(id.key), { aliases: ['timestamp'], endpointAliases: ['timestamp'] });
   const v = g.platform.validators[0]!;
   assert.equal([v.nodeId, v.weight, v.start, v.end, v.nonce, v.shares, v.destination], [node(1), 7n, GENESIS_TIME, GENESIS_VALIDATOR_END, 0n, 0, node(9)]);
   assert.ok(GENESIS_VALIDATOR_END - GENESIS_TIME > 365 * 24 * 3600, 'genesis is exempt from the 365-day cap');
@@ -48,17 +48,19 @@ test('a genesis spec becomes a platform genesis: chains as genesis CreateChainTx
   assert.equal(genesisValidators(g), [{ nodeId: node(1), weight: 7n }]);
 });
 
-test('the local genesis: the five local stakers, the timestamp chain with its aliases', () => {
+test('the local genesis: the five local stakers; X, C and timestamp with their aliases; the native asset', () => {
   const g = networkGenesis(12345)!;
   assert.equal(g.platform.validators.map((v) => v.nodeId.toString()), [...LOCAL_STAKER_NODE_IDS]);
-  const ts = g.platform.chains.find((c) => c.chainName === 'Simple Timestamp Server')!;
-  assert.equal(g.aliases.get(txId(ts).toString())?.aliases, ['timestamp']);
+  assert.equal(g.platform.chains.map((c) => g.aliases.get(txId(c).key)?.aliases), [['X', 'avm'], ['C', 'evm'], ['timestamp']]);
+  assert.is(txId(g.platform.chains[2]!).toString(), '2SMYrx4Dj6QqCEA3WjnUTYEFSnpqVTwyV3GPNgQqQZbBbFgoJX', 'the timestamp chain keeps its ID');
+  assert.ok(g.nativeAssetId, 'the X-Chain genesis defines AVA');
   assert.is(networkGenesis(1), undefined);
 });
 
 test('the genesis hash is SHA-256 of the platform genesis bytes, and changes with the genesis', () => {
   const g = networkGenesis(12345)!;
   assert.ok(bytesEqual(genesisHash(g), sha256(encodeGenesis(g.platform))));
+  assert.equal(decodeGenesis(encodeGenesis(g.platform)), g.platform);
   const other = genesisOf(12345, { chains: [], validators: [] });
   assert.not.ok(bytesEqual(genesisHash(g), genesisHash(other)));
 });
@@ -77,7 +79,7 @@ test('a genesis file becomes a platform genesis: chains, validators (with destin
   const g = parseGenesisFile(text, 'g.json', 1, resolveVm, undefined);
   assert.is(g.networkId, 1);
   assert.equal(g.platform.chains.map((c) => [c.chainName, c.networkId, c.vmId]), [['ts', 1, timestampVm]]);
-  assert.equal(g.aliases.get(txId(g.platform.chains[0]!).toString()), { aliases: ['ts'], endpointAliases: [] });
+  assert.equal(g.aliases.get(txId(g.platform.chains[0]!).key), { aliases: ['ts'], endpointAliases: [] });
   assert.equal(g.platform.validators.map((v) => [v.nodeId, v.weight, v.destination, v.end]), [
     [node(1), 5000n, node(3), GENESIS_VALIDATOR_END],
     [node(2), 10n, node(4), GENESIS_VALIDATOR_END],

@@ -3,11 +3,10 @@
  * node's PlatformVMDeps (events, resolveVm, isChainRunning) and reports `atInit` at initialize, as the
  * real VM reports the chains of its state.
  */
-import { Id, defineVM, type VMFactory } from '@cornice/sdk';
+import { defineVM, type VMFactory } from '@cornice/sdk';
 import { TestVM } from '../../src/consensus/index.js';
 import type { PlatformVMDeps } from '../../src/node/container.js';
-
-export const PLATFORM_VM_ID = Id.fromString('rWhpuQPF1kb72esV2momhMuTYGkEb1oL29pt2EBXWmSy4kxnT');
+import { PLATFORM_VM_ID } from '../../src/platform/vm.js';
 
 export function fakePlatformVM(atInit: (deps: PlatformVMDeps) => void = () => {}): { make: (deps: PlatformVMDeps) => VMFactory; deps(): PlatformVMDeps } {
   let captured: PlatformVMDeps | undefined;
