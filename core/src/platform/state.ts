@@ -177,8 +177,8 @@ export class StateDiff implements StateReader {
   readonly accounts = new Map<string, Account>();
   /** By staker txID key: its new set, or undefined when it leaves the staker sets. */
   readonly stakers = new Map<string, { staker: Staker; set: StakerSet | undefined }>();
-  readonly newSubnets: SubnetRecord[] = [];
-  readonly newChains: ChainRecord[] = [];
+  readonly #newSubnets = new Map<string, SubnetRecord>();
+  readonly #newChains = new Map<string, ChainRecord>();
   /** Imported UTXOs this diff consumes (removed from shared memory on accept). */
   readonly consumedUtxos = new Map<string, Id>();
   /** UTXOs this diff exports to the atomic peer. */
@@ -204,8 +204,18 @@ export class StateDiff implements StateReader {
     this.accounts.set(a.address.key, { ...a });
   }
 
+  /** Subnets this diff creates, in creation order. */
+  get newSubnets(): SubnetRecord[] {
+    return [...this.#newSubnets.values()];
+  }
+
+  /** Chains this diff creates, in creation order. */
+  get newChains(): ChainRecord[] {
+    return [...this.#newChains.values()];
+  }
+
   async subnet(id: Id): Promise<SubnetRecord | undefined> {
-    return this.newSubnets.find((s) => s.id.equals(id)) ?? this.parent().subnet(id);
+    return this.#newSubnets.get(id.key) ?? this.parent().subnet(id);
   }
 
   async subnets(): Promise<SubnetRecord[]> {
@@ -213,7 +223,7 @@ export class StateDiff implements StateReader {
   }
 
   async chain(id: Id): Promise<ChainRecord | undefined> {
-    return this.newChains.find((c) => c.id.equals(id)) ?? this.parent().chain(id);
+    return this.#newChains.get(id.key) ?? this.parent().chain(id);
   }
 
   async chains(): Promise<ChainRecord[]> {
@@ -238,11 +248,11 @@ export class StateDiff implements StateReader {
   }
 
   addSubnet(s: SubnetRecord): void {
-    this.newSubnets.push(s);
+    this.#newSubnets.set(s.id.key, s);
   }
 
   addChain(c: ChainRecord): void {
-    this.newChains.push(c);
+    this.#newChains.set(c.id.key, c);
   }
 
   consume(utxoId: Id): void {
@@ -251,6 +261,17 @@ export class StateDiff implements StateReader {
 
   exportUtxo(put: AtomicPut): void {
     this.exportedUtxos.push(put);
+  }
+
+  /** Adds this diff's changes to `parent` (the diff it was made on). */
+  mergeInto(parent: StateDiff): void {
+    if (this.time !== undefined) parent.time = this.time;
+    for (const a of this.accounts.values()) parent.setAccount(a);
+    for (const e of this.stakers.values()) parent.setStaker(e.staker, e.set);
+    for (const s of this.newSubnets) parent.addSubnet(s);
+    for (const c of this.newChains) parent.addChain(c);
+    for (const id of this.consumedUtxos.values()) parent.consume(id);
+    for (const put of this.exportedUtxos) parent.exportUtxo(put);
   }
 
   /** Subnets whose current validator set this diff changes. */

@@ -23,7 +23,7 @@ import {
   type VMInit,
   type VMState,
 } from '@cornice/sdk';
-import { blockIdOf, decodeBlock, encodeBlock, txId as txIdOf } from './codec.js';
+import { blockIdOf, decodeBlock, encodeBlock, txId } from './codec.js';
 import { decodeGenesis } from './genesis.js';
 import { PlatformError } from './errors.js';
 import {
@@ -48,6 +48,7 @@ import {
   type PlatformBlockFields,
   type PlatformEvents,
   type PlatformStateView,
+  type PlatformTx,
   type ProposalTx,
 } from './model.js';
 import { AcceptedState, StateDiff, type StateReader } from './state.js';
@@ -87,6 +88,9 @@ export class PlatformVM implements BlockHost, PlatformBackend {
   readonly #wakers = new Set<() => void>();
   #atomic: { chainId: Id; assetId: Id } | undefined;
   #shutDown = false;
+  #issuing: Promise<void> = Promise.resolve();
+  /** The preferred state with the mempool applied (issueTx's checks), for one preferred block. */
+  #poolState: { preferred: string; diff: StateDiff } | undefined;
 
   constructor(private readonly deps: PlatformVMDeps) {}
 
@@ -150,31 +154,34 @@ export class PlatformVM implements BlockHost, PlatformBackend {
     const parent = () => this.#stateAt(parentId);
     const c = this.#executorContext();
 
-    if (this.#mempool.decision.size > 0) {
+    const taken = this.#onPreferredBranch();
+    const decisions = [...this.#mempool.decision.values()].filter((p) => !taken.has(p.id.key));
+    if (decisions.length > 0) {
       const diff = new StateDiff(parent);
       const txs = [];
-      for (const { id, tx } of [...this.#mempool.decision.values()]) {
+      for (const { id, tx } of decisions) {
         if (txs.length >= BATCH_SIZE) break;
-        this.#mempool.remove(id);
+        const attempt = new StateDiff(() => diff);
         try {
-          await applyDecisionTx(tx, diff, c);
+          await applyDecisionTx(tx, attempt, c);
+          attempt.mergeInto(diff);
           txs.push(tx);
         } catch (e) {
-          ctx.log.info('dropping invalid tx from the mempool', { txId: id.toString(), error: (e as Error).message });
+          this.#drop(id, e);
         }
       }
       if (txs.length > 0) return this.#newBlock({ kind: 'standard', parentId, txs }, preferred.height + 1);
     }
     for (const { id, tx } of [...this.#mempool.atomic.values()]) {
-      this.#mempool.remove(id);
+      if (taken.has(id.key)) continue;
       try {
         await applyAtomicTx(tx, new StateDiff(parent), c);
         return this.#newBlock({ kind: 'atomic', parentId, tx }, preferred.height + 1);
       } catch (e) {
-        ctx.log.info('dropping invalid tx from the mempool', { txId: id.toString(), error: (e as Error).message });
+        this.#drop(id, e);
       }
     }
-    const proposal = await this.#nextProposal(parent());
+    const proposal = await this.#nextProposal(parent(), taken);
     if (proposal) return this.#newBlock({ kind: 'proposal', parentId, tx: proposal }, preferred.height + 1);
     throw new PlatformError('NotRunning', 'nothing to build: no pending txs and no validator set change due');
   }
@@ -184,28 +191,48 @@ export class PlatformVM implements BlockHost, PlatformBackend {
    * next Default Subnet staker's end, an advance of time when local time reached the next staker
    * change, else the first pending timed tx that still starts far enough ahead.
    */
-  async #nextProposal(state: StateReader): Promise<ProposalTx | undefined> {
+  async #nextProposal(state: StateReader, taken: ReadonlySet<string>): Promise<ProposalTx | undefined> {
     const next = (await state.currentStakers(DEFAULT_SUBNET_ID))[0];
     if (next && next.tx.end === state.timestamp()) return { kind: 'rewardValidator', txId: next.txId };
     const change = await nextStakerChange(state, await allSubnets(state));
     const now = this.now();
     if (change !== undefined && now >= change) return { kind: 'advanceTime', time: change };
     for (const { id, tx } of [...this.#mempool.timed.values()]) {
+      if (taken.has(id.key)) continue;
       if (tx.start < now + SYNC_BOUND_SECONDS) {
         this.#mempool.remove(id);
+        this.#poolState = undefined;
         this.#ctx!.log.info('dropping tx to add validator because start time too late', { txId: id.toString(), start: tx.start, now });
         continue;
       }
       try {
         await proposalOutcomes(tx, () => state, this.#executorContext());
-        this.#mempool.remove(id);
         return tx;
       } catch (e) {
-        this.#mempool.remove(id);
-        this.#ctx!.log.info('dropping invalid tx from the mempool', { txId: id.toString(), error: (e as Error).message });
+        this.#drop(id, e);
       }
     }
     return undefined;
+  }
+
+  /** Removes a tx that no longer applies from the mempool, saying why. */
+  #drop(id: Id, e: unknown): void {
+    this.#mempool.remove(id);
+    this.#poolState = undefined;
+    this.#ctx!.log.info('dropping invalid tx from the mempool', { txId: id.toString(), error: (e as Error).message });
+  }
+
+  /**
+   * IDs of the txs in the processing blocks of the preferred branch. Txs stay in the mempool until
+   * their block is accepted; these are already in the preferred state, so building and issueTx's
+   * checks skip them.
+   */
+  #onPreferredBranch(): Set<string> {
+    const out = new Set<string>();
+    for (let b = this.#live.get(this.#preferred.key); b && b.status === 'processing'; b = this.#live.get(b.parentId.key)) {
+      for (const tx of txsOf(b.fields)) out.add(txIdOf(tx).key);
+    }
+    return out;
   }
 
   async parseBlock(bytes: Uint8Array): Promise<Block> {
@@ -232,6 +259,7 @@ export class PlatformVM implements BlockHost, PlatformBackend {
   }
 
   async setPreference(id: Id): Promise<void> {
+    if (!id.equals(this.#preferred)) this.#poolState = undefined;
     this.#preferred = id;
     this.#wake();
   }
@@ -276,15 +304,15 @@ export class PlatformVM implements BlockHost, PlatformBackend {
     const preferred = this.#live.get(this.#preferred.key);
     if (!preferred) return undefined;
     if (!preferred.isDecision) return this.#options.has(preferred.id.key) ? undefined : 'now';
-    if (this.#mempool.decision.size > 0 || this.#mempool.atomic.size > 0) return 'now';
+    const taken = this.#onPreferredBranch();
+    for (const p of [...this.#mempool.decision.values(), ...this.#mempool.atomic.values()]) if (!taken.has(p.id.key)) return 'now';
     const state = this.#stateAt(preferred.id);
     const next = (await state.currentStakers(DEFAULT_SUBNET_ID))[0];
     if (next && next.tx.end === state.timestamp()) return 'now';
     const change = await nextStakerChange(state, await allSubnets(state));
     const now = this.now();
     if (change !== undefined && now >= change) return 'now';
-    for (const { tx } of this.#mempool.timed.values()) if (tx.start >= now + SYNC_BOUND_SECONDS) return 'now';
-    if (this.#mempool.timed.size > 0) return 'now'; // to drop the late ones
+    for (const { id } of this.#mempool.timed.values()) if (!taken.has(id.key)) return 'now'; // to propose it, or drop it if late
     return change;
   }
 
@@ -368,6 +396,7 @@ export class PlatformVM implements BlockHost, PlatformBackend {
     if (!previous.id.equals(block.id)) this.#live.delete(previous.id.key);
     if (block.kind === 'commit' || block.kind === 'abort') this.#options.delete(block.parentId.key);
     for (const tx of txsOf(block.fields)) this.#mempool.remove(txIdOf(tx));
+    this.#poolState = undefined;
     if (diff) {
       for (const chain of diff.newChains) this.deps.events.chainCreated(chain);
       for (const subnet of diff.changedSubnets()) this.deps.events.validatorsChanged(subnet, await validatorWeights(this.#state, subnet));
@@ -380,14 +409,9 @@ export class PlatformVM implements BlockHost, PlatformBackend {
     block.status = 'rejected';
     this.#live.delete(block.id.key);
     if (this.#options.get(block.parentId.key) === block) this.#options.delete(block.parentId.key);
-    // Txs of a rejected block go back to the mempool; building drops those no longer valid.
-    for (const tx of txsOf(block.fields)) {
-      try {
-        this.#mempool.add(txIdOf(tx), tx);
-      } catch {
-        // mempool full: the tx is dropped
-      }
-    }
+    // Its txs are still in the mempool (they leave it only when accepted).
+    this.#poolState = undefined;
+    this.#wake();
   }
 
   // ---- PlatformBackend ----
@@ -412,26 +436,51 @@ export class PlatformVM implements BlockHost, PlatformBackend {
     return this.#preferredDecisionState();
   }
 
-  async issueTx(tx: IssuableTx): Promise<Id> {
+  /** One issueTx at a time, so each is checked after the previous one joined the mempool. */
+  issueTx(tx: IssuableTx): Promise<Id> {
+    const result = this.#issuing.then(() => this.#issue(tx));
+    this.#issuing = result.then(
+      () => undefined,
+      () => undefined,
+    );
+    return result;
+  }
+
+  async #issue(tx: IssuableTx): Promise<Id> {
     this.#running();
     const id = txIdOf(tx);
     if (this.#mempool.has(id)) return id;
     if ('start' in tx && tx.start < this.now() + SYNC_BOUND_SECONDS) {
       throw new PlatformError('InvalidTx', `start time must be in the future: at least ${SYNC_BOUND_SECONDS} s after the node's time (${this.now()}), got ${tx.start}`);
     }
-    // Checked on the preferred state with the mempool's txs applied, so nonces can follow each other.
+    // Checked on the preferred state with the mempool's other txs applied, so nonces can follow each
+    // other. That state is kept until the preference or the mempool changes otherwise.
     const c = this.#executorContext();
+    const pool = await this.#poolDiff(c);
+    const attempt = new StateDiff(() => pool);
+    await applyAsAccepted(tx, attempt, c);
+    this.#mempool.add(id, tx);
+    attempt.mergeInto(pool);
+    return id;
+  }
+
+  async #poolDiff(c: ExecutorContext): Promise<StateDiff> {
+    const key = this.#preferred.key;
+    if (this.#poolState?.preferred === key) return this.#poolState.diff;
     const diff = new StateDiff(() => this.#preferredDecisionState());
+    const taken = this.#onPreferredBranch();
     for (const pooled of this.#mempool.all()) {
+      if (taken.has(pooled.id.key)) continue;
+      const attempt = new StateDiff(() => diff);
       try {
-        await applyAsAccepted(pooled.tx, diff, c);
+        await applyAsAccepted(pooled.tx, attempt, c);
+        attempt.mergeInto(diff);
       } catch {
         // a pooled tx that no longer applies is dropped at build time
       }
     }
-    await applyAsAccepted(tx, diff, c);
-    this.#mempool.add(id, tx);
-    return id;
+    this.#poolState = { preferred: key, diff };
+    return diff;
   }
 
   async blockchainStatus(chainId: Id): Promise<BlockchainStatus> {
@@ -526,6 +575,15 @@ export class PlatformVM implements BlockHost, PlatformBackend {
     if (fields.kind === 'commit' || fields.kind === 'abort') this.#options.set(fields.parentId.key, block);
     return block;
   }
+}
+
+const txIds = new WeakMap<object, Id>();
+
+/** A tx's ID, computed once per tx object (the mempool, blocks and checks share the objects). */
+function txIdOf(tx: PlatformTx): Id {
+  let id = txIds.get(tx);
+  if (!id) txIds.set(tx, (id = txId(tx)));
+  return id;
 }
 
 function txsOf(f: PlatformBlockFields): IssuableTx[] {
