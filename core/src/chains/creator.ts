@@ -12,8 +12,10 @@
  */
 import type { Id, Logger, ShortId, Validator } from '@cornice/sdk';
 import type { ChainDefinition } from '../genesis/genesis.js';
+import { PlatformError } from '../platform/errors.js';
 import { DEFAULT_SUBNET_ID, type ChainRecord, type PlatformEvents } from '../platform/model.js';
 import type { ValidatorSets } from '../validators/validators.js';
+import type { VMRegistry } from '../vms/registry.js';
 
 export interface ChainCreatorDeps {
   nodeId: ShortId;
@@ -136,6 +138,22 @@ export class ChainCreator implements PlatformEvents {
       this.d.log.error('chain not run: its creation failed', { chain: chain.name, chainId: chain.id.toString(), error });
     }
   }
+}
+
+/**
+ * The VM lookup of platform.createBlockchain: the vmID of a loaded VM from its vmID or alias. Any
+ * loaded VM can be instantiated but the platform VM itself; otherwise PlatformError('UnknownVM')
+ * naming the VMs that can.
+ */
+export function creatableVm(vms: Pick<VMRegistry, 'has' | 'resolve' | 'list'>, platformVmId: Id): (vm: string) => Id {
+  return (vm) => {
+    const found = vms.has(vm) ? vms.resolve(vm).vmId : undefined;
+    if (found && !found.equals(platformVmId)) return found;
+    const loaded = vms.list().filter((v) => !v.vmId.equals(platformVmId)).map((v) => `${v.name} (${v.vmId.toString()})`);
+    const shown = vm.length > 64 ? `${vm.slice(0, 64)}…` : vm;
+    const why = found ? `the platform VM cannot be instantiated by a blockchain` : `no VM with ID or alias ${shown} is loaded`;
+    throw new PlatformError('UnknownVM', `${why}; VMs this node can run: ${loaded.length ? loaded.join(', ') : 'none'}`);
+  };
 }
 
 /** The VM name a vmID was made from (`timestamp`), when it is a zero-padded printable name. */

@@ -16,7 +16,7 @@ import type { Registry } from '../api/metrics/metrics.js';
 import { metricsHandler } from '../api/metrics/route.js';
 import type { RouteTable } from '../api/routes.js';
 import type { ChainAliases } from '../chains/aliases.js';
-import type { ChainCreator } from '../chains/creator.js';
+import { creatableVm, type ChainCreator } from '../chains/creator.js';
 import type { ChainManager } from '../chains/manager.js';
 import { containStreamErrors } from '../chains/faults.js';
 import { ConfigError, networkLabel, type NodeConfig } from '../config/config.js';
@@ -164,12 +164,13 @@ export async function startNode(config: NodeConfig, deps: NodeDeps): Promise<Run
         chainCreated: (chain) => get(c, TOKENS.chainCreator).chainCreated(chain),
         validatorsChanged: (subnetId, validators) => get(c, TOKENS.chainCreator).validatorsChanged(subnetId, validators),
       },
-      resolveVm: (vm) => vms.resolve(vm).vmId,
+      resolveVm: (vm) => resolveVm(vm),
       isChainRunning: (chainId) => get(c, TOKENS.chainManager).isRunning(chainId),
       ...(genesis.nativeAssetId ? { nativeAssetId: genesis.nativeAssetId } : {}),
     });
     vms.register(platform, 'builtin');
     vms.alias(platform.vmId, 'platform');
+    const resolveVm = creatableVm(vms, platform.vmId);
     for (const vm of vms.list()) if (!given(vmToken(vm.vmId))) provide(c, vmToken(vm.vmId), vms.resolve(vm.vmId));
 
     const keystore = get(c, TOKENS.keystore);
