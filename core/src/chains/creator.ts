@@ -141,18 +141,16 @@ export class ChainCreator implements PlatformEvents {
 }
 
 /**
- * The VM lookup of platform.createBlockchain: the vmID of a loaded VM from its vmID or alias. Any
- * loaded VM can be instantiated but the platform VM itself; otherwise PlatformError('UnknownVM')
- * naming the VMs that can.
+ * The VM lookup of platform.createBlockchain: the vmID of a loaded VM from its vmID or alias;
+ * otherwise PlatformError('UnknownVM') naming it and the VMs this node has loaded (but the platform
+ * VM, which the platform VM itself refuses to instantiate).
  */
 export function creatableVm(vms: Pick<VMRegistry, 'has' | 'resolve' | 'list'>, platformVmId: Id): (vm: string) => Id {
   return (vm) => {
-    const found = vms.has(vm) ? vms.resolve(vm).vmId : undefined;
-    if (found && !found.equals(platformVmId)) return found;
+    if (vms.has(vm)) return vms.resolve(vm).vmId;
     const loaded = vms.list().filter((v) => !v.vmId.equals(platformVmId)).map((v) => `${v.name} (${v.vmId.toString()})`);
     const shown = vm.length > 64 ? `${vm.slice(0, 64)}…` : vm;
-    const why = found ? `the platform VM cannot be instantiated by a blockchain` : `no VM with ID or alias ${shown} is loaded`;
-    throw new PlatformError('UnknownVM', `${why}; VMs this node can run: ${loaded.length ? loaded.join(', ') : 'none'}`);
+    throw new PlatformError('UnknownVM', `no VM with ID '${shown}' found; this node has loaded: ${loaded.join(', ') || 'none'}`);
   };
 }
 

@@ -442,7 +442,9 @@ export class PlatformVM implements BlockHost, PlatformBackend {
   }
 
   resolveVm(vm: string): Id {
-    return this.deps.resolveVm(vm);
+    const vmId = this.deps.resolveVm(vm);
+    if (vmId.equals(PLATFORM_VM_ID)) throw new PlatformError('UnknownVM', 'the platform VM runs only the platform chain; it cannot be instantiated by createBlockchain');
+    return vmId;
   }
 
   atomicPeer(): { chainId: Id; assetId: Id } | undefined {
