@@ -164,13 +164,12 @@ export async function startNode(config: NodeConfig, deps: NodeDeps): Promise<Run
         chainCreated: (chain) => get(c, TOKENS.chainCreator).chainCreated(chain),
         validatorsChanged: (subnetId, validators) => get(c, TOKENS.chainCreator).validatorsChanged(subnetId, validators),
       },
-      resolveVm: (vm) => resolveVm(vm),
+      resolveVm: (vm) => creatableVm(vms, platform.vmId)(vm),
       isChainRunning: (chainId) => get(c, TOKENS.chainManager).isRunning(chainId),
       ...(genesis.nativeAssetId ? { nativeAssetId: genesis.nativeAssetId } : {}),
     });
     vms.register(platform, 'builtin');
     vms.alias(platform.vmId, 'platform');
-    const resolveVm = creatableVm(vms, platform.vmId);
     for (const vm of vms.list()) if (!given(vmToken(vm.vmId))) provide(c, vmToken(vm.vmId), vms.resolve(vm.vmId));
 
     const keystore = get(c, TOKENS.keystore);
