@@ -12,8 +12,10 @@
  */
 import type { Id, Logger, ShortId, Validator } from '@cornice/sdk';
 import type { ChainDefinition } from '../genesis/genesis.js';
+import { PlatformError } from '../platform/errors.js';
 import { DEFAULT_SUBNET_ID, type ChainRecord, type PlatformEvents } from '../platform/model.js';
 import type { ValidatorSets } from '../validators/validators.js';
+import type { VMRegistry } from '../vms/registry.js';
 
 export interface ChainCreatorDeps {
   nodeId: ShortId;
@@ -136,6 +138,20 @@ export class ChainCreator implements PlatformEvents {
       this.d.log.error('chain not run: its creation failed', { chain: chain.name, chainId: chain.id.toString(), error });
     }
   }
+}
+
+/**
+ * The VM lookup of platform.createBlockchain: the vmID of a loaded VM from its vmID or alias;
+ * otherwise PlatformError('UnknownVM') naming it and the VMs this node has loaded (but the platform
+ * VM, which the platform VM itself refuses to instantiate).
+ */
+export function creatableVm(vms: Pick<VMRegistry, 'has' | 'resolve' | 'list'>, platformVmId: Id): (vm: string) => Id {
+  return (vm) => {
+    if (vms.has(vm)) return vms.resolve(vm).vmId;
+    const loaded = vms.list().filter((v) => !v.vmId.equals(platformVmId)).map((v) => `${v.name} (${v.vmId.toString()})`);
+    const shown = vm.length > 64 ? `${vm.slice(0, 64)}…` : vm;
+    throw new PlatformError('UnknownVM', `no VM with ID '${shown}' found; this node has loaded: ${loaded.join(', ') || 'none'}`);
+  };
 }
 
 /** The VM name a vmID was made from (`timestamp`), when it is a zero-padded printable name. */

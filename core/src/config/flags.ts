@@ -551,7 +551,7 @@ export const flags: readonly Flag[] = [
     name: 'genesis-file',
     type: pathType as ValueType<string | undefined>,
     default: undefined,
-    description: 'JSON genesis {"chains": [{"name", "vm", "genesisData", "aliases"}], "validators"?} replacing the built-in one.',
+    description: 'JSON genesis {"chains": [{"name", "vm", "genesisData", "aliases"}], "validators"?, "accounts"?} replacing the built-in one.',
   }),
   field('ipcsPath', {
     name: 'ipcs-path',

@@ -8,7 +8,7 @@ import { Id, ShortId, sha256, type Validator } from '@cornice/sdk';
 import { txId } from '../platform/codec.js';
 import { encodeGenesis, genesisChainTx, type PlatformGenesis } from '../platform/genesis.js';
 import { EMPTY_SIGNATURE } from '../platform/model.js';
-import { LOCAL_GENESIS_STAKING_END, LOCAL_GENESIS_TIME, localGenesis } from './local.js';
+import { LOCAL_GENESIS_STAKING_END, LOCAL_GENESIS_TIME, localGenesis, type ChainAliases } from './local.js';
 
 export { genesisChainId } from '../platform/genesis.js';
 
@@ -27,10 +27,7 @@ export interface ChainDefinition {
 }
 
 /** Names a genesis gives one of its chains (the platform state holds none). */
-export interface GenesisChainNames {
-  aliases: readonly string[];
-  endpointAliases: readonly string[];
-}
+export type GenesisChainNames = ChainAliases;
 
 /** A network's genesis: the platform chain's genesis, and what the node adds to it. */
 export interface NetworkGenesis {

@@ -16,10 +16,9 @@ import type { Registry } from '../api/metrics/metrics.js';
 import { metricsHandler } from '../api/metrics/route.js';
 import type { RouteTable } from '../api/routes.js';
 import type { ChainAliases } from '../chains/aliases.js';
-import type { ChainCreator } from '../chains/creator.js';
+import { creatableVm, type ChainCreator } from '../chains/creator.js';
 import type { ChainManager } from '../chains/manager.js';
 import { containStreamErrors } from '../chains/faults.js';
-import { PlatformError } from '../platform/errors.js';
 import { ConfigError, networkLabel, type NodeConfig } from '../config/config.js';
 import { checkGenesis, checkNetwork } from '../db/meta.js';
 import { openStore } from '../db/open.js';
@@ -165,11 +164,7 @@ export async function startNode(config: NodeConfig, deps: NodeDeps): Promise<Run
         chainCreated: (chain) => get(c, TOKENS.chainCreator).chainCreated(chain),
         validatorsChanged: (subnetId, validators) => get(c, TOKENS.chainCreator).validatorsChanged(subnetId, validators),
       },
-      resolveVm: (vm) => {
-        if (vms.has(vm)) return vms.resolve(vm).vmId;
-        const loaded = vms.list().filter((v) => v.name !== 'platformvm').map((v) => `${v.name} (${v.vmId})`);
-        throw new PlatformError('UnknownVM', `no VM with ID '${vm}' found; this node has loaded: ${loaded.join(', ') || 'none'}`);
-      },
+      resolveVm: (vm) => creatableVm(vms, platform.vmId)(vm),
       isChainRunning: (chainId) => get(c, TOKENS.chainManager).isRunning(chainId),
       ...(genesis.nativeAssetId ? { nativeAssetId: genesis.nativeAssetId } : {}),
     });

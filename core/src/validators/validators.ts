@@ -1,6 +1,7 @@
 /**
  * Validator sets and the sampler consensus polls draw from. With sybil protection on, a subnet's
- * validators by stake (from genesis now, from the platform chain later); with it off, the connected
+ * current validators by stake (the genesis validators until the platform chain reports, then what it
+ * reports through PlatformEvents.validatorsChanged); with it off, the connected
  * nodes with equal weight — on a lone node, itself — avalanchego's dev-node semantics.
  */
 import { Id, type ShortId, type Validator, type ValidatorsView } from '@cornice/sdk';
@@ -13,7 +14,7 @@ export class ValidatorSets implements ValidatorsView {
     this.#sets.set(Id.empty.key, [...defaultSubnet]);
   }
 
-  /** Replaces a subnet's validators (the platform chain will call this). */
+  /** Replaces a subnet's validators (on the platform chain's validatorsChanged). */
   set(subnetId: Id, validators: readonly Validator[]): void {
     this.#sets.set(subnetId.key, [...validators]);
   }

@@ -3,7 +3,9 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Id, ShortId, vmIdFromName } from '@cornice/sdk';
-import { ChainCreator } from '../../src/chains/creator.js';
+import { ChainCreator, creatableVm } from '../../src/chains/creator.js';
+import { PlatformError } from '../../src/platform/errors.js';
+import { VMRegistry } from '../../src/vms/registry.js';
 import type { ChainDefinition } from '../../src/genesis/genesis.js';
 import type { ChainRecord } from '../../src/platform/model.js';
 import { ValidatorSets } from '../../src/validators/validators.js';
@@ -157,6 +159,22 @@ test('the platform chain itself (already running) is not created again; stop() s
   creator.chainCreated(record());
   await creator.settled();
   assert.equal(created, [], 'nothing is created after stop()');
+});
+
+test('createBlockchain resolves a loaded VM by vmID or alias; an unknown one is named with the VMs this node loaded', () => {
+  const registry = new VMRegistry();
+  const vm = (name: string) => ({ name, version: '1.0.0', vmId: vmIdFromName(name), create: () => ({}) as never });
+  registry.register(vm('platformvm'), 'builtin');
+  registry.alias('platformvm', 'platform');
+  registry.register(vm('timestamp'), 'builtin');
+  registry.register(vm('kvvm'), 'plugin');
+  registry.alias('kvvm', 'kv');
+  const resolve = creatableVm(registry, vmIdFromName('platformvm'));
+  assert.ok(resolve('kv').equals(vmIdFromName('kvvm')));
+  assert.ok(resolve(timestampVm.toString()).equals(timestampVm));
+  const loaded = `timestamp (${timestampVm}), kvvm (${vmIdFromName('kvvm')})`;
+  assert.throws(() => resolve('nosuchvm'), (e: Error) => e instanceof PlatformError && e.code === 'UnknownVM' && e.message === `no VM with ID 'nosuchvm' found; this node has loaded: ${loaded}`);
+  assert.throws(() => resolve('x'.repeat(5000)), (e: Error) => e.message.startsWith(`no VM with ID '${'x'.repeat(64)}…' found`));
 });
 
 test.run();

@@ -110,7 +110,7 @@ test('a VM factory registered under its vmID token is the one its chains are cre
   }
 });
 
-test('the platform chain is created first: ID 111…LpoYY on the Default Subnet, aliases P and platform, endpoint /ext/P', async () => {
+test('the platform chain is created first: ID 111…LpoYY on the Default Subnet, aliases P and platform, endpoint /ext/P; platform.buildGenesis at /ext/vm/platform', async () => {
   const node = await start(undefined);
   try {
     const p = node.chainManager.chains[0]!;
@@ -120,6 +120,19 @@ test('the platform chain is created first: ID 111…LpoYY on the Default Subnet,
     assert.equal(node.chains.aliases(Id.empty), ['P', 'platform']);
     assert.ok(node.routes.lookup('P'), '/ext/P is routed');
     assert.ok(node.vms.has('platform'), 'the platform VM is known by its alias');
+    const status = await postRpc(`${node.url}/ext/P`, 'platform.getBlockchainStatus', { blockchainID: chainId.toString() });
+    assert.equal(status.result, { status: 'Validating' }, 'the platform service answers at /ext/P and sees the genesis chain running');
+    const params = {
+      address: 12345,
+      accounts: [{ address: '6Y3kysjF9jnHnYkdS9yGAuoHyae2eNmeV', balance: '20000000000000' }],
+      defaultSubnetValidators: [],
+      chains: [],
+      time: 1_572_566_400,
+    };
+    for (const path of ['vm/platform', 'vm/platformvm', `vm/${p.vmId}`]) {
+      const built = await postRpc(`${node.url}/ext/${path}`, 'platform.buildGenesis', params);
+      assert.type(built.result?.bytes, 'string', `platform.buildGenesis at /ext/${path}`);
+    }
   } finally {
     await node.stop();
   }

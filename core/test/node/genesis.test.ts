@@ -8,11 +8,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { silentLogger } from '@cornice/sdk';
+import { MemoryStore, ShortId, sha256, silentLogger } from '@cornice/sdk';
+import { DbMismatchError } from '../../src/db/meta.js';
+import { PrefixedStore } from '../../src/db/prefixed.js';
+import { encodeGenesis } from '../../src/platform/genesis.js';
 import { ConfigError } from '../../src/config/config.js';
 import { parseConfig } from '../../src/config/parse.js';
 import { GenesisError } from '../../src/genesis/file.js';
-import { LOCAL_STAKER_NODE_IDS } from '../../src/genesis/genesis.js';
+import { LOCAL_STAKER_NODE_IDS, genesisOf, type NetworkGenesis } from '../../src/genesis/genesis.js';
 import { startNode } from '../../src/node/node.js';
 import { FAST_KDF, startTestNode } from '../helpers/node.js';
 
@@ -76,6 +79,26 @@ test('the local network keeps its built-in genesis', async () => {
   } finally {
     await node.close();
   }
+});
+
+test('the database keeps SHA-256 of the platform genesis bytes and refuses another genesis', async () => {
+  const store = new MemoryStore();
+  const parsed = parseConfig(['--http-port=0', `--data-dir=${dir}/data`, '--log-level=off', '--sybil-protection-enabled=false', '--vms='], {});
+  if (parsed.kind !== 'run') throw new TypeError('expected a run config');
+  const start = (genesis: NetworkGenesis) => startNode(parsed.config, { log: silentLogger, keystoreKdf: FAST_KDF, db: store, genesis: () => genesis });
+  const first = genesisOf(12345, { chains: [], validators: [{ nodeId: ShortId.fromString(LOCAL_STAKER_NODE_IDS[0]!), weight: 1000n }] });
+  await (await start(first)).stop();
+  const stored = await new PrefixedStore(store, 'meta').get(Uint8Array.of(2));
+  assert.equal(stored, sha256(encodeGenesis(first.platform)));
+  const other = genesisOf(12345, { chains: [], validators: [{ nodeId: ShortId.fromString(LOCAL_STAKER_NODE_IDS[1]!), weight: 1000n }] });
+  try {
+    await (await start(other)).stop();
+    assert.unreachable('another genesis must be refused');
+  } catch (e) {
+    assert.instance(e, DbMismatchError);
+    assert.is((e as DbMismatchError).code, 'GenesisMismatch');
+  }
+  await (await start(first)).stop();
 });
 
 test.run();

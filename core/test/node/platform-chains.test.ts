@@ -127,7 +127,7 @@ test('a chain created at run time whose creation fails is logged and contained: 
     assert.ok(node.chainManager.get(good.id.toString()), 'the other chain still runs');
     assert.is((await postRpc(`${node.url}/ext/admin`, 'admin.getNodeID')).result?.nodeID, node.nodeId, 'the node serves');
     assert.equal(deps().resolveVm('testvm'), testvm.vmId, 'resolveVm goes through the VM registry');
-    assert.throws(() => deps().resolveVm('nope'), /no VM with ID 'nope' found/);
+    assert.throws(() => deps().resolveVm('nope'), /^no VM with ID 'nope' found; this node has loaded: testvm \(\w+\), badvm \(\w+\)$/);
   } finally {
     await node.stop();
   }

@@ -41,7 +41,7 @@ export interface Validator {
   weight: bigint;
 }
 
-/** Read-only view of validator sets (from genesis now, from the platform chain later). */
+/** Read-only view of validator sets: each subnet's current validators, as the platform chain reports them. */
 export interface ValidatorsView {
   /** Validators of `subnetId` (default: this chain's subnet). */
   list(subnetId?: Id): Promise<Validator[]>;
