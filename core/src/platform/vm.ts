@@ -37,7 +37,9 @@ import {
   type ExecutorContext,
 } from './executor.js';
 import { BlockStore, PlatformBlock, type BlockHost } from './blocks.js';
-import { Mempool } from './mempool.js';
+import { DEFAULT_MEMPOOL_CAPACITY, Mempool } from './mempool.js';
+import { systemScheduler } from '../consensus/snowman/scheduler.js';
+import type { Scheduler } from '../consensus/snowman/types.js';
 import {
   BATCH_SIZE,
   DEFAULT_SUBNET_ID,
@@ -61,6 +63,10 @@ export interface PlatformVMDeps {
   isChainRunning(chainId: Id): boolean;
   /** The native asset's ID (the X-Chain's genesis asset), when this network has one. */
   nativeAssetId?: Id;
+  /** Timers waitForEvent sleeps on (default: real, unref'd timers); tests inject virtual ones. */
+  timers?: Pick<Scheduler, 'setTimeout'>;
+  /** Most pending txs the mempool holds (default DEFAULT_MEMPOOL_CAPACITY). */
+  mempoolCapacity?: number;
 }
 
 /** vmID of the platform VM: `platformvm` zero-padded (reference §2.2). */
@@ -83,12 +89,17 @@ export class PlatformVM implements BlockHost, PlatformBackend {
   readonly #live = new Map<string, PlatformBlock>();
   /** Proposal ID -> the option (commit or abort) built or verified on it. */
   readonly #options = new Map<string, PlatformBlock>();
-  readonly #mempool = new Mempool(() => this.#wake());
+  readonly #mempool: Mempool;
   readonly #wakers = new Set<() => void>();
   #atomic: { chainId: Id; assetId: Id } | undefined;
   #shutDown = false;
 
-  constructor(private readonly deps: PlatformVMDeps) {}
+  readonly #timers: Pick<Scheduler, 'setTimeout'>;
+
+  constructor(private readonly deps: PlatformVMDeps) {
+    this.#mempool = new Mempool(() => this.#wake(), deps.mempoolCapacity ?? DEFAULT_MEMPOOL_CAPACITY);
+    this.#timers = deps.timers ?? systemScheduler;
+  }
 
   // ---- ChainVM ----
 
@@ -257,14 +268,13 @@ export class PlatformVM implements BlockHost, PlatformBackend {
       if (wakeAt === 'now') return 'pendingTxs';
       await new Promise<void>((resolve) => {
         const done = () => {
-          clearTimeout(timer);
+          timer.cancel();
           this.#wakers.delete(done);
           signal.removeEventListener('abort', done);
           resolve();
         };
         const delay = wakeAt === undefined ? MAX_IDLE_WAKE_MS : Math.min(MAX_IDLE_WAKE_MS, Math.max(0, wakeAt * 1000 - this.#ctx!.clock.now()));
-        const timer = setTimeout(done, delay);
-        timer.unref?.();
+        const timer = this.#timers.setTimeout(done, delay);
         this.#wakers.add(done);
         signal.addEventListener('abort', done, { once: true });
       });
