@@ -46,8 +46,22 @@ export interface ExecutorContext {
 export interface ProposalOutcomes {
   onCommit: StateDiff;
   onAbort: StateDiff;
-  /** What this node votes for at first (reference InitiallyPrefersCommit). */
-  prefersCommit: boolean;
+}
+
+/**
+ * Whether this node builds Commit (else Abort) on a proposal at local time `now` (reference
+ * InitiallyPrefersCommit). Asked when the option is built, not when the proposal was verified: an
+ * add-validator tx whose start passed meanwhile gets Abort, an advance of time reached meanwhile Commit.
+ */
+export function prefersCommit(tx: ProposalTx, now: number): boolean {
+  switch (tx.kind) {
+    case 'advanceTime':
+      return tx.time <= now;
+    case 'rewardValidator':
+      return true;
+    default:
+      return tx.start > now;
+  }
 }
 
 const invalid = (msg: string, data?: Record<string, unknown>): never => {
@@ -288,7 +302,7 @@ export async function proposalOutcomes(tx: ProposalTx, parent: () => StateReader
           for (const s of await state.currentStakers(subnet)) if (s.tx.end <= tx.time) onCommit.setStaker(s, undefined);
         }
       }
-      return { onCommit, onAbort, prefersCommit: tx.time <= now };
+      return { onCommit, onAbort };
     }
     case 'rewardValidator': {
       const next = (await state.currentStakers(DEFAULT_SUBNET_ID))[0];
@@ -297,12 +311,12 @@ export async function proposalOutcomes(tx: ProposalTx, parent: () => StateReader
       if (state.timestamp() !== next.tx.end) invalid(`chain time (${state.timestamp()}) is not the staker's end time (${next.tx.end})`);
       await payOut(next, state, onCommit, true);
       await payOut(next, state, onAbort, false);
-      return { onCommit, onAbort, prefersCommit: true };
+      return { onCommit, onAbort };
     }
     default: {
       checkSyntax(tx, c.networkId);
       await applyTimedTx(tx, onCommit);
-      return { onCommit, onAbort, prefersCommit: tx.start > c.now() };
+      return { onCommit, onAbort };
     }
   }
 }

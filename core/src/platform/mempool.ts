@@ -36,11 +36,16 @@ export class Mempool {
     return [...this.decision.values(), ...this.atomic.values(), ...this.timed.values()];
   }
 
-  add(id: Id, tx: IssuableTx): void {
-    if (this.has(id)) return;
+  /** Throws MempoolFull when no tx can be added. */
+  checkRoom(): void {
     if (this.size >= this.capacity) {
       throw new PlatformError('MempoolFull', `mempool is full (${this.capacity} pending txs); try again later`, { capacity: this.capacity });
     }
+  }
+
+  add(id: Id, tx: IssuableTx): void {
+    if (this.has(id)) return;
+    this.checkRoom();
     const kindOf = tx.kind;
     if (kindOf === 'createSubnet' || kindOf === 'createChain') this.decision.set(id.key, { id, tx });
     else if (kindOf === 'import' || kindOf === 'export') this.atomic.set(id.key, { id, tx });

@@ -32,6 +32,7 @@ import {
   applyAtomicTx,
   applyDecisionTx,
   nextStakerChange,
+  prefersCommit,
   proposalOutcomes,
   validatorWeights,
   type ExecutorContext,
@@ -91,6 +92,8 @@ export class PlatformVM implements BlockHost, PlatformBackend {
   readonly #options = new Map<string, PlatformBlock>();
   readonly #mempool: Mempool;
   readonly #wakers = new Set<() => void>();
+  /** Counts #wake() calls, so waitForEvent sees one that came while it read the state. */
+  #wakes = 0;
   #atomic: { chainId: Id; assetId: Id } | undefined;
   #shutDown = false;
 
@@ -143,7 +146,7 @@ export class PlatformVM implements BlockHost, PlatformBackend {
     const block = encodeBlock({ kind: 'commit', parentId: Id.empty });
     const batch = ctx.db.batch();
     this.#state.write(diff, batch);
-    this.#blocks.writeAccepted(batch, blockIdOf(block), 0, block);
+    this.#blocks.writeAccepted(batch, blockIdOf(block), 0, genesis.timestamp, block);
     this.#blocks.setGenesisHash(batch, hash);
     await batch.write();
   }
@@ -153,9 +156,10 @@ export class PlatformVM implements BlockHost, PlatformBackend {
   async buildBlock(): Promise<Block> {
     const ctx = this.#running();
     const preferred = await this.#getLive(this.#preferred);
-    if (!preferred.isDecision) {
-      const outcomes = await this.#outcomesOf(preferred);
-      return this.#newBlock({ kind: outcomes.prefersCommit ? 'commit' : 'abort', parentId: preferred.id }, preferred.height + 1);
+    if (preferred.fields.kind === 'proposal') {
+      await this.#outcomesOf(preferred);
+      const kind = prefersCommit(preferred.fields.tx, this.now()) ? 'commit' : 'abort';
+      return this.#newBlock({ kind, parentId: preferred.id }, preferred.height + 1);
     }
     const parentId = preferred.id;
     const parent = () => this.#stateAt(parentId);
@@ -187,7 +191,7 @@ export class PlatformVM implements BlockHost, PlatformBackend {
     }
     const proposal = await this.#nextProposal(parent());
     if (proposal) return this.#newBlock({ kind: 'proposal', parentId, tx: proposal }, preferred.height + 1);
-    throw new PlatformError('NotRunning', 'nothing to build: no pending txs and no validator set change due');
+    throw new PlatformError('NothingToBuild', 'nothing to build: no pending txs and no validator set change due');
   }
 
   /**
@@ -232,7 +236,9 @@ export class PlatformVM implements BlockHost, PlatformBackend {
     } catch (e) {
       throw new PlatformError('Malformed', `not a platform block: ${(e as Error).message}`);
     }
-    return new PlatformBlock(this, id, bytes.slice(), fields, -1, 'processing');
+    // The engine needs the height before verify: from a parent in memory or in the store, else later.
+    const parentHeight = this.heightOf(fields.parentId) ?? (await this.#blocks.get(fields.parentId))?.height;
+    return new PlatformBlock(this, id, bytes.slice(), fields, parentHeight === undefined ? -1 : parentHeight + 1, 'processing');
   }
 
   async getBlock(id: Id): Promise<Block> {
@@ -252,7 +258,7 @@ export class PlatformVM implements BlockHost, PlatformBackend {
   }
 
   async getBlockIdAtHeight(height: number): Promise<Id> {
-    const id = await this.#blocks.idAtHeight(height);
+    const id = Number.isSafeInteger(height) && height >= 0 ? await this.#blocks.idAtHeight(height) : undefined;
     if (!id) throw new NotFoundError(`no accepted block at height ${height}`);
     return id;
   }
@@ -263,22 +269,32 @@ export class PlatformVM implements BlockHost, PlatformBackend {
    */
   async waitForEvent(signal: AbortSignal): Promise<VMEvent> {
     for (;;) {
-      if (signal.aborted || this.#shutDown) throw new PlatformError('NotRunning', 'waiting for an event was aborted');
+      this.#stillWaiting(signal);
+      const wakes = this.#wakes;
       const wakeAt = await this.#buildableOrWakeTime();
+      // From here to registering the waker all is synchronous, so an abort, a shutdown, a tx or a
+      // preference change that came while the state was read is seen now, not after the sleep.
+      this.#stillWaiting(signal);
       if (wakeAt === 'now') return 'pendingTxs';
+      if (this.#wakes !== wakes) continue;
       await new Promise<void>((resolve) => {
+        const delay = wakeAt === undefined ? MAX_IDLE_WAKE_MS : Math.min(MAX_IDLE_WAKE_MS, Math.max(0, wakeAt * 1000 - this.#ctx!.clock.now()));
+        const timer = this.#timers.setTimeout(() => done(), delay);
         const done = () => {
           timer.cancel();
           this.#wakers.delete(done);
           signal.removeEventListener('abort', done);
           resolve();
         };
-        const delay = wakeAt === undefined ? MAX_IDLE_WAKE_MS : Math.min(MAX_IDLE_WAKE_MS, Math.max(0, wakeAt * 1000 - this.#ctx!.clock.now()));
-        const timer = this.#timers.setTimeout(done, delay);
         this.#wakers.add(done);
         signal.addEventListener('abort', done, { once: true });
       });
     }
+  }
+
+  #stillWaiting(signal: AbortSignal): void {
+    if (this.#shutDown) throw new PlatformError('NotRunning', 'the platform VM is shut down');
+    if (signal.aborted) throw new PlatformError('NotRunning', 'waiting for an event was aborted');
   }
 
   /** 'now' when buildBlock has something to do; else the unix second when it may (undefined: not by time). */
@@ -299,6 +315,7 @@ export class PlatformVM implements BlockHost, PlatformBackend {
   }
 
   #wake(): void {
+    this.#wakes += 1;
     for (const w of [...this.#wakers]) w();
   }
 
@@ -313,6 +330,10 @@ export class PlatformVM implements BlockHost, PlatformBackend {
   }
 
   // ---- blocks (BlockHost) ----
+
+  heightOf(id: Id): number | undefined {
+    return this.#live.get(id.key)?.height;
+  }
 
   async verify(block: PlatformBlock): Promise<void> {
     this.#running();
@@ -359,7 +380,7 @@ export class PlatformVM implements BlockHost, PlatformBackend {
     if (!block.verified) await this.verify(block);
     const diff = block.diff;
     const batch = ctx.db.batch();
-    this.#blocks.writeAccepted(batch, block.id, block.height, block.bytes);
+    this.#blocks.writeAccepted(batch, block.id, block.height, block.timestamp, block.bytes);
     if (diff) {
       this.#state.write(diff, batch);
       if (this.#atomic && (diff.exportedUtxos.length > 0 || diff.consumedUtxos.size > 0)) {
@@ -426,6 +447,8 @@ export class PlatformVM implements BlockHost, PlatformBackend {
     this.#running();
     const id = txIdOf(tx);
     if (this.#mempool.has(id)) return id;
+    // Before the checks, which re-apply every pooled tx: a full pool answers at once.
+    this.#mempool.checkRoom();
     if ('start' in tx && tx.start < this.now() + SYNC_BOUND_SECONDS) {
       throw new PlatformError('InvalidTx', `start time must be in the future: at least ${SYNC_BOUND_SECONDS} s after the node's time (${this.now()}), got ${tx.start}`);
     }
@@ -524,7 +547,7 @@ export class PlatformVM implements BlockHost, PlatformBackend {
     const stored = await this.#blocks.get(id);
     if (!stored) throw new NotFoundError(`block ${id} is unknown`);
     const block = new PlatformBlock(this, id, stored.bytes, decodeBlock(stored.bytes), stored.height, 'accepted');
-    block.timestamp = id.equals(this.#lastAccepted?.id ?? Id.empty) ? this.#state.timestamp() : 0;
+    block.timestamp = stored.timestamp;
     return block;
   }
 

@@ -391,6 +391,7 @@ test("a peer's advanceTime a few seconds ahead: verified then, the VM builds Com
   h.clock.ms = vtx.start * 1000;
   const option = (await h.vm.buildBlock()) as PlatformBlock;
   assert.is(option.kind, 'commit');
+  await proposal.accept();
   await verifyPreferAccept(h, option);
   assert.is(h.vm.accepted().timestamp(), vtx.start);
 });
