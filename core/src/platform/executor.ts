@@ -77,19 +77,40 @@ export function signedHash(tx: IssuableTx): Uint8Array {
   return h;
 }
 
+/**
+ * Signers recovered so far, by signature object (with the hash it signed). issueTx re-applies every
+ * pooled tx; without this each issue would recover every pooled signature again.
+ */
+const recovered = new WeakMap<Uint8Array, { hash: Uint8Array; signer: ShortId }>();
+
 /** The address that made `sig` over the tx; a clear error when the slot is empty or the signature bad. */
 export function signerOf(tx: IssuableTx, sig: Uint8Array, what = 'signature'): ShortId {
   if (bytesEqual(sig, EMPTY_SIGNATURE)) return invalid(`${what} is missing: the tx is not signed by its payer (use platform.sign)`);
+  const hash = signedHash(tx);
+  const known = recovered.get(sig);
+  if (known && bytesEqual(known.hash, hash)) return known.signer;
+  let signer: ShortId;
   try {
-    return recoverAddressFromHash(signedHash(tx), sig);
+    signer = recoverAddressFromHash(hash, sig);
   } catch (e) {
     return invalid(`${what} is invalid: ${(e as Error).message}`);
   }
+  recovered.set(sig, { hash, signer });
+  return signer;
 }
 
 /** The payer of a tx: recovered from its payer signature (reference: there is no payer field). */
 export function payerOf(tx: IssuableTx): ShortId {
   return 'payerSig' in tx ? signerOf(tx, tx.payerSig, 'payer signature') : signerOf(tx, tx.sig);
+}
+
+const txIds = new WeakMap<object, Id>();
+
+/** A tx's ID, cached per tx object (pooled txs are applied again at every issue). */
+export function idOf(tx: IssuableTx): Id {
+  let id = txIds.get(tx);
+  if (!id) txIds.set(tx, (id = txIdOf(tx)));
+  return id;
 }
 
 // ---- syntactic checks (no state) ----
@@ -192,7 +213,7 @@ function checkControlSigs(tx: AddNonDefaultSubnetValidatorTx | DecisionTx, subne
 
 export async function applyDecisionTx(tx: DecisionTx, diff: StateDiff, c: ExecutorContext): Promise<void> {
   checkSyntax(tx, c.networkId);
-  const id = txIdOf(tx);
+  const id = idOf(tx);
   if (tx.kind === 'createSubnet') {
     if (await diff.subnet(id)) invalid(`subnet ${id} already exists`);
     await spend(diff, payerOf(tx), tx.nonce, 0n);
@@ -255,7 +276,7 @@ async function applyExport(tx: ExportTx, diff: StateDiff, atomic: { chainId: Id;
     total += o.amount;
   }
   await spend(diff, payerOf(tx), tx.nonce, total);
-  const id = txIdOf(tx);
+  const id = idOf(tx);
   tx.outs.forEach((out, i) => {
     const utxoId = utxoIdOf(id, i);
     diff.exportUtxo({ utxoId, bytes: encodeUtxo({ txId: id, outputIndex: i, out }) });
@@ -348,7 +369,7 @@ export async function applyTimedTx(tx: TimedTx, diff: StateDiff): Promise<void> 
   const time = diff.timestamp();
   if (time >= tx.start) invalid(`chain timestamp (${time}) not before validator's start time (${tx.start})`);
   const subnetId = subnetOf(tx);
-  const id = txIdOf(tx);
+  const id = idOf(tx);
   switch (tx.kind) {
     case 'addDefaultSubnetValidator': {
       if (await defaultValidatorOf(diff, tx.nodeId)) invalid(`validator ${tx.nodeId} is already a current or pending validator of the Default Subnet`);

@@ -31,11 +31,6 @@ export class Mempool {
     return this.decision.has(id.key) || this.atomic.has(id.key) || this.timed.has(id.key);
   }
 
-  /** Every pending tx, oldest first within each kind (decision, atomic, timed). */
-  all(): PooledTx[] {
-    return [...this.decision.values(), ...this.atomic.values(), ...this.timed.values()];
-  }
-
   /** Throws MempoolFull when no tx can be added. */
   checkRoom(): void {
     if (this.size >= this.capacity) {
@@ -43,13 +38,22 @@ export class Mempool {
     }
   }
 
+  /**
+   * The pooled txs a build takes before `tx` would be: those of kinds built first (decision, then
+   * atomic, then timed) and those of its kind that came earlier.
+   */
+  before(tx: IssuableTx): PooledTx[] {
+    const kind = kindOf(tx);
+    return [...this.decision.values(), ...(kind === 'decision' ? [] : this.atomic.values()), ...(kind === 'timed' ? this.timed.values() : [])];
+  }
+
   add(id: Id, tx: IssuableTx): void {
     if (this.has(id)) return;
     this.checkRoom();
-    const kindOf = tx.kind;
-    if (kindOf === 'createSubnet' || kindOf === 'createChain') this.decision.set(id.key, { id, tx });
-    else if (kindOf === 'import' || kindOf === 'export') this.atomic.set(id.key, { id, tx });
-    else this.timed.set(id.key, { id, tx });
+    const kind = kindOf(tx);
+    if (kind === 'decision') this.decision.set(id.key, { id, tx: tx as DecisionTx });
+    else if (kind === 'atomic') this.atomic.set(id.key, { id, tx: tx as AtomicTx });
+    else this.timed.set(id.key, { id, tx: tx as TimedTx });
     this.onAdd();
   }
 
@@ -57,5 +61,18 @@ export class Mempool {
     this.decision.delete(id.key);
     this.atomic.delete(id.key);
     this.timed.delete(id.key);
+  }
+}
+
+function kindOf(tx: IssuableTx): 'decision' | 'atomic' | 'timed' {
+  switch (tx.kind) {
+    case 'createSubnet':
+    case 'createChain':
+      return 'decision';
+    case 'import':
+    case 'export':
+      return 'atomic';
+    default:
+      return 'timed';
   }
 }

@@ -177,8 +177,9 @@ export class StateDiff implements StateReader {
   readonly accounts = new Map<string, Account>();
   /** By staker txID key: its new set, or undefined when it leaves the staker sets. */
   readonly stakers = new Map<string, { staker: Staker; set: StakerSet | undefined }>();
-  readonly newSubnets: SubnetRecord[] = [];
-  readonly newChains: ChainRecord[] = [];
+  /** By ID key, in the order added (Maps: a diff of many pooled txs is looked up once per tx). */
+  readonly #newSubnets = new Map<string, SubnetRecord>();
+  readonly #newChains = new Map<string, ChainRecord>();
   /** Imported UTXOs this diff consumes (removed from shared memory on accept). */
   readonly consumedUtxos = new Map<string, Id>();
   /** UTXOs this diff exports to the atomic peer. */
@@ -205,7 +206,7 @@ export class StateDiff implements StateReader {
   }
 
   async subnet(id: Id): Promise<SubnetRecord | undefined> {
-    return this.newSubnets.find((s) => s.id.equals(id)) ?? this.parent().subnet(id);
+    return this.#newSubnets.get(id.key) ?? this.parent().subnet(id);
   }
 
   async subnets(): Promise<SubnetRecord[]> {
@@ -213,7 +214,7 @@ export class StateDiff implements StateReader {
   }
 
   async chain(id: Id): Promise<ChainRecord | undefined> {
-    return this.newChains.find((c) => c.id.equals(id)) ?? this.parent().chain(id);
+    return this.#newChains.get(id.key) ?? this.parent().chain(id);
   }
 
   async chains(): Promise<ChainRecord[]> {
@@ -228,6 +229,16 @@ export class StateDiff implements StateReader {
     return this.#merge(await this.parent().pendingStakers(subnetId), subnetId, 'pending').sort(byStart);
   }
 
+  /** Subnets this diff creates. */
+  get newSubnets(): SubnetRecord[] {
+    return [...this.#newSubnets.values()];
+  }
+
+  /** Chains this diff creates. */
+  get newChains(): ChainRecord[] {
+    return [...this.#newChains.values()];
+  }
+
   consumed(utxoId: Id): boolean {
     return this.consumedUtxos.has(utxoId.key) || this.parent().consumed(utxoId);
   }
@@ -238,11 +249,11 @@ export class StateDiff implements StateReader {
   }
 
   addSubnet(s: SubnetRecord): void {
-    this.newSubnets.push(s);
+    this.#newSubnets.set(s.id.key, s);
   }
 
   addChain(c: ChainRecord): void {
-    this.newChains.push(c);
+    this.#newChains.set(c.id.key, c);
   }
 
   consume(utxoId: Id): void {

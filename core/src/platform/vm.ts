@@ -452,10 +452,11 @@ export class PlatformVM implements BlockHost, PlatformBackend {
     if ('start' in tx && tx.start < this.now() + SYNC_BOUND_SECONDS) {
       throw new PlatformError('InvalidTx', `start time must be in the future: at least ${SYNC_BOUND_SECONDS} s after the node's time (${this.now()}), got ${tx.start}`);
     }
-    // Checked on the preferred state with the mempool's txs applied, so nonces can follow each other.
+    // Checked on the preferred state after the pooled txs a build takes before it, so nonces can
+    // follow each other, and a tx that passes here is not dropped at build for a nonce out of order.
     const c = this.#executorContext();
     const diff = new StateDiff(() => this.#preferredDecisionState());
-    for (const pooled of this.#mempool.all()) {
+    for (const pooled of this.#mempool.before(tx)) {
       try {
         await applyAsAccepted(pooled.tx, diff, c);
       } catch {
