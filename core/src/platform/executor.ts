@@ -35,8 +35,6 @@ import { StateDiff, subnetOf, type StateReader } from './state.js';
 
 export interface ExecutorContext {
   readonly networkId: number;
-  /** Local time, unix seconds. */
-  now(): number;
   /** The chain this chain exchanges atomic UTXOs with, and the asset they may carry (the X-Chain and the native asset). */
   readonly atomic: { chainId: Id; assetId: Id } | undefined;
   /** An imported UTXO from shared memory (accepted state), by UTXO ID. */
@@ -304,14 +302,24 @@ export async function allSubnets(state: StateReader): Promise<Id[]> {
   return [DEFAULT_SUBNET_ID, ...(await state.subnets()).map((s) => s.id)];
 }
 
+/**
+ * The rule of a proposal that depends on local time: an advance of time at most 10 s ahead of it.
+ * Checked when a proposal is verified, not when the outcomes of an accepted one are recomputed
+ * (after a restart, whatever the clock says then).
+ */
+export function checkProposalTime(tx: ProposalTx, now: number): void {
+  if (tx.kind === 'advanceTime' && tx.time > now + SYNC_BOUND_SECONDS) {
+    invalid(`proposed time (${tx.time}) is too far in the future relative to local time (${now})`);
+  }
+}
+
+/** The Commit and Abort states of a proposal on `parent` (its rules but checkProposalTime's). */
 export async function proposalOutcomes(tx: ProposalTx, parent: () => StateReader, c: ExecutorContext): Promise<ProposalOutcomes> {
   const onCommit = new StateDiff(parent);
   const onAbort = new StateDiff(parent);
   const state = parent();
   switch (tx.kind) {
     case 'advanceTime': {
-      const now = c.now();
-      if (tx.time > now + SYNC_BOUND_SECONDS) invalid(`proposed time (${tx.time}) is too far in the future relative to local time (${now})`);
       const current = state.timestamp();
       if (tx.time <= current) invalid(`proposed timestamp (${tx.time}) not after current timestamp (${current})`);
       const next = await nextStakerChange(state, await allSubnets(state));

@@ -31,6 +31,7 @@ import {
   applyAsAccepted,
   applyAtomicTx,
   applyDecisionTx,
+  checkProposalTime,
   nextStakerChange,
   prefersCommit,
   proposalOutcomes,
@@ -353,6 +354,7 @@ export class PlatformVM implements BlockHost, PlatformBackend {
     } else {
       if (!parent.isDecision) throw new PlatformError('InvalidBlock', `a ${f.kind} block's parent must be a decision block, not a proposal`);
       if (f.kind === 'proposal') {
+        checkProposalTime(f.tx, this.now());
         block.outcomes = await proposalOutcomes(f.tx, parentState, c);
       } else if (f.kind === 'standard') {
         if (f.txs.length === 0) throw new PlatformError('InvalidBlock', 'a standard block needs at least one tx');
@@ -506,7 +508,6 @@ export class PlatformVM implements BlockHost, PlatformBackend {
     const atomic = this.#atomic;
     return {
       networkId: ctx.networkId,
-      now: () => this.now(),
       atomic,
       readUtxo: async (utxoId) => (atomic ? (await ctx.sharedMemory.get(atomic.chainId, [utxoId.bytes]))[0] : undefined),
     };

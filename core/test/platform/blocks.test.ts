@@ -396,6 +396,22 @@ test("a peer's advanceTime a few seconds ahead: verified then, the VM builds Com
   assert.is(h.vm.accepted().timestamp(), vtx.start);
 });
 
+test('an accepted advanceTime is not judged again by local time after a restart (a clock that went back still gets an option)', async () => {
+  const h = await startVM();
+  const vtx = timed(validatorTx(h, { nonce: 1n }));
+  await h.vm.issueTx(vtx);
+  await settle(h.vm);
+  h.clock.ms = (vtx.start - 5) * 1000;
+  const proposal = await blockOn(h, { kind: 'proposal', parentId: await h.vm.lastAccepted(), tx: { kind: 'advanceTime', time: vtx.start } });
+  await verifyPreferAccept(h, proposal);
+  h.clock.ms -= 30_000; // the node restarts with its clock 30 s back
+  const h2 = await h.restart();
+  const option = (await h2.vm.buildBlock()) as PlatformBlock;
+  assert.is(option.kind, 'abort', 'the proposed time is ahead of local time: Abort');
+  await verifyPreferAccept(h2, option);
+  assert.is(h2.vm.accepted().timestamp(), GENESIS_TIME);
+});
+
 // ---- 4. mempool ----
 
 test('a pooled timed tx whose start became too late is dropped at build and logged; waitForEvent does not spin on it', async () => {
