@@ -3,8 +3,9 @@
  * work (verify/accept/reject call back into it); a block carries what verify found: the state after
  * it (decision blocks) or the two outcomes of its proposal.
  *
- * Keys: `b ‖ blockID` -> height u64 ‖ timestamp u64 ‖ block bytes (accepted blocks); `h ‖ height u64` -> blockID;
- * `l` -> last accepted blockID; `g` -> SHA-256 of the genesis the chain was made from.
+ * Keys: `b ‖ blockID` -> height u64 ‖ timestamp u64 ‖ block bytes (accepted blocks);
+ * `h ‖ height u64` -> blockID; `l` -> last accepted blockID; `g` -> SHA-256 of the genesis the chain
+ * was made from.
  */
 import { Id, Reader, Writer, concatBytes, type Block, type KeyValueStore, type WriteBatch } from '@cornice/sdk';
 import type { ProposalOutcomes } from './executor.js';

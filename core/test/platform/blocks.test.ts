@@ -379,13 +379,19 @@ test('an add-validator proposal whose start passed locally before it was decided
   assert.is((await h2.vm.accepted().account(EWOQ.address)).balance, GENESIS_BALANCE);
 });
 
-test("a peer's advanceTime a few seconds ahead: verified then, the VM builds Commit once local time has reached it", async () => {
+/** A pending validator, and a peer's proposal to advance time to its start, parsed 5 s before it. */
+async function advanceTimeAhead() {
   const h = await startVM();
   const vtx = timed(validatorTx(h, { nonce: 1n }));
   await h.vm.issueTx(vtx);
   await settle(h.vm);
   h.clock.ms = (vtx.start - 5) * 1000;
   const proposal = await blockOn(h, { kind: 'proposal', parentId: await h.vm.lastAccepted(), tx: { kind: 'advanceTime', time: vtx.start } });
+  return { h, vtx, proposal };
+}
+
+test("a peer's advanceTime a few seconds ahead: verified then, the VM builds Commit once local time has reached it", async () => {
+  const { h, vtx, proposal } = await advanceTimeAhead();
   await proposal.verify();
   await h.vm.setPreference(proposal.id);
   h.clock.ms = vtx.start * 1000;
@@ -397,12 +403,7 @@ test("a peer's advanceTime a few seconds ahead: verified then, the VM builds Com
 });
 
 test('an accepted advanceTime is not judged again by local time after a restart (a clock that went back still gets an option)', async () => {
-  const h = await startVM();
-  const vtx = timed(validatorTx(h, { nonce: 1n }));
-  await h.vm.issueTx(vtx);
-  await settle(h.vm);
-  h.clock.ms = (vtx.start - 5) * 1000;
-  const proposal = await blockOn(h, { kind: 'proposal', parentId: await h.vm.lastAccepted(), tx: { kind: 'advanceTime', time: vtx.start } });
+  const { h, vtx, proposal } = await advanceTimeAhead();
   await verifyPreferAccept(h, proposal);
   h.clock.ms -= 30_000; // the node restarts with its clock 30 s back
   const h2 = await h.restart();
