@@ -3,8 +3,9 @@
  * work (verify/accept/reject call back into it); a block carries what verify found: the state after
  * it (decision blocks) or the two outcomes of its proposal.
  *
- * Keys: `b ‖ blockID` -> height u64 ‖ block bytes (accepted blocks); `h ‖ height u64` -> blockID;
- * `l` -> last accepted blockID; `g` -> SHA-256 of the genesis the chain was made from.
+ * Keys: `b ‖ blockID` -> height u64 ‖ timestamp u64 ‖ block bytes (accepted blocks);
+ * `h ‖ height u64` -> blockID; `l` -> last accepted blockID; `g` -> SHA-256 of the genesis the chain
+ * was made from.
  */
 import { Id, Reader, Writer, concatBytes, type Block, type KeyValueStore, type WriteBatch } from '@cornice/sdk';
 import type { ProposalOutcomes } from './executor.js';
@@ -14,7 +15,15 @@ import type { StateDiff } from './state.js';
 
 export type BlockStatus = 'processing' | 'accepted' | 'rejected';
 
+/**
+ * The height of a block whose parent is not known yet: above every real height, so the engine holds
+ * the block and fetches its parent rather than dropping it. Known once the parent is verified.
+ */
+export const UNKNOWN_HEIGHT = Number.MAX_SAFE_INTEGER;
+
 export interface BlockHost {
+  /** The height of a verified or last accepted block, if the host has it in memory. */
+  heightOf(id: Id): number | undefined;
   verify(block: PlatformBlock): Promise<void>;
   accept(block: PlatformBlock): Promise<void>;
   reject(block: PlatformBlock): Promise<void>;
@@ -22,8 +31,8 @@ export interface BlockHost {
 
 export class PlatformBlock implements Block {
   status: BlockStatus;
-  /** Set by a passed verify (or on load, for accepted blocks when needed). */
-  height: number;
+  /** -1 while the parent is unknown (block bytes hold no height: it is the parent's + 1). */
+  #height: number;
   /** Chain time after this block (unix seconds); known once verified. */
   timestamp = 0;
   /** Decision blocks (standard, atomic, commit, abort): the state after this block. */
@@ -40,9 +49,21 @@ export class PlatformBlock implements Block {
     height: number,
     status: BlockStatus,
   ) {
-    this.height = height;
+    this.#height = height;
     this.status = status;
     this.verified = status === 'accepted';
+  }
+
+  get height(): number {
+    if (this.#height < 0) {
+      const parent = this.host.heightOf(this.parentId);
+      if (parent !== undefined) this.#height = parent + 1;
+    }
+    return this.#height < 0 ? UNKNOWN_HEIGHT : this.#height;
+  }
+
+  set height(height: number) {
+    this.#height = height;
   }
 
   get parentId(): Id {
@@ -96,12 +117,14 @@ export class BlockStore {
     batch.put(GENESIS, hash);
   }
 
-  async get(id: Id): Promise<{ height: number; bytes: Uint8Array } | undefined> {
+  async get(id: Id): Promise<{ height: number; timestamp: number; bytes: Uint8Array } | undefined> {
     const v = await this.db.get(blockKey(id));
     if (!v) return undefined;
-    if (v.length < 8) throw new PlatformError('CorruptDatabase', `stored block ${id} is malformed`);
-    const height = Number(new Reader(v.subarray(0, 8)).u64());
-    return { height, bytes: v.slice(8) };
+    if (v.length < 16) throw new PlatformError('CorruptDatabase', `stored block ${id} is malformed`);
+    const r = new Reader(v.subarray(0, 16));
+    const height = Number(r.u64());
+    const timestamp = Number(r.u64());
+    return { height, timestamp, bytes: v.slice(16) };
   }
 
   async idAtHeight(height: number): Promise<Id | undefined> {
@@ -109,9 +132,9 @@ export class BlockStore {
     return v && Id.fromBytes(v);
   }
 
-  /** Queues the writes that make `block` the last accepted one. */
-  writeAccepted(batch: WriteBatch, id: Id, height: number, bytes: Uint8Array): void {
-    batch.put(blockKey(id), concatBytes(new Writer().u64(BigInt(height)).finish(), bytes));
+  /** Queues the writes that make `block` the last accepted one (`timestamp`: chain time after it). */
+  writeAccepted(batch: WriteBatch, id: Id, height: number, timestamp: number, bytes: Uint8Array): void {
+    batch.put(blockKey(id), concatBytes(new Writer().u64(BigInt(height)).u64(BigInt(timestamp)).finish(), bytes));
     batch.put(heightKey(height), id.bytes);
     batch.put(LAST_ACCEPTED, id.bytes);
   }

@@ -24,7 +24,9 @@ export type PlatformErrorCode =
   /** A record the VM wrote is missing or malformed. */
   | 'CorruptDatabase'
   /** A call before initialize() or after shutdown(). */
-  | 'NotRunning';
+  | 'NotRunning'
+  /** buildBlock with no pending tx and no staker change due (the engine backs off and asks again later). */
+  | 'NothingToBuild';
 
 /** Every error the platform chain throws on purpose; messages follow the reference where it has one. */
 export class PlatformError extends NodeError<PlatformErrorCode> {}

@@ -35,8 +35,6 @@ import { StateDiff, subnetOf, type StateReader } from './state.js';
 
 export interface ExecutorContext {
   readonly networkId: number;
-  /** Local time, unix seconds. */
-  now(): number;
   /** The chain this chain exchanges atomic UTXOs with, and the asset they may carry (the X-Chain and the native asset). */
   readonly atomic: { chainId: Id; assetId: Id } | undefined;
   /** An imported UTXO from shared memory (accepted state), by UTXO ID. */
@@ -46,8 +44,22 @@ export interface ExecutorContext {
 export interface ProposalOutcomes {
   onCommit: StateDiff;
   onAbort: StateDiff;
-  /** What this node votes for at first (reference InitiallyPrefersCommit). */
-  prefersCommit: boolean;
+}
+
+/**
+ * Whether this node builds Commit (else Abort) on a proposal at local time `now` (reference
+ * InitiallyPrefersCommit). Asked when the option is built, not when the proposal was verified: an
+ * add-validator tx whose start passed meanwhile gets Abort, an advance of time reached meanwhile Commit.
+ */
+export function prefersCommit(tx: ProposalTx, now: number): boolean {
+  switch (tx.kind) {
+    case 'advanceTime':
+      return tx.time <= now;
+    case 'rewardValidator':
+      return true;
+    default:
+      return tx.start > now;
+  }
 }
 
 const invalid = (msg: string, data?: Record<string, unknown>): never => {
@@ -88,6 +100,15 @@ export function signerOf(tx: IssuableTx, sig: Uint8Array, what = 'signature'): S
 /** The payer of a tx: recovered from its payer signature (reference: there is no payer field). */
 export function payerOf(tx: IssuableTx): ShortId {
   return 'payerSig' in tx ? signerOf(tx, tx.payerSig, 'payer signature') : signerOf(tx, tx.sig);
+}
+
+const txIds = new WeakMap<object, Id>();
+
+/** A tx's ID, cached per tx object (pooled txs are applied again at every issue). */
+export function idOf(tx: IssuableTx): Id {
+  let id = txIds.get(tx);
+  if (!id) txIds.set(tx, (id = txIdOf(tx)));
+  return id;
 }
 
 // ---- syntactic checks (no state) ----
@@ -190,7 +211,7 @@ function checkControlSigs(tx: AddNonDefaultSubnetValidatorTx | DecisionTx, subne
 
 export async function applyDecisionTx(tx: DecisionTx, diff: StateDiff, c: ExecutorContext): Promise<void> {
   checkSyntax(tx, c.networkId);
-  const id = txIdOf(tx);
+  const id = idOf(tx);
   if (tx.kind === 'createSubnet') {
     if (await diff.subnet(id)) invalid(`subnet ${id} already exists`);
     await spend(diff, payerOf(tx), tx.nonce, 0n);
@@ -253,7 +274,7 @@ async function applyExport(tx: ExportTx, diff: StateDiff, atomic: { chainId: Id;
     total += o.amount;
   }
   await spend(diff, payerOf(tx), tx.nonce, total);
-  const id = txIdOf(tx);
+  const id = idOf(tx);
   tx.outs.forEach((out, i) => {
     const utxoId = utxoIdOf(id, i);
     diff.exportUtxo({ utxoId, bytes: encodeUtxo({ txId: id, outputIndex: i, out }) });
@@ -281,14 +302,24 @@ export async function allSubnets(state: StateReader): Promise<Id[]> {
   return [DEFAULT_SUBNET_ID, ...(await state.subnets()).map((s) => s.id)];
 }
 
+/**
+ * The rule of a proposal that depends on local time: an advance of time at most 10 s ahead of it.
+ * Checked when a proposal is verified, not when the outcomes of an accepted one are recomputed
+ * (after a restart, whatever the clock says then).
+ */
+export function checkProposalTime(tx: ProposalTx, now: number): void {
+  if (tx.kind === 'advanceTime' && tx.time > now + SYNC_BOUND_SECONDS) {
+    invalid(`proposed time (${tx.time}) is too far in the future relative to local time (${now})`);
+  }
+}
+
+/** The Commit and Abort states of a proposal on `parent` (its rules but checkProposalTime's). */
 export async function proposalOutcomes(tx: ProposalTx, parent: () => StateReader, c: ExecutorContext): Promise<ProposalOutcomes> {
   const onCommit = new StateDiff(parent);
   const onAbort = new StateDiff(parent);
   const state = parent();
   switch (tx.kind) {
     case 'advanceTime': {
-      const now = c.now();
-      if (tx.time > now + SYNC_BOUND_SECONDS) invalid(`proposed time (${tx.time}) is too far in the future relative to local time (${now})`);
       const current = state.timestamp();
       if (tx.time <= current) invalid(`proposed timestamp (${tx.time}) not after current timestamp (${current})`);
       const next = await nextStakerChange(state, await allSubnets(state));
@@ -300,7 +331,7 @@ export async function proposalOutcomes(tx: ProposalTx, parent: () => StateReader
           for (const s of await state.currentStakers(subnet)) if (s.tx.end <= tx.time) onCommit.setStaker(s, undefined);
         }
       }
-      return { onCommit, onAbort, prefersCommit: tx.time <= now };
+      return { onCommit, onAbort };
     }
     case 'rewardValidator': {
       const next = (await state.currentStakers(DEFAULT_SUBNET_ID))[0];
@@ -309,12 +340,12 @@ export async function proposalOutcomes(tx: ProposalTx, parent: () => StateReader
       if (state.timestamp() !== next.tx.end) invalid(`chain time (${state.timestamp()}) is not the staker's end time (${next.tx.end})`);
       await payOut(next, state, onCommit, true);
       await payOut(next, state, onAbort, false);
-      return { onCommit, onAbort, prefersCommit: true };
+      return { onCommit, onAbort };
     }
     default: {
       checkSyntax(tx, c.networkId);
       await applyTimedTx(tx, onCommit);
-      return { onCommit, onAbort, prefersCommit: tx.start > c.now() };
+      return { onCommit, onAbort };
     }
   }
 }
@@ -346,7 +377,7 @@ export async function applyTimedTx(tx: TimedTx, diff: StateDiff): Promise<void> 
   const time = diff.timestamp();
   if (time >= tx.start) invalid(`chain timestamp (${time}) not before validator's start time (${tx.start})`);
   const subnetId = subnetOf(tx);
-  const id = txIdOf(tx);
+  const id = idOf(tx);
   switch (tx.kind) {
     case 'addDefaultSubnetValidator': {
       if (await defaultValidatorOf(diff, tx.nodeId)) invalid(`validator ${tx.nodeId} is already a current or pending validator of the Default Subnet`);

@@ -31,20 +31,25 @@ export class Mempool {
     return this.decision.has(id.key) || this.atomic.has(id.key) || this.timed.has(id.key);
   }
 
-  /** Every pending tx, oldest first within each kind (decision, atomic, timed). */
-  all(): PooledTx[] {
-    return [...this.decision.values(), ...this.atomic.values(), ...this.timed.values()];
+  /** Throws MempoolFull when no tx can be added. */
+  checkRoom(): void {
+    if (this.size >= this.capacity) {
+      throw new PlatformError('MempoolFull', `mempool is full (${this.capacity} pending txs); try again later`, { capacity: this.capacity });
+    }
+  }
+
+  /** The pooled txs of one kind, oldest first. */
+  ofKind(kind: PoolKind): PooledTx[] {
+    return [...(kind === 'decision' ? this.decision : kind === 'atomic' ? this.atomic : this.timed).values()];
   }
 
   add(id: Id, tx: IssuableTx): void {
     if (this.has(id)) return;
-    if (this.size >= this.capacity) {
-      throw new PlatformError('MempoolFull', `mempool is full (${this.capacity} pending txs); try again later`, { capacity: this.capacity });
-    }
-    const kindOf = tx.kind;
-    if (kindOf === 'createSubnet' || kindOf === 'createChain') this.decision.set(id.key, { id, tx });
-    else if (kindOf === 'import' || kindOf === 'export') this.atomic.set(id.key, { id, tx });
-    else this.timed.set(id.key, { id, tx });
+    this.checkRoom();
+    const kind = kindOf(tx);
+    if (kind === 'decision') this.decision.set(id.key, { id, tx: tx as DecisionTx });
+    else if (kind === 'atomic') this.atomic.set(id.key, { id, tx: tx as AtomicTx });
+    else this.timed.set(id.key, { id, tx: tx as TimedTx });
     this.onAdd();
   }
 
@@ -52,5 +57,23 @@ export class Mempool {
     this.decision.delete(id.key);
     this.atomic.delete(id.key);
     this.timed.delete(id.key);
+  }
+}
+
+export type PoolKind = 'decision' | 'atomic' | 'timed';
+
+/** The order a build takes pooled txs in: decision txs first, then atomic, then timed. */
+export const KIND_ORDER: readonly PoolKind[] = ['decision', 'atomic', 'timed'];
+
+export function kindOf(tx: IssuableTx): PoolKind {
+  switch (tx.kind) {
+    case 'createSubnet':
+    case 'createChain':
+      return 'decision';
+    case 'import':
+    case 'export':
+      return 'atomic';
+    default:
+      return 'timed';
   }
 }

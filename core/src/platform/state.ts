@@ -177,6 +177,7 @@ export class StateDiff implements StateReader {
   readonly accounts = new Map<string, Account>();
   /** By staker txID key: its new set, or undefined when it leaves the staker sets. */
   readonly stakers = new Map<string, { staker: Staker; set: StakerSet | undefined }>();
+  /** By ID key, in the order added (Maps: a diff of many pooled txs is looked up once per tx). */
   readonly #newSubnets = new Map<string, SubnetRecord>();
   readonly #newChains = new Map<string, ChainRecord>();
   /** Imported UTXOs this diff consumes (removed from shared memory on accept). */

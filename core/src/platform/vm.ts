@@ -31,13 +31,17 @@ import {
   applyAsAccepted,
   applyAtomicTx,
   applyDecisionTx,
+  checkProposalTime,
   nextStakerChange,
+  prefersCommit,
   proposalOutcomes,
   validatorWeights,
   type ExecutorContext,
 } from './executor.js';
 import { BlockStore, PlatformBlock, type BlockHost } from './blocks.js';
-import { Mempool } from './mempool.js';
+import { DEFAULT_MEMPOOL_CAPACITY, KIND_ORDER, Mempool, kindOf } from './mempool.js';
+import { systemScheduler } from '../consensus/snowman/scheduler.js';
+import type { Scheduler } from '../consensus/snowman/types.js';
 import {
   BATCH_SIZE,
   DEFAULT_SUBNET_ID,
@@ -62,6 +66,10 @@ export interface PlatformVMDeps {
   isChainRunning(chainId: Id): boolean;
   /** The native asset's ID (the X-Chain's genesis asset), when this network has one. */
   nativeAssetId?: Id;
+  /** Timers waitForEvent sleeps on (default: real, unref'd timers); tests inject virtual ones. */
+  timers?: Pick<Scheduler, 'setTimeout'>;
+  /** Most pending txs the mempool holds (default DEFAULT_MEMPOOL_CAPACITY). */
+  mempoolCapacity?: number;
 }
 
 /** vmID of the platform VM: `platformvm` zero-padded (reference §2.2). */
@@ -84,15 +92,22 @@ export class PlatformVM implements BlockHost, PlatformBackend {
   readonly #live = new Map<string, PlatformBlock>();
   /** Proposal ID -> the option (commit or abort) built or verified on it. */
   readonly #options = new Map<string, PlatformBlock>();
-  readonly #mempool = new Mempool(() => this.#wake());
+  readonly #mempool: Mempool;
   readonly #wakers = new Set<() => void>();
+  /** Counts #wake() calls, so waitForEvent sees one that came while it read the state. */
+  #wakes = 0;
   #atomic: { chainId: Id; assetId: Id } | undefined;
   #shutDown = false;
   #issuing: Promise<void> = Promise.resolve();
-  /** The preferred state with the mempool applied (issueTx's checks), for one preferred block. */
-  #poolState: { preferred: string; diff: StateDiff } | undefined;
+  /** issueTx's check states for one preferred block (see #poolLayer). */
+  #poolState: { preferred: string; layers: StateDiff[] } | undefined;
 
-  constructor(private readonly deps: PlatformVMDeps) {}
+  readonly #timers: Pick<Scheduler, 'setTimeout'>;
+
+  constructor(private readonly deps: PlatformVMDeps) {
+    this.#mempool = new Mempool(() => this.#wake(), deps.mempoolCapacity ?? DEFAULT_MEMPOOL_CAPACITY);
+    this.#timers = deps.timers ?? systemScheduler;
+  }
 
   // ---- ChainVM ----
 
@@ -136,7 +151,7 @@ export class PlatformVM implements BlockHost, PlatformBackend {
     const block = encodeBlock({ kind: 'commit', parentId: Id.empty });
     const batch = ctx.db.batch();
     this.#state.write(diff, batch);
-    this.#blocks.writeAccepted(batch, blockIdOf(block), 0, block);
+    this.#blocks.writeAccepted(batch, blockIdOf(block), 0, genesis.timestamp, block);
     this.#blocks.setGenesisHash(batch, hash);
     await batch.write();
   }
@@ -146,9 +161,10 @@ export class PlatformVM implements BlockHost, PlatformBackend {
   async buildBlock(): Promise<Block> {
     const ctx = this.#running();
     const preferred = await this.#getLive(this.#preferred);
-    if (!preferred.isDecision) {
-      const outcomes = await this.#outcomesOf(preferred);
-      return this.#newBlock({ kind: outcomes.prefersCommit ? 'commit' : 'abort', parentId: preferred.id }, preferred.height + 1);
+    if (preferred.fields.kind === 'proposal') {
+      await this.#outcomesOf(preferred);
+      const kind = prefersCommit(preferred.fields.tx, this.now()) ? 'commit' : 'abort';
+      return this.#newBlock({ kind, parentId: preferred.id }, preferred.height + 1);
     }
     const parentId = preferred.id;
     const parent = () => this.#stateAt(parentId);
@@ -183,7 +199,7 @@ export class PlatformVM implements BlockHost, PlatformBackend {
     }
     const proposal = await this.#nextProposal(parent(), taken);
     if (proposal) return this.#newBlock({ kind: 'proposal', parentId, tx: proposal }, preferred.height + 1);
-    throw new PlatformError('NotRunning', 'nothing to build: no pending txs and no validator set change due');
+    throw new PlatformError('NothingToBuild', 'nothing to build: no pending txs and no validator set change due');
   }
 
   /**
@@ -248,7 +264,9 @@ export class PlatformVM implements BlockHost, PlatformBackend {
     } catch (e) {
       throw new PlatformError('Malformed', `not a platform block: ${(e as Error).message}`);
     }
-    return new PlatformBlock(this, id, bytes.slice(), fields, -1, 'processing');
+    // The engine needs the height before verify: from a parent in memory or in the store, else later.
+    const parentHeight = this.heightOf(fields.parentId) ?? (await this.#blocks.get(fields.parentId))?.height;
+    return new PlatformBlock(this, id, bytes.slice(), fields, parentHeight === undefined ? -1 : parentHeight + 1, 'processing');
   }
 
   async getBlock(id: Id): Promise<Block> {
@@ -269,7 +287,7 @@ export class PlatformVM implements BlockHost, PlatformBackend {
   }
 
   async getBlockIdAtHeight(height: number): Promise<Id> {
-    const id = await this.#blocks.idAtHeight(height);
+    const id = Number.isSafeInteger(height) && height >= 0 ? await this.#blocks.idAtHeight(height) : undefined;
     if (!id) throw new NotFoundError(`no accepted block at height ${height}`);
     return id;
   }
@@ -280,23 +298,32 @@ export class PlatformVM implements BlockHost, PlatformBackend {
    */
   async waitForEvent(signal: AbortSignal): Promise<VMEvent> {
     for (;;) {
-      if (signal.aborted || this.#shutDown) throw new PlatformError('NotRunning', 'waiting for an event was aborted');
+      this.#stillWaiting(signal);
+      const wakes = this.#wakes;
       const wakeAt = await this.#buildableOrWakeTime();
+      // From here to registering the waker all is synchronous, so an abort, a shutdown, a tx or a
+      // preference change that came while the state was read is seen now, not after the sleep.
+      this.#stillWaiting(signal);
       if (wakeAt === 'now') return 'pendingTxs';
+      if (this.#wakes !== wakes) continue;
       await new Promise<void>((resolve) => {
+        const delay = wakeAt === undefined ? MAX_IDLE_WAKE_MS : Math.min(MAX_IDLE_WAKE_MS, Math.max(0, wakeAt * 1000 - this.#ctx!.clock.now()));
+        const timer = this.#timers.setTimeout(() => done(), delay);
         const done = () => {
-          clearTimeout(timer);
+          timer.cancel();
           this.#wakers.delete(done);
           signal.removeEventListener('abort', done);
           resolve();
         };
-        const delay = wakeAt === undefined ? MAX_IDLE_WAKE_MS : Math.min(MAX_IDLE_WAKE_MS, Math.max(0, wakeAt * 1000 - this.#ctx!.clock.now()));
-        const timer = setTimeout(done, delay);
-        timer.unref?.();
         this.#wakers.add(done);
         signal.addEventListener('abort', done, { once: true });
       });
     }
+  }
+
+  #stillWaiting(signal: AbortSignal): void {
+    if (this.#shutDown) throw new PlatformError('NotRunning', 'the platform VM is shut down');
+    if (signal.aborted) throw new PlatformError('NotRunning', 'waiting for an event was aborted');
   }
 
   /** 'now' when buildBlock has something to do; else the unix second when it may (undefined: not by time). */
@@ -317,6 +344,7 @@ export class PlatformVM implements BlockHost, PlatformBackend {
   }
 
   #wake(): void {
+    this.#wakes += 1;
     for (const w of [...this.#wakers]) w();
   }
 
@@ -331,6 +359,10 @@ export class PlatformVM implements BlockHost, PlatformBackend {
   }
 
   // ---- blocks (BlockHost) ----
+
+  heightOf(id: Id): number | undefined {
+    return this.#live.get(id.key)?.height;
+  }
 
   async verify(block: PlatformBlock): Promise<void> {
     this.#running();
@@ -350,6 +382,7 @@ export class PlatformVM implements BlockHost, PlatformBackend {
     } else {
       if (!parent.isDecision) throw new PlatformError('InvalidBlock', `a ${f.kind} block's parent must be a decision block, not a proposal`);
       if (f.kind === 'proposal') {
+        checkProposalTime(f.tx, this.now());
         block.outcomes = await proposalOutcomes(f.tx, parentState, c);
       } else if (f.kind === 'standard') {
         if (f.txs.length === 0) throw new PlatformError('InvalidBlock', 'a standard block needs at least one tx');
@@ -377,7 +410,7 @@ export class PlatformVM implements BlockHost, PlatformBackend {
     if (!block.verified) await this.verify(block);
     const diff = block.diff;
     const batch = ctx.db.batch();
-    this.#blocks.writeAccepted(batch, block.id, block.height, block.bytes);
+    this.#blocks.writeAccepted(batch, block.id, block.height, block.timestamp, block.bytes);
     if (diff) {
       this.#state.write(diff, batch);
       if (this.#atomic && (diff.exportedUtxos.length > 0 || diff.consumedUtxos.size > 0)) {
@@ -450,37 +483,53 @@ export class PlatformVM implements BlockHost, PlatformBackend {
     this.#running();
     const id = txIdOf(tx);
     if (this.#mempool.has(id)) return id;
+    // Before the checks, which re-apply every pooled tx: a full pool answers at once.
+    this.#mempool.checkRoom();
     if ('start' in tx && tx.start < this.now() + SYNC_BOUND_SECONDS) {
       throw new PlatformError('InvalidTx', `start time must be in the future: at least ${SYNC_BOUND_SECONDS} s after the node's time (${this.now()}), got ${tx.start}`);
     }
-    // Checked on the preferred state with the mempool's other txs applied, so nonces can follow each
-    // other. That state is kept until the preference or the mempool changes otherwise.
+    // Checked on the preferred state after the pooled txs a build takes before it (decision, then
+    // atomic, then timed), so nonces can follow each other, and a tx that passes here is not dropped
+    // at build for a nonce out of order.
     const c = this.#executorContext();
-    const pool = await this.#poolDiff(c);
+    const layer = KIND_ORDER.indexOf(kindOf(tx));
+    const pool = await this.#poolLayer(layer, c);
     const attempt = new StateDiff(() => pool);
     await applyAsAccepted(tx, attempt, c);
     this.#mempool.add(id, tx);
     attempt.mergeInto(pool);
+    // Layers of later kinds were computed without this tx: recompute them when needed.
+    this.#poolState!.layers.length = layer + 1;
     return id;
   }
 
-  async #poolDiff(c: ExecutorContext): Promise<StateDiff> {
+  /**
+   * The preferred state with the pooled txs of kinds up to KIND_ORDER[layer] applied (those not
+   * already on the preferred branch), one diff per kind on top of the one before. Kept until the
+   * preference changes or the mempool loses a tx.
+   */
+  async #poolLayer(layer: number, c: ExecutorContext): Promise<StateDiff> {
     const key = this.#preferred.key;
-    if (this.#poolState?.preferred === key) return this.#poolState.diff;
-    const diff = new StateDiff(() => this.#preferredDecisionState());
+    if (this.#poolState?.preferred !== key) this.#poolState = { preferred: key, layers: [] };
+    const state = this.#poolState;
     const taken = this.#onPreferredBranch();
-    for (const pooled of this.#mempool.all()) {
-      if (taken.has(pooled.id.key)) continue;
-      const attempt = new StateDiff(() => diff);
-      try {
-        await applyAsAccepted(pooled.tx, attempt, c);
-        attempt.mergeInto(diff);
-      } catch {
-        // a pooled tx that no longer applies is dropped at build time
+    while (state.layers.length <= layer) {
+      const i = state.layers.length;
+      const below = state.layers[i - 1];
+      const diff = new StateDiff(() => below ?? this.#preferredDecisionState());
+      for (const pooled of this.#mempool.ofKind(KIND_ORDER[i]!)) {
+        if (taken.has(pooled.id.key)) continue;
+        const attempt = new StateDiff(() => diff);
+        try {
+          await applyAsAccepted(pooled.tx, attempt, c);
+          attempt.mergeInto(diff);
+        } catch {
+          // a pooled tx that no longer applies is dropped at build time
+        }
       }
+      state.layers.push(diff);
     }
-    this.#poolState = { preferred: key, diff };
-    return diff;
+    return state.layers[layer]!;
   }
 
   async blockchainStatus(chainId: Id): Promise<BlockchainStatus> {
@@ -523,7 +572,6 @@ export class PlatformVM implements BlockHost, PlatformBackend {
     const atomic = this.#atomic;
     return {
       networkId: ctx.networkId,
-      now: () => this.now(),
       atomic,
       readUtxo: async (utxoId) => (atomic ? (await ctx.sharedMemory.get(atomic.chainId, [utxoId.bytes]))[0] : undefined),
     };
@@ -565,7 +613,7 @@ export class PlatformVM implements BlockHost, PlatformBackend {
     const stored = await this.#blocks.get(id);
     if (!stored) throw new NotFoundError(`block ${id} is unknown`);
     const block = new PlatformBlock(this, id, stored.bytes, decodeBlock(stored.bytes), stored.height, 'accepted');
-    block.timestamp = id.equals(this.#lastAccepted?.id ?? Id.empty) ? this.#state.timestamp() : 0;
+    block.timestamp = stored.timestamp;
     return block;
   }
 

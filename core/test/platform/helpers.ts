@@ -1,9 +1,9 @@
 /** A platform VM on a memory store with an injected clock, and helpers to sign and drive blocks. */
-import { Id, MemoryStore, PrivateKey, ShortId, vmIdFromName, type ChainContext, type KeyValueStore } from '@cornice/sdk';
+import { Id, MemoryStore, PrivateKey, ShortId, vmIdFromName, type ChainContext, type KeyValueStore, type Logger } from '@cornice/sdk';
 import { PrefixedStore } from '../../src/db/prefixed.js';
 import { sharedMemoryFor } from '../../src/chains/shared-memory.js';
 import { testChainContext } from '../../src/testing/context.js';
-import { unsignedTxBytes, txId } from '../../src/platform/codec.js';
+import { encodeUtxo, unsignedTxBytes, txId, utxoId } from '../../src/platform/codec.js';
 import { encodeGenesis, type PlatformGenesis } from '../../src/platform/genesis.js';
 import { EMPTY_SIGNATURE, PLATFORM_CHAIN_ID, type ChainRecord, type IssuableTx } from '../../src/platform/model.js';
 import { PlatformVM, type PlatformVMDeps } from '../../src/platform/vm.js';
@@ -67,7 +67,17 @@ export interface Harness {
   restart(): Promise<Harness>;
 }
 
-export async function startVM(o: { root?: KeyValueStore; clock?: { ms: number }; genesis?: PlatformGenesis } = {}): Promise<Harness> {
+export interface StartOptions {
+  root?: KeyValueStore;
+  clock?: { ms: number };
+  genesis?: PlatformGenesis;
+  log?: Logger;
+  /** Timers for waitForEvent (default real ones). */
+  timers?: PlatformVMDeps['timers'];
+  mempoolCapacity?: number;
+}
+
+export async function startVM(o: StartOptions = {}): Promise<Harness> {
   const root = o.root ?? new MemoryStore();
   const clock = o.clock ?? { ms: (GENESIS_TIME + 1000) * 1000 };
   const genesis = o.genesis ?? testGenesis();
@@ -85,10 +95,17 @@ export async function startVM(o: { root?: KeyValueStore; clock?: { ms: number };
     },
     isChainRunning: (id) => running.has(id.key),
     nativeAssetId: NATIVE_ASSET,
+    ...(o.timers ? { timers: o.timers } : {}),
+    ...(o.mempoolCapacity !== undefined ? { mempoolCapacity: o.mempoolCapacity } : {}),
   };
   const chains = new PrefixedStore(root, 'chains');
   const ctx: ChainContext = {
-    ...testChainContext({ db: new PrefixedStore(chains, PLATFORM_CHAIN_ID.bytes), clock: { now: () => clock.ms }, chainId: PLATFORM_CHAIN_ID }),
+    ...testChainContext({
+      db: new PrefixedStore(chains, PLATFORM_CHAIN_ID.bytes),
+      clock: { now: () => clock.ms },
+      chainId: PLATFORM_CHAIN_ID,
+      ...(o.log ? { log: o.log } : {}),
+    }),
     networkId: NETWORK_ID,
     nodeId: NODE,
     sharedMemory: sharedMemoryFor(new PrefixedStore(root, 'shared'), PLATFORM_CHAIN_ID),
@@ -108,7 +125,7 @@ export async function startVM(o: { root?: KeyValueStore; clock?: { ms: number };
     xChainId,
     restart: async () => {
       await vm.shutdown();
-      return startVM({ root, clock, genesis });
+      return startVM({ ...o, root, clock, genesis });
     },
   };
   return h;
@@ -147,4 +164,57 @@ export async function settle(vm: PlatformVM, max = 20): Promise<PlatformBlock[]>
     out.push(block);
   }
   throw new Error(`still building after ${max} blocks`);
+}
+
+/** Local time of the harness, unix seconds. */
+export const nowOf = (h: Harness) => Math.floor(h.clock.ms / 1000);
+
+/** A signed Default Subnet validator tx from EWOQ (start 60 s ahead, 2 days, node 05… by default). */
+export function validatorTx(h: Harness, o: { nonce: bigint; start?: number; days?: number; weight?: bigint; nodeId?: ShortId; shares?: number }): IssuableTx {
+  const start = o.start ?? nowOf(h) + 60;
+  return signed({
+    kind: 'addDefaultSubnetValidator',
+    nodeId: o.nodeId ?? ShortId.fromBytes(new Uint8Array(20).fill(5)),
+    weight: o.weight ?? 1_000_000n,
+    start,
+    end: start + (o.days ?? 2) * DAY,
+    networkId: NETWORK_ID,
+    nonce: o.nonce,
+    destination: EWOQ.address,
+    shares: o.shares ?? 0,
+    sig: EMPTY_SIGNATURE,
+  } as IssuableTx);
+}
+
+/** A signed createSubnet tx from EWOQ with these control keys. */
+export function subnetTx(nonce: bigint, keys: PrivateKey[], threshold: number): IssuableTx {
+  const controlKeys = keys.map((k) => k.address).sort((a, b) => a.compare(b));
+  return signed({ kind: 'createSubnet', networkId: NETWORK_ID, nonce, controlKeys, threshold, sig: EMPTY_SIGNATURE } as IssuableTx);
+}
+
+/** Puts a UTXO of `amount` native asset owned by `owner` into shared memory, as the X-Chain exports it; its X tx ID. */
+export async function exportFromX(h: Harness, owner: ShortId, amount: bigint, seed = 0x77): Promise<Id> {
+  const xTx = Id.fromBytes(new Uint8Array(32).fill(seed));
+  const xShared = sharedMemoryFor(new PrefixedStore(h.root, 'shared'), h.xChainId);
+  const xDb = new PrefixedStore(new PrefixedStore(h.root, 'chains'), h.xChainId.bytes);
+  const batch = xDb.batch();
+  const out = { assetId: NATIVE_ASSET, amount, locktime: 0n, threshold: 1, addresses: [owner] };
+  xShared.apply(PLATFORM_CHAIN_ID, { put: [[utxoId(xTx, 0).bytes, encodeUtxo({ txId: xTx, outputIndex: 0, out })]] }, batch);
+  await batch.write();
+  return xTx;
+}
+
+/** An import of output 0 of `xTx` (owned by `owner`, holding `amount`) into `payer`'s account, signed by both. */
+export function importTx(o: { xTx: Id; amount: bigint; owner: PrivateKey; payer?: PrivateKey; nonce?: bigint }): IssuableTx {
+  const payer = o.payer ?? o.owner;
+  const tx = {
+    kind: 'import',
+    networkId: NETWORK_ID,
+    nonce: o.nonce ?? 1n,
+    account: payer.address,
+    ins: [{ txId: o.xTx, outputIndex: 0, assetId: NATIVE_ASSET, amount: o.amount, sigIndices: [0] }],
+    sig: EMPTY_SIGNATURE,
+    creds: [{ sigs: [] as Uint8Array[] }],
+  } as IssuableTx;
+  return signed({ ...tx, creds: [{ sigs: [o.owner.sign(unsignedTxBytes(tx))] }] } as IssuableTx, payer);
 }

@@ -6,30 +6,9 @@ import { sharedMemoryFor } from '../../src/chains/shared-memory.js';
 import { decodeUtxo, encodeUtxo, txId, utxoId } from '../../src/platform/codec.js';
 import { DEFAULT_SUBNET_ID, EMPTY_SIGNATURE, PLATFORM_CHAIN_ID, type IssuableTx } from '../../src/platform/model.js';
 import { reward } from '../../src/platform/rewards.js';
-import { DAY, EWOQ, GENESIS_BALANCE, NATIVE_ASSET, NETWORK_ID, NODE, OTHER_NODE, settle, signed, startVM, type Harness } from './helpers.js';
+import { DAY, EWOQ, GENESIS_BALANCE, NATIVE_ASSET, NETWORK_ID, NODE, OTHER_NODE, nowOf, settle, signed, startVM, subnetTx, validatorTx } from './helpers.js';
 
-const now = (h: Harness) => Math.floor(h.clock.ms / 1000);
-
-function validatorTx(h: Harness, o: { nonce: bigint; start?: number; days?: number; weight?: bigint; nodeId?: ShortId; shares?: number }) {
-  const start = o.start ?? now(h) + 60;
-  return signed({
-    kind: 'addDefaultSubnetValidator',
-    nodeId: o.nodeId ?? ShortId.fromBytes(new Uint8Array(20).fill(5)),
-    weight: o.weight ?? 1_000_000n,
-    start,
-    end: start + (o.days ?? 2) * DAY,
-    networkId: NETWORK_ID,
-    nonce: o.nonce,
-    destination: EWOQ.address,
-    shares: o.shares ?? 0,
-    sig: EMPTY_SIGNATURE,
-  } as IssuableTx);
-}
-
-function subnetTx(nonce: bigint, keys: PrivateKey[], threshold: number) {
-  const controlKeys = keys.map((k) => k.address).sort((a, b) => a.compare(b));
-  return signed({ kind: 'createSubnet', networkId: NETWORK_ID, nonce, controlKeys, threshold, sig: EMPTY_SIGNATURE } as IssuableTx);
-}
+const now = nowOf;
 
 async function rejects(p: Promise<unknown>, re: RegExp): Promise<void> {
   try {
