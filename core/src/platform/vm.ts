@@ -493,13 +493,16 @@ export class PlatformVM implements BlockHost, PlatformBackend {
     // at build for a nonce out of order.
     const c = this.#executorContext();
     const layer = KIND_ORDER.indexOf(kindOf(tx));
-    const pool = await this.#poolLayer(layer, c);
+    const { state, pool } = await this.#poolLayer(layer, c);
     const attempt = new StateDiff(() => pool);
     await applyAsAccepted(tx, attempt, c);
     this.#mempool.add(id, tx);
-    attempt.mergeInto(pool);
-    // Layers of later kinds were computed without this tx: recompute them when needed.
-    this.#poolState!.layers.length = layer + 1;
+    // Unless a block or preference change dropped these layers meanwhile (they are then rebuilt from
+    // the mempool, this tx included): add the tx, and drop the layers of later kinds, computed without it.
+    if (this.#poolState === state) {
+      attempt.mergeInto(pool);
+      state.layers.length = layer + 1;
+    }
     return id;
   }
 
@@ -508,15 +511,16 @@ export class PlatformVM implements BlockHost, PlatformBackend {
    * already on the preferred branch), one diff per kind on top of the one before. Kept until the
    * preference changes or the mempool loses a tx.
    */
-  async #poolLayer(layer: number, c: ExecutorContext): Promise<StateDiff> {
+  async #poolLayer(layer: number, c: ExecutorContext): Promise<{ state: { preferred: string; layers: StateDiff[] }; pool: StateDiff }> {
     const key = this.#preferred.key;
     if (this.#poolState?.preferred !== key) this.#poolState = { preferred: key, layers: [] };
     const state = this.#poolState;
     const taken = this.#onPreferredBranch();
+    const base = this.#preferredDecisionState();
     while (state.layers.length <= layer) {
       const i = state.layers.length;
       const below = state.layers[i - 1];
-      const diff = new StateDiff(() => below ?? this.#preferredDecisionState());
+      const diff = new StateDiff(() => below ?? base);
       for (const pooled of this.#mempool.ofKind(KIND_ORDER[i]!)) {
         if (taken.has(pooled.id.key)) continue;
         const attempt = new StateDiff(() => diff);
@@ -529,7 +533,7 @@ export class PlatformVM implements BlockHost, PlatformBackend {
       }
       state.layers.push(diff);
     }
-    return state.layers[layer]!;
+    return { state, pool: state.layers[layer]! };
   }
 
   async blockchainStatus(chainId: Id): Promise<BlockchainStatus> {

@@ -244,6 +244,22 @@ test('exportNATIVE puts a UTXO for the X-Chain into shared memory with the accep
   void txId;
 });
 
+test('issueTx while blocks are built, verified, preferred and accepted: every tx is either accepted or refused cleanly', async () => {
+  const h = await startVM();
+  const senders = Array.from({ length: 8 }, () => PrivateKey.generate());
+  const issued: Array<Promise<unknown>> = [];
+  for (let round = 1; round <= 6; round++) {
+    for (const key of senders) issued.push(h.vm.issueTx(signed(subnetTx(BigInt(round), [key], 1), key)));
+    // Blocks are made while those checks are still running.
+    await settle(h.vm, 200);
+  }
+  const results = await Promise.allSettled(issued);
+  const failures = results.filter((r) => r.status === 'rejected').map((r) => String((r as PromiseRejectedResult).reason));
+  assert.equal(failures, []);
+  await settle(h.vm, 200);
+  for (const key of senders) assert.is((await h.vm.accepted().account(key.address)).nonce, 6n);
+});
+
 test('waitForEvent sleeps while idle and wakes when a tx is issued', async () => {
   const h = await startVM();
   const abort = new AbortController();

@@ -1,0 +1,10 @@
+import { PrivateKey, cb58Encode } from '@cornice/sdk';
+const codec = await import('/work/main/core/dist/src/platform/codec.js');
+const P='http://127.0.0.1:9750/ext/P';
+const call = async (method, params) => { const r = await fetch(P,{method:'POST',headers:{'content-type':'application/json'},body:JSON.stringify({jsonrpc:'2.0',id:1,method,params})}); const j = await r.json(); if (j.error) throw new Error(JSON.stringify(j.error)); return j.result; };
+const keys = Array.from({length:16},()=>PrivateKey.generate()); const per=40;
+const lists = keys.map(k=>Array.from({length:per},(_,i)=>{ const tx={kind:'createSubnet',networkId:12345,nonce:BigInt(i+1),controlKeys:[k.address],threshold:1,sig:new Uint8Array(65)}; return cb58Encode(codec.encodeTx({...tx,sig:k.sign(codec.unsignedTxBytes(tx))})); }));
+const t0=performance.now(); const lat=[];
+await Promise.all(lists.map(async l=>{ for (const tx of l){ const a=performance.now(); await call('platform.issueTx',{tx}); lat.push(performance.now()-a);} }));
+lat.sort((a,b)=>a-b);
+console.log('issue/s', Math.round(640/((performance.now()-t0)/1000)), 'p50', lat[320].toFixed(1), 'p99', lat[633].toFixed(1));
