@@ -80,6 +80,12 @@ export function signedHash(tx: IssuableTx): Uint8Array {
  * (and again whenever the preferred block changes), and recovery is the costly part.
  */
 const recovered = new WeakMap<Uint8Array, { hash: Uint8Array; signer: ShortId }>();
+let recoveries = 0;
+
+/** How many signatures were actually recovered so far (the cache's misses), for tests. */
+export function signatureRecoveries(): number {
+  return recoveries;
+}
 
 /** The address that made `sig` over the tx; a clear error when the slot is empty or the signature bad. */
 export function signerOf(tx: IssuableTx, sig: Uint8Array, what = 'signature'): ShortId {
@@ -89,6 +95,7 @@ export function signerOf(tx: IssuableTx, sig: Uint8Array, what = 'signature'): S
   if (known && bytesEqual(known.hash, hash)) return known.signer;
   let signer: ShortId;
   try {
+    recoveries++;
     signer = recoverAddressFromHash(hash, sig);
   } catch (e) {
     return invalid(`${what} is invalid: ${(e as Error).message}`);
