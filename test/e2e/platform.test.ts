@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { cb58Encode, vmIdFromName } from '@cornice/sdk';
+import { ShortId, cb58Encode, vmIdFromName } from '@cornice/sdk';
 import { NODE1_ID, REPO, npmStartFlags } from '../src/fixtures.js';
 import { startNodeProcess, type NodeProcess } from '../src/process.js';
 
@@ -76,7 +76,10 @@ test('createUser -> subnet (2-of-3) -> this node validates it -> createBlockchai
       const r = await ok(node, 'P', 'platform.getSubnets', {});
       return r.subnets.find((s: { id: string }) => s.id === subnetId);
     });
-    assert.equal(subnet.controlKeys, [...keys].sort());
+    // The same keys, in byte order (not cb58 text order).
+    assert.equal([...subnet.controlKeys].sort(), [...keys].sort());
+    const bytes = subnet.controlKeys.map((k: string) => ShortId.fromString(k));
+    for (let i = 1; i < bytes.length; i++) assert.ok(bytes[i - 1].compare(bytes[i]) < 0, 'control keys sorted by bytes');
     assert.is(subnet.threshold, '2');
 
     // This node validates the subnet from a few seconds from now.
