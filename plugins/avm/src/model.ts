@@ -1,0 +1,190 @@
+/**
+ * The asset VM's domain model (reference §4): the secp256k1fx outputs, inputs, operations and
+ * credentials, the five tx types, UTXOs and assets. Plain data; the byte formats are in codec.ts
+ * (byte for byte as the reference), the rules in the VM. Amounts and locktimes are bigint (u64).
+ */
+import type { Id, ShortId } from '@cornice/sdk';
+
+export const SIGNATURE_LENGTH = 65;
+/** Codec type IDs (reference §4.1): VM txs first, then secp256k1fx. nftfx/propertyfx (10–19) are parsed and refused. */
+export const TYPE_ID = {
+  baseTx: 0,
+  createAssetTx: 1,
+  operationTx: 2,
+  importTx: 3,
+  exportTx: 4,
+  transferInput: 5,
+  mintOutput: 6,
+  transferOutput: 7,
+  mintOperation: 8,
+  credential: 9,
+} as const;
+/** Name at most 128 bytes, symbol at most 4, denomination at most 32 (reference §4.3). */
+export const MAX_NAME_LENGTH = 128;
+export const MAX_SYMBOL_LENGTH = 4;
+export const MAX_DENOMINATION = 32;
+
+/** OutputOwners: who can spend — `threshold` of `addresses` (sorted, unique). */
+export interface OutputOwners {
+  threshold: number;
+  addresses: ShortId[];
+}
+
+/** secp256k1fx TransferOutput (type 7). */
+export interface TransferOutput extends OutputOwners {
+  kind: 'transfer';
+  amount: bigint;
+  locktime: bigint;
+}
+
+/** secp256k1fx MintOutput (type 6): the right to mint more of an asset. */
+export interface MintOutput extends OutputOwners {
+  kind: 'mint';
+}
+
+export type Output = TransferOutput | MintOutput;
+
+/** An output of a tx: an asset and its output (BaseTx outs and ExportTx outs). */
+export interface TransferableOutput {
+  assetId: Id;
+  out: Output;
+}
+
+/** secp256k1fx TransferInput (type 5). */
+export interface TransferInput {
+  amount: bigint;
+  /** Indices into the spent output's addresses, sorted, unique; one signature each. */
+  sigIndices: number[];
+}
+
+export interface UtxoRef {
+  txId: Id;
+  outputIndex: number;
+}
+
+/** A tx input: the UTXO it spends, the asset, and the input. */
+export interface TransferableInput extends UtxoRef {
+  assetId: Id;
+  input: TransferInput;
+}
+
+/** secp256k1fx MintOperation (type 8): spends a MintOutput, produces a new MintOutput and a TransferOutput. */
+export interface MintOperation {
+  kind: 'mint';
+  sigIndices: number[];
+  mintOutput: MintOutput;
+  transferOutput: TransferOutput;
+}
+
+export interface Operation {
+  assetId: Id;
+  utxos: UtxoRef[];
+  op: MintOperation;
+}
+
+/** secp256k1fx Credential (type 9). */
+export interface Credential {
+  sigs: Uint8Array[];
+}
+
+export interface InitialState {
+  /** Index of the fx in the chain's fx list (0 = secp256k1fx). */
+  fxIndex: number;
+  outs: Output[];
+}
+
+export interface BaseTxFields {
+  networkId: number;
+  /** The chain's ID (BCID). */
+  chainId: Id;
+  outs: TransferableOutput[];
+  ins: TransferableInput[];
+}
+
+export interface BaseTx extends BaseTxFields {
+  kind: 'base';
+}
+
+export interface CreateAssetTx extends BaseTxFields {
+  kind: 'createAsset';
+  name: string;
+  symbol: string;
+  denomination: number;
+  states: InitialState[];
+}
+
+export interface OperationTx extends BaseTxFields {
+  kind: 'operation';
+  ops: Operation[];
+}
+
+/** Imports UTXOs the platform chain exported to this chain (consumed from shared memory). */
+export interface ImportTx extends BaseTxFields {
+  kind: 'import';
+  importedIns: TransferableInput[];
+}
+
+/** Exports outputs to the platform chain (put into shared memory). */
+export interface ExportTx extends BaseTxFields {
+  kind: 'export';
+  exportedOuts: TransferableOutput[];
+}
+
+export type UnsignedTx = BaseTx | CreateAssetTx | OperationTx | ImportTx | ExportTx;
+
+/** A signed tx: credentials in input order (BaseTx ins, then ops / imported ins). */
+export interface Tx {
+  unsigned: UnsignedTx;
+  creds: Credential[];
+}
+
+/** An unspent output: where it came from, its asset, the output. */
+export interface Utxo extends UtxoRef {
+  assetId: Id;
+  out: Output;
+}
+
+/** A genesis asset: an alias and the CreateAssetTx that makes it (reference §4.4). */
+export interface GenesisAsset {
+  alias: string;
+  tx: CreateAssetTx;
+}
+
+export interface AssetDescription {
+  assetId: Id;
+  name: string;
+  symbol: string;
+  denomination: number;
+}
+
+export type TxStatus = 'Accepted' | 'Processing' | 'Rejected' | 'Unknown';
+
+/**
+ * What the avm service needs of the VM (AssetVM implements it; service unit tests fake it).
+ * Reads answer from the last accepted state.
+ */
+export interface AvmBackend {
+  readonly networkId: number;
+  readonly chainId: Id;
+  /** The chain's aliases (primary first: 'X' on the X-Chain); addresses are written `<primary>-…`, or `<chainID>-…` without aliases. */
+  readonly aliases: readonly string[];
+  /** The platform chain's ID (the atomic peer of exports/imports). */
+  readonly platformChainId: Id;
+  /** The native asset (genesis asset whose alias or symbol is the native symbol), when this chain has it. */
+  nativeAsset(): AssetDescription | undefined;
+  /** An asset by ID or alias (genesis aliases, the native symbol, `NATIVE`); undefined when unknown. */
+  asset(idOrAlias: string): Promise<AssetDescription | undefined>;
+  /** Accepted UTXOs with at least one of these addresses among their owners, in UTXO ID order. */
+  utxos(addresses: readonly ShortId[], limit?: number): Promise<Utxo[]>;
+  /** Accepted UTXOs by ID (undefined where spent or unknown). */
+  utxosById(ids: readonly Id[]): Promise<Array<Utxo | undefined>>;
+  /** Native-asset UTXOs the platform chain exported to this chain with at least one of these owners. */
+  atomicUtxos(addresses: readonly ShortId[]): Promise<Utxo[]>;
+  /** Checks a signed tx against the preferred state and queues it; its ID. Throws an AvmError naming the broken rule. */
+  issueTx(tx: Tx): Promise<Id>;
+  /** The signed bytes of a tx this node knows (accepted or processing); undefined otherwise. */
+  getTx(txId: Id): Promise<Uint8Array | undefined>;
+  txStatus(txId: Id): Promise<TxStatus>;
+  /** The user's encrypted per-chain store (keystore access of the ChainContext). */
+  openUser(username: string, password: string): Promise<import('@cornice/sdk').KeyValueStore>;
+}
