@@ -53,6 +53,14 @@ export class CorsPolicy {
     this.#origins = new Set(allowed.map(normalizeOrigin));
   }
 
+  /**
+   * Whether a request with this Origin header may be served where no CORS applies (WebSockets):
+   * no Origin (not a browser), or an allowed one.
+   */
+  allows(origin: string | undefined): boolean {
+    return origin === undefined || this.#any || this.#origins.has(normalizeOrigin(origin));
+  }
+
   /** Headers for a reply to a request from `origin` (the Origin header); a preflight gets the allow headers too. */
   headers(origin: string | undefined, preflight: boolean): Record<string, string> {
     const out: Record<string, string> = {};

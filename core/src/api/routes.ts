@@ -2,13 +2,14 @@
  * The route table behind /ext/: endpoints (`admin`, `bc/<chainID>`, `bc/<chainID>/rpc`, …), endpoint
  * aliases added by admin.alias, and chain aliases (admin.aliasChain) resolved live for `bc/<alias>`.
  */
-import { NodeError } from '@cornice/sdk';
+import { NodeError, type WebSocketConnection } from '@cornice/sdk';
 import type { JsonRpcEndpoint } from './jsonrpc.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
 export type Route =
   | { kind: 'jsonrpc'; endpoint: JsonRpcEndpoint; get?: (req: IncomingMessage, res: ServerResponse) => Promise<void> }
-  | { kind: 'http'; handle(req: IncomingMessage, res: ServerResponse): void | Promise<void> };
+  | { kind: 'http'; handle(req: IncomingMessage, res: ServerResponse): void | Promise<void> }
+  | { kind: 'websocket'; accept(conn: WebSocketConnection): void };
 
 /** Resolves a chain alias or cb58 chain ID to the chain ID string (undefined when unknown). */
 export interface ChainResolver {

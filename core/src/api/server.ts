@@ -18,6 +18,7 @@ import { NodeError, type Logger } from '@cornice/sdk';
 import { CorsPolicy, DEFAULT_ALLOWED_HOSTS, HostCheck } from './access.js';
 import { RpcCode } from './errors.js';
 import type { RouteTable } from './routes.js';
+import { DEFAULT_WEBSOCKET_LIMITS, WebSocketUpgrader, type WebSocketLimits } from './websocket.js';
 
 export interface HttpTimeouts {
   /** To receive a request's headers. */
@@ -49,6 +50,8 @@ export interface HttpServerOptions {
   maxConnections: number;
   /** Defaults: DEFAULT_HTTP_TIMEOUTS (tests shorten them). */
   timeouts?: Partial<HttpTimeouts>;
+  /** Defaults: DEFAULT_WEBSOCKET_LIMITS. */
+  websocket?: Partial<WebSocketLimits>;
   log: Logger;
 }
 
@@ -94,6 +97,7 @@ export class HttpApiServer {
   readonly #cors: CorsPolicy;
   #refused = 0;
   #refusedLoggedAt = -Infinity;
+  readonly #ws: WebSocketUpgrader;
 
   constructor(
     private readonly routes: RouteTable,
@@ -123,6 +127,31 @@ export class HttpApiServer {
     this.#server.on('clientError', (err: NodeJS.ErrnoException, socket: Duplex) => {
       refuseSocket(socket, CLIENT_ERROR_STATUS[err.code ?? ''] ?? '400 Bad Request');
     });
+    this.#ws = new WebSocketUpgrader({ ...DEFAULT_WEBSOCKET_LIMITS, ...opts.websocket }, opts.log);
+    this.#server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => this.#upgrade(req, socket, head));
+  }
+
+  /**
+   * A WebSocket upgrade: the Host check of every request, then the Origin (browsers apply no CORS to
+   * WebSockets: a page on any site could reach a local node), then a route of kind 'websocket'.
+   */
+  #upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
+    socket.on('error', () => socket.destroy());
+    const badHost = this.#hosts.refused(req.headers.host);
+    if (badHost !== undefined) return refuseSocket(socket, '403 Forbidden');
+    if (!this.#cors.allows(req.headers.origin)) {
+      this.#opts.log.info('websocket refused: origin not allowed', { origin: req.headers.origin?.slice(0, 128) });
+      return refuseSocket(socket, '403 Forbidden');
+    }
+    let path: string;
+    try {
+      path = decodeURIComponent((req.url ?? '/').split('?')[0]!);
+    } catch {
+      return refuseSocket(socket, '400 Bad Request');
+    }
+    const route = path.startsWith('/ext/') ? this.routes.lookup(path.slice(5).replace(/\/+$/, '')) : undefined;
+    if (route?.kind !== 'websocket') return refuseSocket(socket, '404 Not Found');
+    this.#ws.upgrade(req, socket, head, (conn) => route.accept(conn));
   }
 
   /** Open connections right now. */
@@ -155,6 +184,7 @@ export class HttpApiServer {
   /** Stops accepting, lets in-flight requests finish briefly, then drops idle connections. */
   async close(): Promise<void> {
     if (!this.#server.listening) return;
+    this.#ws.close();
     const closed = new Promise<void>((resolve) => this.#server.close(() => resolve()));
     this.#server.closeIdleConnections();
     const timer = setTimeout(() => {
@@ -189,6 +219,11 @@ export class HttpApiServer {
       return sendRpcError(res, 404, RpcCode.InvalidRequest, `no API at ${path.slice(0, 256)}`);
     }
     if (route.kind === 'http') return route.handle(req, res);
+    if (route.kind === 'websocket') {
+      req.resume();
+      res.setHeader('upgrade', 'websocket');
+      return sendRpcError(res, 426, RpcCode.InvalidRequest, `${path.slice(0, 256)} is a WebSocket endpoint: connect with a WebSocket client`);
+    }
 
     if (req.method === 'GET' && route.get) return route.get(req, res);
     if (preflight) {

@@ -268,7 +268,8 @@ export class ChainManager {
       const isHalted = () => (fault === undefined ? undefined : `chain ${name} is halted: ${fault}`);
       for (const h of await vmGuard.createHandlers()) {
         const path = h.path ? `bc/${def.id}/${h.path}` : `bc/${def.id}`;
-        if (h.services?.length && h.http) throw new ChainError('BadHandler', `chain "${def.name}": handler ${h.path || '/'} has both services and http`);
+        const kinds = [h.services?.length ? 'services' : undefined, h.http ? 'http' : undefined, h.websocket ? 'websocket' : undefined].filter(Boolean);
+        if (kinds.length > 1) throw new ChainError('BadHandler', `chain "${def.name}": handler ${h.path || '/'} has ${kinds.join(' and ')}; give one kind`);
         if (h.services?.length) {
           d.routes.mount(path, { kind: 'jsonrpc', endpoint: d.endpoint(h.services.map((s) => chainService(s, isHalted))) });
         } else if (h.http) {
@@ -281,6 +282,16 @@ export class ChainManager {
               req.resume();
               res.writeHead(503, { 'content-type': 'text/plain' });
               res.end(`${halted}\n`);
+            },
+          });
+        } else if (h.websocket) {
+          const accept = h.websocket;
+          d.routes.mount(path, {
+            kind: 'websocket',
+            accept: (conn) => {
+              const halted = isHalted();
+              if (halted === undefined) accept(conn);
+              else conn.close(1011, halted);
             },
           });
         } else continue;

@@ -22,13 +22,34 @@ export interface VMInit {
 export type HttpHandler = (req: IncomingMessage, res: ServerResponse) => void | Promise<void>;
 
 /**
+ * One WebSocket connection as the node hands it to a VM: text messages in and out. The node does the
+ * framing, the size limit of a message, the Host and Origin checks, and closes a connection whose
+ * client does not read what is sent to it.
+ */
+export interface WebSocketConnection {
+  /** Sends one text message; ignored once the connection is closed. */
+  send(text: string): void;
+  close(code?: number, reason?: string): void;
+  /** Called for each text message the client sends (binary messages are refused by the node). */
+  onMessage(listener: (text: string) => void): void;
+  /** Called once, when the connection closes for any reason. */
+  onClose(listener: () => void): void;
+  readonly closed: boolean;
+}
+
+/** A WebSocket handler (e.g. the asset VM's pubsub, an EVM's /ws): called once per connection. */
+export type WebSocketHandler = (conn: WebSocketConnection) => void;
+
+/**
  * Handlers a chain serves. `path` '' mounts at /ext/bc/<chainID> (and every alias);
- * 'rpc' at /ext/bc/<chainID>/rpc, and so on.
+ * 'rpc' at /ext/bc/<chainID>/rpc, and so on. One kind per handler: JSON-RPC services, a raw HTTP
+ * handler, or a WebSocket handler.
  */
 export interface ChainHandler {
   path: string;
   services?: BoundService[];
   http?: HttpHandler;
+  websocket?: WebSocketHandler;
 }
 
 /**
