@@ -1,0 +1,161 @@
+// X-Chain on one node (`npm start` settings, LevelDB):
+// 1. offline-signed transfers accepted/s: a fan-out tx splits the ewoq key's genesis UTXO into N
+//    outputs; N transfers, each spending one of them, are signed here with the plugin's codec and
+//    issued in JSON-RPC batches of 100 over 4 connections; the clock stops when the chain's pubsub
+//    WebSocket has reported every one accepted.
+// 2. issue -> accept latency: one transfer at a time, from issueTx to its ID on the pubsub
+//    `accepted` channel; p50/p90/p99.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { Agent, request } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { WebSocket } from 'ws';
+import { Id, PrivateKey, cb58Decode, cb58Encode } from '@cornice/sdk';
+import { decodeUtxo, encodeTx, txIdOf, unsignedBytes } from '@cornice/avm';
+import { report, startNode } from './lib.mjs';
+
+const fixture = (f) => fileURLToPath(new URL(`../core/fixtures/staking/local/${f}`, import.meta.url));
+const EWOQ = PrivateKey.fromString('ewoqjP7PxY4yr3iLTpLisriqt94hdyDFNgchSxGGztUrTXtNN');
+const X_CHAIN = Id.fromString('4R5p2RXDGLqaifZE4hHWH9owe34pfoBULn1DrQTWivjg8o4aH');
+const agent = new Agent({ keepAlive: true, maxSockets: 4 });
+
+function post(url, body) {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (d) => (text += d));
+      res.on('end', () => resolve(JSON.parse(text)));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+async function call(url, method, params) {
+  const r = await post(url, JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }));
+  if (r.error) throw new Error(`${method}: ${JSON.stringify(r.error)}`);
+  return r.result;
+}
+
+const transferOut = (assetId, address, amount) => ({ assetId, out: { kind: 'transfer', amount, locktime: 0n, threshold: 1, addresses: [address] } });
+
+/** A signed BaseTx spending `utxos` (all the key's) into `outs`; its cb58 bytes and ID. */
+function signedTx(utxos, outs) {
+  const unsigned = {
+    kind: 'base',
+    networkId: 12345,
+    chainId: X_CHAIN,
+    outs: outs.sort((a, b) => (a.out.amount === b.out.amount ? a.out.addresses[0].compare(b.out.addresses[0]) : a.out.amount < b.out.amount ? -1 : 1)),
+    ins: utxos
+      .map((u) => ({ txId: u.txId, outputIndex: u.outputIndex, assetId: u.assetId, input: { amount: u.out.amount, sigIndices: [0] } }))
+      .sort((a, b) => a.txId.compare(b.txId) || a.outputIndex - b.outputIndex),
+  };
+  const sig = EWOQ.sign(unsignedBytes(unsigned));
+  const bytes = encodeTx({ unsigned, creds: unsigned.ins.map(() => ({ sigs: [sig] })) });
+  return { tx: cb58Encode(bytes), id: txIdOf(bytes) };
+}
+
+/** Follows the pubsub `accepted` channel; `wait(id)` resolves when that tx is reported. */
+async function acceptedFeed(wsUrl) {
+  const ws = new WebSocket(wsUrl);
+  await new Promise((resolve, reject) => (ws.once('open', resolve), ws.once('error', reject)));
+  const seen = new Set();
+  const waiting = new Map();
+  ws.on('message', (d) => {
+    const { value } = JSON.parse(d.toString());
+    const w = waiting.get(value);
+    if (w) {
+      waiting.delete(value);
+      w();
+    } else seen.add(value);
+  });
+  ws.send(JSON.stringify({ channel: 'accepted', unsubscribe: false }));
+  await new Promise((r) => setTimeout(r, 50));
+  return {
+    wait: (id) => (seen.delete(id) ? Promise.resolve() : new Promise((r) => waiting.set(id, r))),
+    close: () => ws.close(),
+  };
+}
+
+export async function benchAvm({ transfers = 5000, latencySamples = 200, baselineBareNodeHttp } = {}) {
+  const dir = await mkdtemp(join(tmpdir(), 'cornice-bench-x-'));
+  const node = await startNode([
+    `--data-dir=${dir}`,
+    `--staking-tls-cert-file=${fixture('staker1.crt')}`,
+    `--staking-tls-key-file=${fixture('staker1.key')}`,
+    '--sybil-protection-enabled=false',
+  ]);
+  const X = `${node.url}/ext/bc/X`;
+  const feed = await acceptedFeed(`${node.url.replace('http', 'ws')}/ext/bc/X/pubsub`);
+  try {
+    // Fan-out: the genesis UTXO into `transfers + latencySamples` outputs of 1,000 nAVA (and change), in txs of 150 outputs.
+    const utxosOf = async () => (await call(X, 'avm.getUTXOs', { addresses: [`X-${EWOQ.address}`] })).utxos.map((u) => decodeUtxo(cb58Decode(u)));
+    let [genesis] = await utxosOf();
+    const pieces = [];
+    for (let left = transfers + latencySamples; left > 0; ) {
+      const n = Math.min(150, left); // a tx stays under the API's size bound
+      const outs = Array.from({ length: n }, () => transferOut(genesis.assetId, EWOQ.address, 1_000n));
+      outs.push(transferOut(genesis.assetId, EWOQ.address, genesis.out.amount - 1_000n * BigInt(n)));
+      const { tx, id } = signedTx([genesis], outs);
+      const accepted = feed.wait(id.toString());
+      await call(X, 'avm.issueTx', { tx });
+      await accepted;
+      const made = (await call(X, 'avm.getUTXOs', { addresses: [`X-${EWOQ.address}`] })).utxos.map((u) => decodeUtxo(cb58Decode(u))).filter((u) => u.txId.equals(id));
+      genesis = made.find((u) => u.out.amount > 1_000n);
+      pieces.push(...made.filter((u) => u.out.amount === 1_000n));
+      left -= n;
+    }
+    const to = PrivateKey.generate().address;
+    const signed = pieces.map((u) => signedTx([u], [transferOut(u.assetId, to, 1_000n)]));
+
+    // 2 first (sequential), on the last `latencySamples` pieces.
+    const latencies = [];
+    for (const { tx, id } of signed.splice(transfers, latencySamples)) {
+      const t0 = performance.now();
+      const accepted = feed.wait(id.toString());
+      await call(X, 'avm.issueTx', { tx });
+      await accepted;
+      latencies.push(performance.now() - t0);
+    }
+    latencies.sort((a, b) => a - b);
+    const pct = (p) => Math.round(latencies[Math.floor((latencies.length - 1) * p)] * 100) / 100;
+
+    // 1: throughput.
+    const t0 = performance.now();
+    const all = Promise.all(signed.map(({ id }) => feed.wait(id.toString())));
+    const batches = [];
+    for (let i = 0; i < signed.length; i += 100) batches.push(signed.slice(i, i + 100));
+    let next = 0;
+    let errors = 0;
+    await Promise.all(
+      Array.from({ length: 4 }, async () => {
+        while (next < batches.length) {
+          const batch = batches[next++];
+          const replies = await post(X, JSON.stringify(batch.map(({ tx }, i) => ({ jsonrpc: '2.0', id: i, method: 'avm.issueTx', params: { tx } }))));
+          errors += replies.filter((r) => r.error).length;
+        }
+      }),
+    );
+    const issuedMs = performance.now() - t0;
+    await all;
+    const ms = performance.now() - t0;
+    report({
+      bench: 'X-Chain offline-signed transfers accepted/s (one node, JSON-RPC batches of 100)',
+      value: Math.round((signed.length / ms) * 1000),
+      unit: 'tx/s',
+      target: '>= 5000',
+      issueOnlyPerSecond: Math.round((signed.length / issuedMs) * 1000),
+      errors,
+      transfers: signed.length,
+      baselineBareNodeHttp,
+    });
+    report({ bench: 'X-Chain transfer issue -> accept latency (one node)', value: pct(0.5), unit: 'ms', target: 'p50 <= 20', p90: pct(0.9), p99: pct(0.99), samples: latencies.length });
+  } finally {
+    feed.close();
+    agent.destroy();
+    await node.stop();
+    await rm(dir, { recursive: true, force: true });
+  }
+}
