@@ -17,6 +17,7 @@ import {
 } from '@cornice/sdk';
 import { chainAddress } from './addresses.js';
 import { MAX_DENOMINATION, MAX_NAME_LENGTH, MAX_SYMBOL_LENGTH } from './model.js';
+import { assetTextError } from './syntax.js';
 
 /** Most addresses one getUTXOs names. */
 export const MAX_QUERY_ADDRESSES = 1024;
@@ -37,12 +38,23 @@ const assetId = () => p.string({ min: 1, max: MAX_ASSET_ALIAS });
 const txBytes = () => p.cb58({ maxBytes: MAX_WIRE_BYTES });
 
 /**
- * Asset names and symbols (reference §4.3): printable ASCII with no leading or trailing space. The
- * pattern is checked after the length, so the length bound also bounds the regex's work.
+ * An asset's name or symbol (reference §4.3): at most `max` bytes of printable ASCII without
+ * leading or trailing whitespace, refused with the reference's texts (the VM's own check). The
+ * string is bounded first (UTF-8 takes at most 4 bytes a character: longer ones are too long).
  */
-const PRINTABLE_TRIMMED = /^(?:[\x21-\x7e](?:[\x20-\x7e]*[\x21-\x7e])?)?$/;
-const assetText = (max: number) =>
-  p.string({ max, pattern: PRINTABLE_TRIMMED, patternDescription: 'printable ASCII without leading or trailing whitespace' });
+function assetText(what: 'name' | 'symbol', max: number): Parser<string> {
+  const text = p.string({ max: 4 * max });
+  return {
+    ...text,
+    describe: () => `${what}: printable ASCII without leading or trailing whitespace, at most ${max} bytes`,
+    parse(v, field) {
+      const s = text.parse(v, field);
+      const problem = assetTextError(s, what, max);
+      if (problem !== undefined) throw new InvalidParamsError(field, problem);
+      return s;
+    },
+  };
+}
 
 /** A private key in cb58 (32 bytes); anything else gets the reference's `problem parsing private key`. */
 function privateKey(): Parser<PrivateKey> {
@@ -104,8 +116,8 @@ type AddressReply = { address: string };
 const userParams = { username: username(), password: password() };
 
 const assetFields = {
-  name: assetText(MAX_NAME_LENGTH),
-  symbol: p.optional(assetText(MAX_SYMBOL_LENGTH)),
+  name: assetText('name', MAX_NAME_LENGTH),
+  symbol: p.optional(assetText('symbol', MAX_SYMBOL_LENGTH)),
   denomination: p.uint(8, { max: MAX_DENOMINATION }),
   // Accepted and ignored, as the reference's: creating an asset spends nothing and signs nothing.
   username: p.optional(username()),

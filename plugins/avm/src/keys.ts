@@ -120,21 +120,33 @@ export class Keychain {
     return this.#byAddress.get(address.key);
   }
 
-  /**
-   * How these keys meet `threshold` of `addresses`: the first `threshold` addresses (in list order)
-   * whose key is here; undefined when there are too few (as the reference's keychain Match).
-   */
-  match(owners: { threshold: number; addresses: readonly ShortId[] }): Spender | undefined {
-    const sigIndices: number[] = [];
-    const signers: PrivateKey[] = [];
-    for (let i = 0; i < owners.addresses.length && sigIndices.length < owners.threshold; i++) {
-      const key = this.#byAddress.get(owners.addresses[i]!.key);
-      if (!key) continue;
-      sigIndices.push(i);
-      signers.push(key);
-    }
-    return sigIndices.length === owners.threshold ? { sigIndices, signers } : undefined;
+  /** How these keys meet `threshold` of `addresses` (the reference's keychain Match); undefined when they cannot. */
+  match(owners: OwnersLike): Spender | undefined {
+    const found = matchOwners(owners, (a) => this.#byAddress.get(a.key));
+    return found && { sigIndices: found.sigIndices, signers: found.signers };
   }
+}
+
+export interface OwnersLike {
+  threshold: number;
+  addresses: readonly ShortId[];
+}
+
+/**
+ * The first `threshold` of the owners' addresses, in list order, that `signer` knows (the
+ * reference's rule for which addresses sign): their indices and what `signer` gave for each;
+ * undefined when fewer than `threshold` are known.
+ */
+export function matchOwners<T>(owners: OwnersLike, signer: (address: ShortId) => T | undefined): { sigIndices: number[]; signers: T[] } | undefined {
+  const sigIndices: number[] = [];
+  const signers: T[] = [];
+  for (let i = 0; i < owners.addresses.length && sigIndices.length < owners.threshold; i++) {
+    const s = signer(owners.addresses[i]!);
+    if (s === undefined) continue;
+    sigIndices.push(i);
+    signers.push(s);
+  }
+  return sigIndices.length === owners.threshold ? { sigIndices, signers } : undefined;
 }
 
 function corrupt(message: string): AvmError {

@@ -10,9 +10,7 @@ import {
   PrivateKey,
   bindService,
   bytesToWire,
-  compareBytes,
   isNodeError,
-  sha256,
   type BoundService,
   type Clock,
   type Handlers,
@@ -20,15 +18,24 @@ import {
 } from '@cornice/sdk';
 import { addressOn, formatAddress, type ChainAddress } from './addresses.js';
 import { avmApi, avmApiWithSymbol, nativeMethodAliases, type AssetBalanceReply } from './api.js';
-import { decodeTx, encodeOutput, encodeTx, encodeUtxo, unsignedBytes, utxoId } from './codec.js';
+import {
+  compareUtxoRefs,
+  decodeTx,
+  encodeTx,
+  encodeUtxo,
+  signTx,
+  sortAddresses,
+  sortOutputs,
+  sortTransferableOutputs,
+  unsignedBytes,
+  utxoId,
+} from './codec.js';
 import { AvmError } from './errors.js';
-import { UserKeys, type Keychain } from './keys.js';
+import { UserKeys, matchOwners, type Keychain } from './keys.js';
 import {
   SIGNATURE_LENGTH,
   type AssetDescription,
   type AvmBackend,
-  type Credential,
-  type MintOutput,
   type Output,
   type TransferableInput,
   type TransferableOutput,
@@ -149,10 +156,8 @@ export function avmService(backend: AvmBackend, opts: AvmServiceOptions): BoundS
   }
 
   /** Signs `unsigned` (each input with its keys, in input order) and issues it; the tx ID. */
-  async function signAndIssue(unsigned: UnsignedTx, ins: readonly SignedInput[]): Promise<Id> {
-    const hash = sha256(unsignedBytes(unsigned));
-    const creds: Credential[] = ins.map(({ signers }) => ({ sigs: signers.map((k) => k.signHash(hash)) }));
-    return backend.issueTx({ unsigned, creds });
+  function signAndIssue(unsigned: UnsignedTx, ins: readonly SignedInput[]): Promise<Id> {
+    return backend.issueTx(signTx(unsigned, ins.map((i) => i.signers)));
   }
 
   const base = () => ({ networkId: backend.networkId, chainId: backend.chainId });
@@ -199,7 +204,7 @@ export function avmService(backend: AvmBackend, opts: AvmServiceOptions): BoundS
     },
 
     async getUTXOs({ addresses }) {
-      const owners = uniqueAddresses(addresses.map((a, i) => own(a, `addresses[${i}]`)));
+      const owners = sortAddresses(addresses.map((a, i) => own(a, `addresses[${i}]`)));
       if (owners.length === 0) return { utxos: [] };
       return { utxos: (await utxosOf(owners)).map((u) => bytesToWire(encodeUtxo(u))) };
     },
@@ -224,7 +229,7 @@ export function avmService(backend: AvmBackend, opts: AvmServiceOptions): BoundS
       const recipient = own(to, 'to');
       const { ins, change } = await spendFromUser(username, password, assetId, amount);
       const outs = [transferable(assetId, amount, recipient), ...change];
-      return { txID: (await signAndIssue({ kind: 'base', ...base(), outs: sortOutputs(outs), ins: ins.map((i) => i.input) }, ins)).toString() };
+      return { txID: (await signAndIssue({ kind: 'base', ...base(), outs: sortTransferableOutputs(outs), ins: ins.map((i) => i.input) }, ins)).toString() };
     },
 
     async createFixedCapAsset({ name, symbol, denomination, initialHolders }) {
@@ -233,31 +238,31 @@ export function avmService(backend: AvmBackend, opts: AvmServiceOptions): BoundS
         if (amount === 0n) throw new InvalidParamsError(`initialHolders[${i}].amount`, 'must be positive');
         return transferOutput(amount, own(address, `initialHolders[${i}].address`));
       });
-      return { assetID: (await createAsset(name, symbol, denomination, outs, 'initialHolders')).toString() };
+      return { assetID: (await createAsset(name, symbol, denomination, outs)).toString() };
     },
 
     async createVariableCapAsset({ name, symbol, denomination, minterSets }) {
       if (minterSets.length === 0) throw new InvalidParamsError('minterSets', 'no minters provided');
       const outs = minterSets.map(({ minters, threshold }, i): Output => {
-        const addresses = uniqueAddresses(minters.map((m, j) => own(m, `minterSets[${i}].minters[${j}]`)));
+        const addresses = sortAddresses(minters.map((m, j) => own(m, `minterSets[${i}].minters[${j}]`)));
         if (addresses.length === 0) throw new InvalidParamsError(`minterSets[${i}].minters`, 'no minters provided');
         if (threshold < 1 || threshold > addresses.length) {
           throw new InvalidParamsError(`minterSets[${i}].threshold`, `must be between 1 and the number of distinct minters (${addresses.length})`);
         }
         return { kind: 'mint', threshold, addresses };
       });
-      return { assetID: (await createAsset(name, symbol, denomination, outs, 'minterSets')).toString() };
+      return { assetID: (await createAsset(name, symbol, denomination, outs)).toString() };
     },
 
     async createMintTx({ amount, assetID, to, minters }) {
       if (amount === 0n) throw new InvalidParamsError('amount', 'amount minted must be positive');
       const asset = await assetNamed(assetID);
       const recipient = own(to, 'to');
-      const signers = uniqueAddresses(minters.map((m, i) => own(m, `minters[${i}]`)));
+      const signers = sortAddresses(minters.map((m, i) => own(m, `minters[${i}]`)));
       const keys = new Set(signers.map((a) => a.key));
       for (const utxo of await utxosOf(signers)) {
         if (utxo.out.kind !== 'mint' || !utxo.assetId.equals(asset.assetId)) continue;
-        const sigIndices = chooseSigners(utxo.out, keys);
+        const sigIndices = matchOwners(utxo.out, (a) => (keys.has(a.key) ? a : undefined))?.sigIndices;
         if (!sigIndices) continue;
         const unsigned: UnsignedTx = {
           kind: 'operation',
@@ -375,10 +380,9 @@ export function avmService(backend: AvmBackend, opts: AvmServiceOptions): BoundS
   };
 
   /** Issues the CreateAssetTx of these initial outputs (no inputs, no credentials); the asset ID. */
-  async function createAsset(name: string, symbol: string | undefined, denomination: number, outs: Output[], field: string): Promise<Id> {
-    const sorted = sortInitialOutputs(outs, field);
+  async function createAsset(name: string, symbol: string | undefined, denomination: number, outs: Output[]): Promise<Id> {
     return backend.issueTx({
-      unsigned: { kind: 'createAsset', ...base(), outs: [], ins: [], name, symbol: symbol ?? '', denomination, states: [{ fxIndex: 0, outs: sorted }] },
+      unsigned: { kind: 'createAsset', ...base(), outs: [], ins: [], name, symbol: symbol ?? '', denomination, states: [{ fxIndex: 0, outs: sortOutputs(outs) }] },
       creds: [],
     });
   }
@@ -426,43 +430,9 @@ function spendable(utxo: Utxo, assetId: Id, keychain: Keychain, now: bigint): Si
   };
 }
 
-/** The first `threshold` of the mint output's addresses (in its order) that are among `minters`; undefined when too few. */
-function chooseSigners(out: MintOutput, minters: ReadonlySet<string>): number[] | undefined {
-  const sigIndices: number[] = [];
-  for (let i = 0; i < out.addresses.length && sigIndices.length < out.threshold; i++) {
-    if (minters.has(out.addresses[i]!.key)) sigIndices.push(i);
-  }
-  return sigIndices.length === out.threshold ? sigIndices : undefined;
-}
-
-/** Addresses sorted and without repeats (as owner lists must be). */
-function uniqueAddresses(addresses: readonly ShortId[]): ShortId[] {
-  const byKey = new Map(addresses.map((a) => [a.key, a]));
-  return [...byKey.values()].sort((a, b) => a.compare(b));
-}
-
 /** Inputs in the order a tx must list them: by (txID, output index); their signers follow. */
 function sortInputs(ins: readonly SignedInput[]): SignedInput[] {
-  return [...ins].sort((a, b) => compareBytes(a.input.txId.bytes, b.input.txId.bytes) || a.input.outputIndex - b.input.outputIndex);
-}
-
-/** Outputs in the order a tx must list them: by asset ID, then by output bytes. */
-function sortOutputs(outs: readonly TransferableOutput[]): TransferableOutput[] {
-  return [...outs].sort((a, b) => a.assetId.compare(b.assetId) || compareBytes(encodeOutput(a.out), encodeOutput(b.out)));
-}
-
-/** Initial-state outputs sorted by bytes; two equal ones (the same holder and amount, or minter set) cannot both be listed. */
-function sortInitialOutputs(outs: readonly Output[], field: string): Output[] {
-  const encoded = outs.map((out, i) => ({ out, bytes: encodeOutput(out), i }));
-  encoded.sort((a, b) => compareBytes(a.bytes, b.bytes));
-  for (let k = 1; k < encoded.length; k++) {
-    const [prev, cur] = [encoded[k - 1]!, encoded[k]!];
-    if (compareBytes(prev.bytes, cur.bytes) === 0) {
-      const [first, second] = prev.i < cur.i ? [prev.i, cur.i] : [cur.i, prev.i];
-      throw new InvalidParamsError(`${field}[${second}]`, `repeats ${field}[${first}]: an asset's initial outputs must differ`);
-    }
-  }
-  return encoded.map((e) => e.out);
+  return [...ins].sort((a, b) => compareUtxoRefs(a.input, b.input));
 }
 
 function clampU64(n: bigint): bigint {

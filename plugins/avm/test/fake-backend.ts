@@ -1,30 +1,27 @@
 // An AvmBackend over in-memory UTXOs for the avm service's unit tests, with a real keystore (cheap
 // KDF) behind openUser, and the service served on the node's HTTP and JSON-RPC layers over loopback.
+// What it is asked to issue must pass the real syntactic rules (checkSyntax), and every credential
+// must sign for the owners of what its input spends.
 import { Keystore } from '@cornice/core';
 import { serveServices, type ServedServices } from '@cornice/core/testing';
-import {
-  Id,
-  MemoryStore,
-  PrivateKey,
-  ShortId,
-  utf8Encode,
-  sha256,
-  type Client,
-  type KeyValueStore,
-} from '@cornice/sdk';
+import { Id, MemoryStore, PrivateKey, recoverAddressFromHash, sha256, utf8Encode, type Client, type KeyValueStore, type ShortId } from '@cornice/sdk';
 import { avmApi } from '../src/api.js';
-import type { AssetDescription, AvmBackend, Output, Tx, TxStatus, Utxo } from '../src/model.js';
+import { checkSyntax, encodeTx, txIdOf, unsignedBytes, utxoId } from '../src/codec.js';
+import { AvmError } from '../src/errors.js';
+import type { AssetDescription, AvmBackend, Output, Tx, TxStatus, UtxoRef, Utxo } from '../src/model.js';
 import { avmService } from '../src/service.js';
+import { NETWORK_ID, X_CHAIN_ID, ewoq, id } from './helpers.js';
+
+export { id, mint, transfer } from './helpers.js';
 
 export const PASSWORD = 'Tr0ub4dor&3-horse';
 export const FAST_KDF = { N: 16, r: 1, p: 1 };
-export const CHAIN_ID = Id.fromBytes(new Uint8Array(32).fill(7));
+export const CHAIN_ID = X_CHAIN_ID;
 export const NOW_MS = Date.UTC(2020, 4, 1);
-export const EWOQ = PrivateKey.fromString('ewoqjP7PxY4yr3iLTpLisriqt94hdyDFNgchSxGGztUrTXtNN');
+export const NOW_SECONDS = BigInt(NOW_MS / 1000);
+export const EWOQ = ewoq();
 export const EWOQ_ADDRESS = 'X-6Y3kysjF9jnHnYkdS9yGAuoHyae2eNmeV';
 
-/** A deterministic ID from a label. */
-export const id = (label: string) => Id.fromBytes(sha256(utf8Encode(label)));
 /** A deterministic key from a label. */
 export const keyOf = (label: string) => PrivateKey.fromBytes(sha256(utf8Encode(`key ${label}`)));
 
@@ -32,7 +29,7 @@ export const NATIVE: AssetDescription = { assetId: id('AVA asset'), alias: 'AVA'
 export const GOLD: AssetDescription = { assetId: id('gold asset'), name: 'Gold', symbol: 'GLD', denomination: 2 };
 
 export class FakeAvm implements AvmBackend {
-  readonly networkId = 12345;
+  readonly networkId = NETWORK_ID;
   readonly chainId = CHAIN_ID;
   aliases: string[] = ['X', 'avm'];
   readonly platformChainId = Id.empty;
@@ -50,7 +47,6 @@ export class FakeAvm implements AvmBackend {
   readonly utxoQueries: Array<{ addresses: string[]; limit: number | undefined }> = [];
   readonly keystoreStore = new MemoryStore();
   readonly keystore = new Keystore({ store: this.keystoreStore, kdf: FAST_KDF, isStrongPassword: async () => true });
-  #nextTx = 0;
 
   nativeAsset(): AssetDescription | undefined {
     return this.native;
@@ -66,7 +62,7 @@ export class FakeAvm implements AvmBackend {
     return limit === undefined ? found : found.slice(0, limit);
   }
   async utxosById(ids: readonly Id[]): Promise<Array<Utxo | undefined>> {
-    return ids.map((i) => this.utxoList.find((u) => utxoIdOf(u).equals(i)));
+    return ids.map((i) => this.utxoList.find((u) => utxoId(u).equals(i)));
   }
   async atomicUtxos(addresses: readonly ShortId[]): Promise<Utxo[]> {
     const wanted = new Set(addresses.map((a) => a.key));
@@ -74,8 +70,14 @@ export class FakeAvm implements AvmBackend {
   }
   async issueTx(tx: Tx): Promise<Id> {
     if (this.issueError) throw this.issueError;
+    checkSyntax(tx, { networkId: this.networkId, chainId: this.chainId });
+    checkCredentials(tx, (ref) => [...this.utxoList, ...this.atomicList].find((u) => utxoId(u).equals(utxoId(ref))));
     this.issued.push(tx);
-    return id(`issued tx ${this.#nextTx++}`);
+    const bytes = encodeTx(tx);
+    const txId = txIdOf(bytes);
+    this.txBytes.set(txId.key, bytes);
+    this.statuses.set(txId.key, 'Processing');
+    return txId;
   }
   async getTx(txId: Id): Promise<Uint8Array | undefined> {
     return this.txBytes.get(txId.key);
@@ -95,22 +97,32 @@ export class FakeAvm implements AvmBackend {
   }
 }
 
-/** UTXO ID = SHA-256(u64 BE output index || tx ID) (reference §4.3). */
-export function utxoIdOf(u: { txId: Id; outputIndex: number }): Id {
-  return u.txId.prefix(u.outputIndex);
+/**
+ * The semantic signature rule (reference §4.3): credential i of input i spending UTXO u holds
+ * len(SigIndices) signatures, signature j recovering to u's address SigIndices[j], and as many as
+ * u's threshold. A UTXO this backend does not hold is refused.
+ */
+export function checkCredentials(tx: Tx, find: (ref: UtxoRef) => Utxo | undefined): void {
+  const u = tx.unsigned;
+  const spends: Array<{ ref: UtxoRef; sigIndices: number[] }> = [...u.ins.map((i) => ({ ref: i, sigIndices: i.input.sigIndices }))];
+  if (u.kind === 'import') spends.push(...u.importedIns.map((i) => ({ ref: i, sigIndices: i.input.sigIndices })));
+  if (u.kind === 'operation') spends.push(...u.ops.map((o) => ({ ref: o.utxos[0]!, sigIndices: o.op.sigIndices })));
+  if (tx.creds.length !== spends.length) throw new AvmError('InvalidTx', `${tx.creds.length} credentials for ${spends.length} inputs`);
+  const hash = sha256(unsignedBytes(u));
+  spends.forEach(({ ref, sigIndices }, i) => {
+    const utxo = find(ref);
+    if (!utxo) throw new AvmError('InvalidTx', 'missing utxo');
+    const sigs = tx.creds[i]!.sigs;
+    if (sigs.length !== sigIndices.length || sigs.length !== utxo.out.threshold) throw new AvmError('InvalidTx', `credential ${i}: wrong number of signatures`);
+    sigs.forEach((sig, j) => {
+      const signer: ShortId = recoverAddressFromHash(hash, sig);
+      if (!signer.equals(utxo.out.addresses[sigIndices[j]!]!)) throw new AvmError('InvalidTx', `credential ${i}: signature ${j} is not of its address`);
+    });
+  });
 }
 
 function byUtxoId(a: Utxo, b: Utxo): number {
-  return utxoIdOf(a).compare(utxoIdOf(b));
-}
-
-/** A TransferOutput owned by `owners` (threshold 1 by default). */
-export function transfer(amount: bigint, owners: ShortId[], o: { threshold?: number; locktime?: bigint } = {}): Output {
-  return { kind: 'transfer', amount, locktime: o.locktime ?? 0n, threshold: o.threshold ?? 1, addresses: [...owners].sort((a, b) => a.compare(b)) };
-}
-
-export function mint(owners: ShortId[], threshold: number): Output {
-  return { kind: 'mint', threshold, addresses: [...owners].sort((a, b) => a.compare(b)) };
+  return utxoId(a).compare(utxoId(b));
 }
 
 export interface Harness extends ServedServices {

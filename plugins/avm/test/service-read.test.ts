@@ -1,8 +1,9 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Id, cb58Encode } from '@cornice/sdk';
+import { utxoId } from '../src/codec.js';
 import { MAX_UTXOS_READ } from '../src/service.js';
-import { CHAIN_ID, EWOQ, EWOQ_ADDRESS, GOLD, NATIVE, harness, id, keyOf, mint, rejection, transfer, utxoIdOf } from './fake-backend.js';
+import { CHAIN_ID, EWOQ, EWOQ_ADDRESS, GOLD, NATIVE, harness, id, keyOf, mint, rejection, transfer } from './fake-backend.js';
 
 const U64_MAX = (1n << 64n) - 1n;
 
@@ -12,12 +13,12 @@ test('getBalance: transfer outputs of the asset the address appears in (multisig
     const other = keyOf('other').address;
     const b = h.backend;
     const u1 = b.addUtxo('t1', 0, NATIVE.assetId, transfer(100n, [EWOQ.address]));
-    const u2 = b.addUtxo('t2', 3, NATIVE.assetId, transfer(20n, [EWOQ.address, other], { threshold: 2 }));
-    const u3 = b.addUtxo('t3', 1, NATIVE.assetId, transfer(5n, [EWOQ.address], { locktime: 1n << 40n }));
+    const u2 = b.addUtxo('t2', 3, NATIVE.assetId, transfer(20n, [EWOQ.address, other], 2));
+    const u3 = b.addUtxo('t3', 1, NATIVE.assetId, transfer(5n, [EWOQ.address], 1, 1n << 40n));
     b.addUtxo('t4', 0, GOLD.assetId, transfer(7n, [EWOQ.address]));
     b.addUtxo('t5', 0, NATIVE.assetId, transfer(1000n, [other]));
     b.addUtxo('t6', 0, NATIVE.assetId, mint([EWOQ.address], 1));
-    const expected = [u1, u2, u3].sort((x, y) => utxoIdOf(x).compare(utxoIdOf(y)));
+    const expected = [u1, u2, u3].sort((x, y) => utxoId(x).compare(utxoId(y)));
     const reply = await h.avm.getBalance({ address: EWOQ_ADDRESS, assetID: NATIVE.assetId.toString() });
     assert.equal(reply, {
       balance: '125',
@@ -64,7 +65,7 @@ test('getAllBalances: every asset held, by asset ID; the alias where the asset h
     const b = h.backend;
     const stray = id('asset of no description');
     b.addUtxo('a', 0, NATIVE.assetId, transfer(3n, [EWOQ.address]));
-    b.addUtxo('b', 0, NATIVE.assetId, transfer(4n, [EWOQ.address, keyOf('x').address], { threshold: 2 }));
+    b.addUtxo('b', 0, NATIVE.assetId, transfer(4n, [EWOQ.address, keyOf('x').address], 2));
     b.addUtxo('c', 0, GOLD.assetId, transfer(9n, [EWOQ.address]));
     b.addUtxo('d', 0, stray, transfer(1n, [EWOQ.address]));
     b.addUtxo('e', 0, GOLD.assetId, mint([EWOQ.address], 1));
