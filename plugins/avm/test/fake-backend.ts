@@ -3,7 +3,7 @@
 // What it is asked to issue must pass the real syntactic rules (checkSyntax), and every credential
 // must sign for the owners of what its input spends.
 import { Keystore } from '@cornice/core';
-import { serveServices, type ServedServices } from '@cornice/core/testing';
+import { postRpc, serveServices, type RpcReply, type ServedServices } from '@cornice/core/testing';
 import { Id, MemoryStore, PrivateKey, recoverAddressFromHash, sha256, utf8Encode, type Client, type KeyValueStore, type ShortId } from '@cornice/sdk';
 import { avmApi } from '../src/api.js';
 import { checkSyntax, encodeTx, txIdOf, unsignedBytes, utxoId } from '../src/codec.js';
@@ -128,6 +128,8 @@ function byUtxoId(a: Utxo, b: Utxo): number {
 export interface Harness extends ServedServices {
   backend: FakeAvm;
   avm: Client<typeof avmApi>;
+  /** A raw call of `avm.<method>` (aliases included); errors come back as data. */
+  call(method: string, params?: unknown): Promise<RpcReply>;
   /** Creates user `name` (PASSWORD) holding these keys (in this order); its credentials. */
   user(name: string, keys?: PrivateKey[]): Promise<{ username: string; password: string }>;
 }
@@ -142,6 +144,7 @@ export async function harness(o: { nativeSymbol?: string; backend?: FakeAvm } = 
     ...served,
     backend,
     avm,
+    call: (method, params) => postRpc(served.url, `avm.${method}`, params),
     async user(name, keys = []) {
       await backend.keystore.createUser(name, PASSWORD);
       for (const key of keys) await avm.importKey({ username: name, password: PASSWORD, privateKey: key.toCb58() });
