@@ -153,6 +153,18 @@ export async function harness(o: { nativeSymbol?: string; backend?: FakeAvm } = 
   };
 }
 
+/** A test body run against a fresh harness, closed afterwards. */
+export function served(body: (h: Harness) => Promise<void>, o: { nativeSymbol?: string } = {}): () => Promise<void> {
+  return async () => {
+    const h = await harness(o);
+    try {
+      await body(h);
+    } finally {
+      await h.close();
+    }
+  };
+}
+
 /** Awaits `p` and returns its rejection (failing when it resolves). */
 export async function rejection(p: Promise<unknown>): Promise<{ rpcCode: number; message: string; data?: unknown }> {
   try {
