@@ -187,6 +187,16 @@ test('importNATIVE (and importAVA): sweeps every native UTXO exported to the use
   assert.equal([none.rpcCode, none.message], [-32000, 'no spendable funds were found']);
 }));
 
+test('the native-token methods answer to the chain\'s own symbol only (export<symbol>/import<symbol>, and NATIVE)', served(async (h) => {
+  const bob = await h.user('bob', [K1]);
+  h.backend.addUtxo('n', 0, NATIVE.assetId, transfer(10n, [K1.address]));
+  assert.ok((await h.call('exportXYZ', { ...bob, to: OTHER.address.toString(), amount: 1 })).result);
+  assert.ok((await h.call('exportNATIVE', { ...bob, to: OTHER.address.toString(), amount: 1 })).result);
+  const ava = await h.call('exportAVA', { ...bob, to: OTHER.address.toString(), amount: 1 });
+  assert.is(ava.error?.code, -32601);
+  assert.is(h.backend.issued.length, 2);
+}, { nativeSymbol: 'XYZ' }));
+
 test('native-token methods on a chain without the native asset: a clear -32000', served(async (h) => {
   h.backend.native = undefined;
   const bob = await h.user('bob', [K1]);
