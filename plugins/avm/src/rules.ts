@@ -45,7 +45,12 @@ export interface UtxoSource {
   utxo(id: Id): Promise<Utxo | undefined>;
   /** A UTXO the platform chain exported to this chain that the tx may import. */
   imported(id: Id): Promise<Utxo | undefined>;
+  /** True when a UTXO `utxo` does not offer was spent by a tx in flight (for a clearer error). */
+  spentInFlight?(id: Id): boolean;
 }
+
+const doubleSpend = (ref: UtxoRef, id: Id): never =>
+  invalid(`double spend: utxo ${refText(ref)} is already spent by a tx in this block or a processing ancestor`, { utxoID: id.toString() });
 
 const invalid = (message: string, data?: unknown): never => {
   throw new AvmError('InvalidTx', message, data);
@@ -131,6 +136,7 @@ export async function checkTx(tx: Tx, bytes: Uint8Array, id: Id, source: UtxoSou
     if (seen.has(uid.key)) invalid('inputs attempt to double spend an input', { utxo: refText(ref) });
     seen.add(uid.key);
     const utxo = await source.utxo(uid);
+    if (!utxo && source.spentInFlight?.(uid)) return doubleSpend(ref, uid);
     if (!utxo) return invalid(`missing utxo ${refText(ref)}`, { utxoID: uid.toString() });
     spends.push({ id: uid, utxo });
     return utxo;
@@ -200,9 +206,8 @@ export async function applyEffect(e: TxEffect, diff: StateDiff, time: bigint): P
   if (e.locktime > time) invalid('output is time locked', { locktime: e.locktime.toString() });
   for (const s of e.spends) {
     if (!(await diff.utxo(s.id))) {
-      const ref = refText(s.utxo);
-      if (diff.spentInFlight(s.id)) invalid(`double spend: utxo ${ref} is already spent by a tx in this block or a processing ancestor`, { utxoID: s.id.toString() });
-      invalid(`missing utxo ${ref}`, { utxoID: s.id.toString() });
+      if (diff.spentInFlight(s.id)) doubleSpend(s.utxo, s.id);
+      invalid(`missing utxo ${refText(s.utxo)}`, { utxoID: s.id.toString() });
     }
   }
   for (const id of e.imports) {

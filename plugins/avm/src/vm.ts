@@ -556,6 +556,7 @@ export class AssetVM implements ChainVM, AvmBackend {
   #diffSource(diff: StateDiff): UtxoSource {
     return {
       utxo: (id) => diff.utxo(id),
+      spentInFlight: (id) => diff.spentInFlight(id),
       imported: async (id) => ((await diff.importAvailable(id)) ? this.#readImport(id) : undefined),
     };
   }
