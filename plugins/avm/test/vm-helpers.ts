@@ -11,6 +11,7 @@ import {
   encodeUtxo,
   signTx,
   sortAddresses,
+  sortOutputs,
   sortTransferableOutputs,
   txIdOf,
   encodeTx,
@@ -151,7 +152,7 @@ export function importTx(imported: Spend[], outs: TransferableOutput[]): Tx {
 
 /** A CreateAssetTx with no inputs (valid with no credentials). */
 export function createAssetTx(name: string, symbol: string, outs: Output[], denomination = 0): Tx {
-  return { unsigned: { kind: 'createAsset', ...chain, outs: [], ins: [], name, symbol, denomination, states: [{ fxIndex: 0, outs }] }, creds: [] };
+  return { unsigned: { kind: 'createAsset', ...chain, outs: [], ins: [], name, symbol, denomination, states: [{ fxIndex: 0, outs: sortOutputs(outs) }] }, creds: [] };
 }
 
 export const idOf = (tx: Tx): Id => txIdOf(encodeTx(tx));
