@@ -64,7 +64,15 @@ export interface StateReader {
   producedInFlight(id: Id): Utxo | undefined;
 }
 
-const utxoKey = (id: Id) => concatBytes(Uint8Array.of(TAG.utxo), id.bytes);
+/** A tag byte then an ID, without copying the ID's bytes twice. */
+function tagged(tag: number, id: Id): Uint8Array {
+  const k = new Uint8Array(33);
+  k[0] = tag;
+  id.copyTo(k, 1);
+  return k;
+}
+
+const utxoKey = (id: Id) => tagged(TAG.utxo, id);
 const addressKey = (address: ShortId, id: Id) => {
   const k = new Uint8Array(1 + 20 + 32);
   k[0] = TAG.address;
@@ -72,8 +80,8 @@ const addressKey = (address: ShortId, id: Id) => {
   id.copyTo(k, 21);
   return k;
 };
-const txKey = (id: Id) => concatBytes(Uint8Array.of(TAG.tx), id.bytes);
-const assetKey = (id: Id) => concatBytes(Uint8Array.of(TAG.asset), id.bytes);
+const txKey = (id: Id) => tagged(TAG.tx, id);
+const assetKey = (id: Id) => tagged(TAG.asset, id);
 const aliasKey = (alias: string) => concatBytes(Uint8Array.of(TAG.alias), utf8Encode(alias));
 
 /** Most UTXOs the accepted state keeps decoded in memory. */
@@ -186,7 +194,10 @@ export class AcceptedState implements StateReader {
       for (const a of utxo.out.addresses) batch.delete(addressKey(a, id));
     }
     for (const e of diff.effects) {
-      batch.put(txKey(e.id), concatBytes(Uint8Array.of(TX_ACCEPTED), e.bytes));
+      const record = new Uint8Array(1 + e.bytes.length);
+      record[0] = TX_ACCEPTED;
+      record.set(e.bytes, 1);
+      batch.put(txKey(e.id), record);
       if (e.asset) batch.put(assetKey(e.asset.assetId), encodeAsset(e.asset));
     }
   }

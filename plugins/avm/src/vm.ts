@@ -648,22 +648,29 @@ export class AssetVM implements ChainVM, AvmBackend {
     return out;
   }
 
-  issueTx(tx: Tx): Promise<Id> {
-    return this.#exclusive(() => this.#issue(tx));
+  issueTx(tx: Tx, bytes?: Uint8Array): Promise<Id> {
+    return this.#exclusive(() => this.#issue(tx, bytes ?? encodeTx(tx)));
   }
 
-  async #issue(tx: Tx): Promise<Id> {
+  async #issue(tx: Tx, bytes: Uint8Array): Promise<Id> {
     this.#running();
-    const bytes = encodeTx(tx);
     const id = txIdOf(bytes);
     if (this.#mempool.has(id) || this.#inBlocks.has(id.key)) return id;
-    const status = await this.#state.txStatus(id);
-    if (status === 'Accepted') return id;
-    if (status === 'Rejected') throw new AvmError('InvalidTx', 'transaction is rejected: a conflicting tx was accepted');
     this.#mempool.checkRoom(bytes.length);
     const preferred = this.#live(this.#preferred) ?? this.#lastAccepted;
     const time = BigInt(Math.max(this.#now(), preferred.timestamp));
-    const effect = await checkTx(tx, bytes, id, this.#issueSource(), time, this.#rules());
+    let effect: TxEffect;
+    try {
+      effect = await checkTx(tx, bytes, id, this.#issueSource(), time, this.#rules());
+    } catch (e) {
+      // A tx already decided fails for its spent inputs: say what it is instead.
+      const status = await this.#state.txStatus(id);
+      if (status === 'Accepted') return id;
+      if (status === 'Rejected') throw new AvmError('InvalidTx', 'transaction is rejected: a conflicting tx was accepted');
+      throw e;
+    }
+    // Only a tx that spends nothing could pass again once accepted.
+    if (effect.spends.length === 0 && effect.imports.length === 0 && (await this.#state.txStatus(id)) === 'Accepted') return id;
     this.#mempool.add(effect);
     this.#wake();
     return id;
