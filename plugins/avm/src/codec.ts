@@ -41,6 +41,7 @@ import {
 import {
   TYPE_ID,
   type BaseTxFields,
+  type CreateAssetTx,
   type InitialState,
   type Operation,
   type Output,
@@ -197,13 +198,21 @@ export function writeUnsignedFields(w: Writer, tx: UnsignedTx): void {
 }
 
 /** The CreateAssetTx fields after BaseTx's. */
-export function readCreateAssetFields(r: Reader, base: BaseTxFields): Extract<UnsignedTx, { kind: 'createAsset' }> {
+function readCreateAssetFields(r: Reader, base: BaseTxFields): CreateAssetTx {
   const name = r.str();
   const symbol = r.str();
   const denomination = r.u8();
   const states = r.array(readInitialState, { minItemSize: MIN_SIZE.initialState });
   return { kind: 'createAsset', ...base, name, symbol, denomination, states };
 }
+
+/** A CreateAssetTx's fields without a type ID (as a genesis holds it). */
+export function readCreateAssetTx(r: Reader): CreateAssetTx {
+  return readCreateAssetFields(r, readBaseFields(r));
+}
+
+/** Fewest bytes a CreateAssetTx's fields take: BaseTx with nothing, empty name and symbol, denomination, no states. */
+export const MIN_CREATE_ASSET_SIZE = 4 + 32 + 4 + 4 + 2 + 2 + 1 + 4;
 
 /** Reads the unsigned fields of a tx of `typeId` (after the type ID). */
 function readUnsignedFields(r: Reader, typeId: number): UnsignedTx {
