@@ -82,16 +82,19 @@ export interface Harness {
   restart(opts?: AssetVMOptions): Promise<Harness>;
 }
 
-export async function startVM(o: { root?: MemoryStore; clock?: ManualClock; genesis?: Uint8Array; opts?: AssetVMOptions; symbol?: string } = {}): Promise<Harness> {
+export async function startVM(
+  o: { root?: MemoryStore; clock?: ManualClock; genesis?: Uint8Array; opts?: AssetVMOptions; symbol?: string; chainId?: Id; nativeId?: Id } = {},
+): Promise<Harness> {
   const root = o.root ?? new MemoryStore();
   const clock = o.clock ?? new ManualClock();
   const chains = new PrefixedStore(root, 'chains');
   const shared = new PrefixedStore(root, 'shared');
+  const chainId = o.chainId ?? CHAIN_ID;
   const ctx: ChainContext = {
-    ...testChainContext({ db: new PrefixedStore(chains, CHAIN_ID.bytes), clock, chainId: CHAIN_ID }),
+    ...testChainContext({ db: new PrefixedStore(chains, chainId.bytes), clock, chainId }),
     aliases: ['X', 'avm'],
-    sharedMemory: sharedMemoryFor(shared, CHAIN_ID),
-    nativeAsset: { id: undefined, symbol: o.symbol ?? 'AVA' },
+    sharedMemory: sharedMemoryFor(shared, chainId),
+    nativeAsset: { id: o.nativeId, symbol: o.symbol ?? 'AVA' },
   };
   const vm = new AssetVM(o.opts);
   await vm.initialize(ctx, { genesis: o.genesis ?? GENESIS });

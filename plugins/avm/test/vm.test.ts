@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { Id, PrivateKey, hasErrorCode, type ShortId } from '@cornice/sdk';
+import { Id, PrivateKey, hasErrorCode, vmIdFromName, type ShortId } from '@cornice/sdk';
 import { AssetVM, decodeTx, encodeGenesis, encodeTx, utxoId, signatureRecoveries, type AvmBlock } from '../src/index.js';
 import {
   AVA,
@@ -54,6 +54,24 @@ test('genesis: height 0, ewoq holds the genesis UTXOs, assets by alias, symbol, 
   assert.ok(vm.chainId.equals(CHAIN_ID));
   assert.ok(vm.platformChainId.equals(Id.empty));
   assert.equal([...vm.aliases], ['X', 'avm']);
+});
+
+test("the local network's X-Chain: its genesis, the AVA asset ID, a transfer signed with the ewoq key accepted", async () => {
+  const { networkGenesis } = await import('@cornice/core');
+  const local = networkGenesis(12345)!;
+  const xChain = local.platform.chains.find((c) => c.vmId.equals(vmIdFromName('avm')))!;
+  const chainId = Id.fromString('4R5p2RXDGLqaifZE4hHWH9owe34pfoBULn1DrQTWivjg8o4aH');
+  const { vm } = await startVM({ genesis: xChain.genesisData, chainId, nativeId: local.nativeAssetId });
+  const ava = vm.nativeAsset()!;
+  assert.is(ava.assetId.toString(), 'n8XH5JY1EX5VYqDeAhB4Zd4GKxi9UNQy6oPpMsCAj1Q6xkiiL');
+  assert.is(EWOQ.address.toString(), '6Y3kysjF9jnHnYkdS9yGAuoHyae2eNmeV');
+  assert.is(await balance(vm, EWOQ.address, ava.assetId), GENESIS_AMOUNT);
+  const [genesisUtxo] = await vm.utxos([EWOQ.address]);
+  const tx = baseTx([{ utxo: genesisUtxo!, keys: [EWOQ] }], [out(ava.assetId, 1_000n, [ALICE.address]), out(ava.assetId, GENESIS_AMOUNT - 1_000n, [EWOQ.address])], { chainId });
+  await vm.issueTx(tx);
+  await settle(vm);
+  assert.is(await vm.txStatus(idOf(tx)), 'Accepted');
+  assert.is(await balance(vm, ALICE.address, ava.assetId), 1_000n);
 });
 
 test('genesis block is deterministic: the same genesis gives the same block ID', async () => {
