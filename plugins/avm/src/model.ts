@@ -152,6 +152,8 @@ export interface GenesisAsset {
 
 export interface AssetDescription {
   assetId: Id;
+  /** The asset's alias (a genesis asset's; getAllBalances shows it in place of the ID). */
+  alias?: string;
   name: string;
   symbol: string;
   denomination: number;

@@ -159,7 +159,7 @@ export class AssetVM implements ChainVM, AvmBackend {
   async #findNative(ctx: ChainContext, assets: GenesisAsset[]): Promise<AssetDescription | undefined> {
     const { id, symbol } = ctx.nativeAsset;
     const match = assets.find((a) => id !== undefined && assetIdOf(a.tx).equals(id)) ?? assets.find((a) => a.alias === symbol || a.tx.symbol === symbol);
-    return match && this.#state.asset(assetIdOf(match.tx));
+    return match && this.#describe(assetIdOf(match.tx));
   }
 
   async setState(_state: VMState): Promise<void> {
@@ -600,7 +600,7 @@ export class AssetVM implements ChainVM, AvmBackend {
   async asset(idOrAlias: string): Promise<AssetDescription | undefined> {
     const ctx = this.#running();
     const aliased = this.#aliases.get(idOrAlias);
-    if (aliased) return this.#state.asset(aliased);
+    if (aliased) return this.#describe(aliased);
     if (idOrAlias === 'NATIVE' || idOrAlias === ctx.nativeAsset.symbol) return this.#native;
     let id: Id;
     try {
@@ -608,7 +608,15 @@ export class AssetVM implements ChainVM, AvmBackend {
     } catch {
       return undefined;
     }
-    return this.#state.asset(id);
+    return this.#describe(id);
+  }
+
+  /** An accepted asset's description, with its genesis alias if it has one. */
+  async #describe(id: Id): Promise<AssetDescription | undefined> {
+    const a = await this.#state.asset(id);
+    if (!a) return undefined;
+    for (const [alias, aliased] of this.#aliases) if (aliased.equals(id)) return { ...a, alias };
+    return a;
   }
 
   async utxos(addresses: readonly ShortId[], limit = Number.MAX_SAFE_INTEGER): Promise<Utxo[]> {

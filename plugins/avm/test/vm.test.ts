@@ -46,6 +46,8 @@ test('genesis: height 0, ewoq holds the genesis UTXOs, assets by alias, symbol, 
     assert.is(a?.denomination, 9);
   }
   assert.is((await vm.asset('GOLD'))?.symbol, 'GLD');
+  assert.is((await vm.asset(GOLD.toString()))?.alias, 'GOLD', 'genesis assets carry their alias');
+  assert.is(vm.nativeAsset()?.alias, 'AVA');
   assert.is(await vm.asset('nope'), undefined);
   assert.is(await vm.asset(Id.fromBytes(new Uint8Array(32).fill(3)).toString()), undefined);
   assert.is(await vm.txStatus(AVA), 'Accepted');
