@@ -23,6 +23,7 @@ export class Mempool {
   /** UTXOs the pooled txs make. */
   readonly #produced = new Map<string, Utxo>();
   #bytes = 0;
+  #last: string | undefined;
 
   constructor(
     readonly capacity = DEFAULT_MEMPOOL_CAPACITY,
@@ -46,6 +47,11 @@ export class Mempool {
     return this.#txs.get(id.key);
   }
 
+  /** The tx added last, if still pooled. */
+  last(): TxEffect | undefined {
+    return this.#last === undefined ? undefined : this.#txs.get(this.#last);
+  }
+
   /** The pooled txs, oldest first. */
   values(): IterableIterator<TxEffect> {
     return this.#txs.values();
@@ -65,6 +71,7 @@ export class Mempool {
     if (this.#txs.has(e.id.key)) return;
     this.checkRoom(e.bytes.length);
     this.#txs.set(e.id.key, e);
+    this.#last = e.id.key;
     this.#bytes += e.bytes.length;
     for (const key of consumed(e)) {
       let set = this.#consumers.get(key);

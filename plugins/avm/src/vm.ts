@@ -79,6 +79,8 @@ export class AssetVM implements ChainVM, AvmBackend {
   /** issueTx, accept and reject one at a time: each sees the mempool and state the previous left. */
   #lock: Promise<void> = Promise.resolve();
   #shutDown = false;
+  /** What #onPreferredBranch found, for the preferred block it found it for. */
+  #branch: { preferred: string; txs: ReadonlySet<string> } | undefined;
   readonly #host: BlockHost;
 
   constructor(opts: AssetVMOptions = {}) {
@@ -230,6 +232,7 @@ export class AssetVM implements ChainVM, AvmBackend {
   async setPreference(id: Id): Promise<void> {
     this.#running();
     this.#preferred = id;
+    this.#branch = undefined;
     this.#wake();
   }
 
@@ -292,7 +295,9 @@ export class AssetVM implements ChainVM, AvmBackend {
     const taken = this.#onPreferredBranch();
     const base = this.#stateAt(preferred);
     let wakeAt: number | undefined;
-    for (const e of this.#mempool.values()) {
+    // The tx issued last is the likeliest to be buildable: try it before the rest.
+    const last = this.#mempool.last();
+    for (const e of last ? [last, ...this.#mempool.values()] : this.#mempool.values()) {
       if (taken.has(e.id.key)) continue;
       if (e.locktime > BigInt(time)) {
         const at = Number(e.locktime);
@@ -370,6 +375,7 @@ export class AssetVM implements ChainVM, AvmBackend {
       block.effects = diff.effects;
     }
     block.verified = true;
+    this.#branch = undefined;
     for (const e of block.effects!) {
       const held = this.#inBlocks.get(e.id.key);
       if (held) held.count += 1;
@@ -406,6 +412,7 @@ export class AssetVM implements ChainVM, AvmBackend {
     this.#state.commit(diff);
 
     block.status = 'accepted';
+    this.#branch = undefined;
     this.#lastAccepted = block;
     this.#processing.delete(block.id.key);
     block.diff = undefined;
@@ -428,6 +435,7 @@ export class AssetVM implements ChainVM, AvmBackend {
     if (block.status === 'rejected') return;
     if (block.status === 'accepted') throw new AvmError('InvalidBlock', `block ${block.id} was accepted; it cannot be rejected`);
     block.status = 'rejected';
+    this.#branch = undefined;
     this.#processing.delete(block.id.key);
     if (block.verified) {
       this.#forgetInBlocks(block);
@@ -483,13 +491,18 @@ export class AssetVM implements ChainVM, AvmBackend {
     }
   }
 
-  /** IDs of the txs in the processing blocks of the preferred branch (already in the preferred state). */
-  #onPreferredBranch(): Set<string> {
-    const out = new Set<string>();
+  /**
+   * IDs of the txs in the processing blocks of the preferred branch (already in the preferred state).
+   * Kept until the preference changes or a block is decided.
+   */
+  #onPreferredBranch(): ReadonlySet<string> {
+    if (this.#branch?.preferred === this.#preferred.key) return this.#branch.txs;
+    const txs = new Set<string>();
     for (let b = this.#processing.get(this.#preferred.key); b && b.verified && b.status === 'processing'; b = this.#processing.get(b.parentId.key)) {
-      for (const e of b.effects ?? []) out.add(e.id.key);
+      for (const e of b.effects ?? []) txs.add(e.id.key);
     }
-    return out;
+    this.#branch = { preferred: this.#preferred.key, txs };
+    return txs;
   }
 
   /** The state after a verified block (the accepted state for the last accepted block). */
