@@ -52,7 +52,21 @@ export interface AssetVMOptions {
   mempoolBytes?: number;
   /** Most undecided blocks kept before the oldest never verified are dropped (default 4096). */
   maxProcessing?: number;
+  /** The timer waitForEvent sleeps on until a pooled tx's locktime (default: real, unref'd timers); tests inject virtual ones. */
+  timers?: Timers;
 }
+
+export interface Timers {
+  setTimeout(fn: () => void, ms: number): { cancel(): void };
+}
+
+const systemTimers: Timers = {
+  setTimeout(fn, ms) {
+    const t = setTimeout(fn, ms);
+    t.unref?.();
+    return { cancel: () => clearTimeout(t) };
+  },
+};
 
 export class AssetVM implements ChainVM, AvmBackend {
   #ctx: ChainContext | undefined;
@@ -65,6 +79,7 @@ export class AssetVM implements ChainVM, AvmBackend {
   readonly #processing = new Map<string, AvmBlock>();
   readonly #mempool: Mempool;
   readonly #maxProcessing: number;
+  readonly #timers: Timers;
   /** Txs in verified processing blocks: how many blocks hold each, and what it does. */
   readonly #inBlocks = new Map<string, { count: number; effect: TxEffect }>();
   /** Txs checked for blocks from other nodes, by ID key. */
@@ -86,6 +101,7 @@ export class AssetVM implements ChainVM, AvmBackend {
   constructor(opts: AssetVMOptions = {}) {
     this.#mempool = new Mempool(opts.mempoolCapacity ?? DEFAULT_MEMPOOL_CAPACITY, opts.mempoolBytes ?? DEFAULT_MEMPOOL_BYTES);
     this.#maxProcessing = opts.maxProcessing ?? 4096;
+    this.#timers = opts.timers ?? systemTimers;
     this.#host = {
       verify: (b) => this.#verify(b),
       accept: (b) => this.#exclusive(() => this.#accept(b)),
@@ -267,10 +283,9 @@ export class AssetVM implements ChainVM, AvmBackend {
       if (this.#wakes !== wakes) continue;
       await new Promise<void>((resolve) => {
         const timer =
-          next === undefined ? undefined : setTimeout(() => done(), Math.min(MAX_LOCKTIME_WAKE_MS, Math.max(0, next * 1000 - this.#ctx!.clock.now())));
-        timer?.unref?.();
+          next === undefined ? undefined : this.#timers.setTimeout(() => done(), Math.min(MAX_LOCKTIME_WAKE_MS, Math.max(0, next * 1000 - this.#ctx!.clock.now())));
         const done = () => {
-          if (timer) clearTimeout(timer);
+          timer?.cancel();
           this.#wakers.delete(done);
           signal.removeEventListener('abort', done);
           resolve();

@@ -11,6 +11,7 @@ import {
   GENESIS_ASSETS,
   GOLD,
   GOLD_UTXO,
+  ManualClock,
   balance,
   baseTx,
   eventWithin,
@@ -421,6 +422,45 @@ test('waitForEvent: resolves when a tx is issued while waiting; rejects promptly
   setTimeout(() => void vm.shutdown(), 5);
   await rejectsWith(q, 'NotRunning', /shut down/);
   await rejectsWith(vm.lastAccepted(), 'NotRunning');
+});
+
+test('waitForEvent sleeps until a pooled tx is unlocked, then resolves', async () => {
+  const timers: Array<{ fn: () => void; ms: number; cancelled: boolean }> = [];
+  const fake = {
+    setTimeout(fn: () => void, ms: number) {
+      const t = { fn, ms, cancelled: false };
+      timers.push(t);
+      return { cancel: () => void (t.cancelled = true) };
+    },
+  };
+  const a = await startVM({ opts: { timers: fake } });
+  const b = await startVM({ clock: new ManualClock(a.clock.ms + 5_000) });
+  // Both chains accept a block making an output locked for 3 s more (by a's clock).
+  const fund = baseTx([{ utxo: GOLD_UTXO, keys: [EWOQ] }], [out(GOLD, 1000n, [ALICE.address], 1, BigInt(a.clock.seconds + 3))]);
+  await a.vm.issueTx(fund);
+  const [b1] = await settle(a.vm);
+  const onB = await b.vm.parseBlock(b1!.bytes);
+  await onB.verify();
+  await b.vm.setPreference(onB.id);
+  await onB.accept();
+  // b, 5 s ahead, spends it in a block a verifies (5 s ahead is allowed), then rejects: the tx is pooled on a.
+  const spend = baseTx([{ utxo: utxoOf(fund, 0), keys: [ALICE] }], [out(GOLD, 1000n, [BOB.address])]);
+  await b.vm.issueTx(spend);
+  const foreign = await a.vm.parseBlock((await b.vm.buildBlock()).bytes);
+  await foreign.verify();
+  await foreign.reject();
+  assert.is(await a.vm.txStatus(idOf(spend)), 'Processing');
+  let resolved = false;
+  const waiting = a.vm.waitForEvent(new AbortController().signal).then((e) => ((resolved = true), e));
+  await new Promise((r) => setTimeout(r, 20));
+  assert.not.ok(resolved, 'locked for 3 s more');
+  const timer = timers.find((t) => !t.cancelled);
+  assert.is(timer?.ms, 3_000);
+  a.clock.advance(3);
+  timer!.fn();
+  assert.is(await waiting, 'pendingTxs');
+  await settle(a.vm);
+  assert.is(await a.vm.txStatus(idOf(spend)), 'Accepted');
 });
 
 test('a block holds at most 1000 txs; the rest go in the next one', async () => {
