@@ -7,6 +7,7 @@ export { runVM, HarnessTimeout, HarnessError, type RunVMOptions, type VMHarness 
 export { postJson, postRpc, type RpcReply } from './rpc.js';
 export { chainVMCompliance, ComplianceError, type ComplianceCheck, type ComplianceOptions } from './compliance.js';
 export { testChainContext, unclosable } from './context.js';
+export { serveServices, type ServedServices, type ServeOptions } from './serve.js';
 export { sweepCases, rpcSweep, maxSizeCases, maxSizeSweep, largestValue, pollHealth, SWEEP_END_FIELD, type SweepCase, type MaxSizeSweepReport } from './sweep.js';
 export type { AcceptedBlock } from '../chains/manager.js';
 /** Shared memory over a store, as a node gives each chain (for tests of atomic import/export between VMs). */

@@ -18,7 +18,24 @@ export type AvmErrorCode =
   /** A record the VM wrote is missing or malformed. */
   | 'CorruptDatabase'
   /** A call before initialize() or after shutdown(). */
-  | 'NotRunning';
+  | 'NotRunning'
+  // The avm service's own refusals (service.ts); the message is the reference's text where it has one.
+  /** The keystore refused the user (`problem retrieving user: not found`, wrong password, throttled). */
+  | 'UserAccess'
+  /** The user holds no key for an address it must control (`problem retrieving private key: not found`). */
+  | 'UnknownKey'
+  /** An assetID that names no asset (`asset 'x' not found`, `unknown asset ID`). */
+  | 'UnknownAsset'
+  /** A txID this node does not know (`transaction is unknown`). */
+  | 'UnknownTx'
+  /** The user's spendable UTXOs do not cover the amount (`insufficient funds`). */
+  | 'InsufficientFunds'
+  /** Mint: no minter set of the asset is satisfied by the given minters, or the tx cannot take this signature. */
+  | 'CannotMint'
+  /** More than the service reads or builds in one call (UTXOs, inputs, keys per user). */
+  | 'Limit'
+  /** A native-token method on a chain without the native asset. */
+  | 'NoNativeAsset';
 
 /** Every error the asset VM throws on purpose. */
 export class AvmError extends NodeError<AvmErrorCode> {}

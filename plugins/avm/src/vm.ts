@@ -30,6 +30,7 @@ import { AvmError } from './errors.js';
 import { assetIdOf, decodeGenesis } from './genesis.js';
 import { Mempool, DEFAULT_MEMPOOL_BYTES, DEFAULT_MEMPOOL_CAPACITY } from './mempool.js';
 import type { AssetDescription, AvmBackend, GenesisAsset, Tx, TxStatus, Utxo } from './model.js';
+import { avmService } from './service.js';
 import { applyEffect, checkTx, type RuleContext, type TxEffect, type UtxoSource } from './rules.js';
 import { AcceptedState, StateDiff, type StateReader } from './state.js';
 
@@ -334,9 +335,10 @@ export class AssetVM implements ChainVM, AvmBackend {
     for (const w of [...this.#wakers]) w();
   }
 
+  /** The avm service at the chain's endpoint (pubsub is the node's, fed by onTxDecided). */
   async createHandlers(): Promise<ChainHandler[]> {
-    this.#running();
-    return [];
+    const ctx = this.#running();
+    return [{ path: '', services: [avmService(this, { nativeSymbol: ctx.nativeAsset.symbol, clock: ctx.clock })] }];
   }
 
   async shutdown(): Promise<void> {
