@@ -2,7 +2,7 @@
 // conflicting pair ends Accepted + Rejected, and the engine is not kept busy when nothing is buildable.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { runVM } from '@cornice/core/testing';
+import { postRpc, runVM } from '@cornice/core/testing';
 import { PrivateKey, type Id } from '@cornice/sdk';
 import { vmFactory, type AssetVM, type Tx } from '../src/index.js';
 import { AVA, AVA_UTXO, EWOQ, GENESIS, GENESIS_AMOUNT, baseTx, out } from './vm-helpers.js';
@@ -48,6 +48,32 @@ test('on a real chain: a chain of transfers is accepted, a conflicting pair ends
     await new Promise((r) => setTimeout(r, 200));
     assert.is(h.accepted.length, height);
     assert.is(h.chain.engine.processing, 0);
+  } finally {
+    await h.stop();
+  }
+});
+
+test('over HTTP: importKey(ewoq), send, getTxStatus Accepted, balances moved; a malformed tx is -32000 naming it', async () => {
+  const h = await runVM(vmFactory, { genesis: GENESIS, aliases: ['X'] });
+  try {
+    const user = { username: 'avm-user', password: 'Corn1ce-avm-Pass!' };
+    assert.equal((await postRpc(`${h.node.url}/ext/keystore`, 'keystore.createUser', user)).result, { success: true });
+    const imported = await h.call('avm.importKey', { ...user, privateKey: EWOQ.toCb58() });
+    assert.is(imported.result?.address, `X-${EWOQ.address}`);
+    const to = `X-${ALICE.address}`;
+    const sent = await h.call('avm.send', { ...user, amount: '12345', assetID: 'AVA', to });
+    assert.ok(sent.result?.txID, JSON.stringify(sent));
+    const txID = sent.result.txID as string;
+    for (let i = 0; i < 500; i++) {
+      const { result } = await h.call('avm.getTxStatus', { txID });
+      if (result?.status === 'Accepted') break;
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    assert.is((await h.call('avm.getTxStatus', { txID })).result?.status, 'Accepted');
+    assert.is((await h.call('avm.getBalance', { address: to, assetID: 'AVA' })).result?.balance, '12345');
+    assert.is((await h.call('avm.getBalance', { address: `X-${EWOQ.address}`, assetID: AVA.toString() })).result?.balance, String(GENESIS_AMOUNT - 12345n));
+    const bad = await h.call('avm.issueTx', { tx: 'ewoqjP7PxY4yr3iLTpLisriqt94hdyDFNgchSxGGztUrTXtNN' });
+    assert.is(bad.error?.code, -32000, JSON.stringify(bad));
   } finally {
     await h.stop();
   }
