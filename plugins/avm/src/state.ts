@@ -166,19 +166,20 @@ export class AcceptedState implements StateReader {
   }
 
   /**
-   * IDs of the UTXOs owned (among others) by any of `addresses`, in UTXO ID order, at most `limit`.
+   * IDs of the UTXOs owned (among others) by any of `addresses`, in UTXO ID order, at most `limit` (default all).
    * Each address's index is read in ID order, so its first `limit` entries are enough.
    */
-  async utxoIds(addresses: readonly ShortId[], limit: number): Promise<Id[]> {
+  async utxoIds(addresses: readonly ShortId[], limit?: number): Promise<Id[]> {
     const found = new Map<string, Id>();
     for (const address of addresses) {
       const prefix = concatBytes(Uint8Array.of(TAG.address), address.bytes);
-      for await (const [k] of this.db.iterate({ prefix, limit })) {
+      for await (const [k] of this.db.iterate({ prefix, ...(limit !== undefined ? { limit } : {}) })) {
         const id = Id.fromBytes(k.subarray(21));
         found.set(id.key, id);
       }
     }
-    return [...found.values()].sort((a, b) => a.compare(b)).slice(0, limit);
+    const sorted = [...found.values()].sort((a, b) => a.compare(b));
+    return limit === undefined ? sorted : sorted.slice(0, limit);
   }
 
   /** Queues the writes of an accepted diff into `batch`. */

@@ -649,7 +649,7 @@ export class AssetVM implements ChainVM, AvmBackend {
     return a;
   }
 
-  async utxos(addresses: readonly ShortId[], limit = Number.MAX_SAFE_INTEGER): Promise<Utxo[]> {
+  async utxos(addresses: readonly ShortId[], limit?: number): Promise<Utxo[]> {
     this.#running();
     const ids = await this.#state.utxoIds(addresses, limit);
     const out: Utxo[] = [];

@@ -75,7 +75,7 @@ export interface Harness {
   vm: AssetVM;
   ctx: ChainContext;
   clock: ManualClock;
-  root: MemoryStore;
+  root: KeyValueStore;
   /** The platform chain's side of shared memory, and a batch of its own store to write it with. */
   platform: { shared: SharedMemory; db: KeyValueStore };
   /** A second VM on the same store (a restart). */
@@ -83,7 +83,7 @@ export interface Harness {
 }
 
 export async function startVM(
-  o: { root?: MemoryStore; clock?: ManualClock; genesis?: Uint8Array; opts?: AssetVMOptions; symbol?: string; chainId?: Id; nativeId?: Id } = {},
+  o: { root?: KeyValueStore; clock?: ManualClock; genesis?: Uint8Array; opts?: AssetVMOptions; symbol?: string; chainId?: Id; nativeId?: Id } = {},
 ): Promise<Harness> {
   const root = o.root ?? new MemoryStore();
   const clock = o.clock ?? new ManualClock();

@@ -1,3 +1,6 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Id, PrivateKey, hasErrorCode, vmIdFromName, type ShortId } from '@cornice/sdk';
@@ -506,6 +509,34 @@ test('restart: accepted blocks, UTXOs, tx statuses (Rejected too) and the mempoo
   assert.is(b2!.height, 2);
   assert.ok(b2!.parentId.equals(b!.id));
   assert.is(await balance(again.vm, BOB.address), 3n);
+});
+
+test('on LevelDB: what was accepted (UTXOs, the address index, statuses) is there after the store is reopened', async () => {
+  const { LevelStore } = await import('@cornice/core');
+  const dir = await mkdtemp(join(tmpdir(), 'avm-level-'));
+  try {
+    let root = await LevelStore.open(dir);
+    const h = await startVM({ root });
+    const tx1 = sendAva(1n, ALICE.address);
+    const tx2 = sendAva(2n, BOB.address);
+    await h.vm.issueTx(tx1);
+    await h.vm.issueTx(tx2);
+    const [b] = await settle(h.vm);
+    await h.vm.shutdown();
+    await root.close();
+    root = await LevelStore.open(dir);
+    const again = await startVM({ root, clock: h.clock });
+    assert.ok((await again.vm.lastAccepted()).equals(b!.id));
+    assert.is(await again.vm.txStatus(idOf(tx1)), 'Accepted');
+    assert.is(await again.vm.txStatus(idOf(tx2)), 'Rejected');
+    assert.is(await balance(again.vm, ALICE.address), 1n);
+    assert.is(await balance(again.vm, EWOQ.address), GENESIS_AMOUNT - 1n);
+    assert.is((await again.vm.utxos([EWOQ.address, ALICE.address], 2)).length, 2);
+    await again.vm.shutdown();
+    await root.close();
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
 });
 
 test('mempool bounds: a full pool refuses with MempoolFull', async () => {
