@@ -10,3 +10,6 @@ export { testChainContext, unclosable } from './context.js';
 export { serveServices, type ServedServices, type ServeOptions } from './serve.js';
 export { sweepCases, rpcSweep, maxSizeCases, maxSizeSweep, largestValue, pollHealth, SWEEP_END_FIELD, type SweepCase, type MaxSizeSweepReport } from './sweep.js';
 export type { AcceptedBlock } from '../chains/manager.js';
+/** Shared memory over a store, as a node gives each chain (for tests of atomic import/export between VMs). */
+export { sharedMemoryFor } from '../chains/shared-memory.js';
+export { PrefixedStore } from '../db/prefixed.js';

@@ -182,8 +182,12 @@ export interface AvmBackend {
   utxosById(ids: readonly Id[]): Promise<Array<Utxo | undefined>>;
   /** Native-asset UTXOs the platform chain exported to this chain with at least one of these owners. */
   atomicUtxos(addresses: readonly ShortId[]): Promise<Utxo[]>;
-  /** Checks a signed tx against the preferred state and queues it; its ID. Throws an AvmError naming the broken rule. */
-  issueTx(tx: Tx): Promise<Id>;
+  /**
+   * Checks a signed tx against the preferred state and queues it; its ID. Throws an AvmError naming the
+   * broken rule. `bytes`: the tx's signed bytes when the caller has them (what it decoded `tx` from),
+   * which saves encoding it again.
+   */
+  issueTx(tx: Tx, bytes?: Uint8Array): Promise<Id>;
   /** The signed bytes of a tx this node knows (accepted or processing); undefined otherwise. */
   getTx(txId: Id): Promise<Uint8Array | undefined>;
   txStatus(txId: Id): Promise<TxStatus>;

@@ -210,7 +210,7 @@ export function avmService(backend: AvmBackend, opts: AvmServiceOptions): BoundS
     },
 
     async issueTx({ tx }) {
-      return { txID: (await backend.issueTx(decodeTx(tx))).toString() };
+      return { txID: (await backend.issueTx(decodeTx(tx), tx)).toString() };
     },
 
     async getTx({ txID }) {

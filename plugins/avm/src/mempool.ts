@@ -1,0 +1,133 @@
+/**
+ * Checked txs waiting to be accepted, in arrival order, bounded in number and bytes. A tx stays here
+ * until a block holding it is accepted (or it can never be: see `dependents`), so a rejected block
+ * loses nothing. Txs that spend the same UTXO may both wait here: the builder never puts both in a
+ * block, and once one is accepted the other is rejected.
+ */
+import type { Id } from '@cornice/sdk';
+import { AvmError } from './errors.js';
+import type { Utxo } from './model.js';
+import type { TxEffect } from './rules.js';
+
+export const DEFAULT_MEMPOOL_CAPACITY = 16_384;
+export const DEFAULT_MEMPOOL_BYTES = 64 << 20;
+
+/** Keys of what a tx consumes: local UTXOs (`u…`) and imported ones (`i…`), so both kinds share one index. */
+const localKey = (id: Id) => `u${id.key}`;
+const importKey = (id: Id) => `i${id.key}`;
+
+export class Mempool {
+  readonly #txs = new Map<string, TxEffect>();
+  /** What each pooled tx consumes -> the pooled txs that consume it. */
+  readonly #consumers = new Map<string, Set<string>>();
+  /** UTXOs the pooled txs make. */
+  readonly #produced = new Map<string, Utxo>();
+  #bytes = 0;
+  #last: string | undefined;
+
+  constructor(
+    readonly capacity = DEFAULT_MEMPOOL_CAPACITY,
+    readonly maxBytes = DEFAULT_MEMPOOL_BYTES,
+  ) {}
+
+  get size(): number {
+    return this.#txs.size;
+  }
+
+  /** Bytes of the pooled txs. */
+  get bytes(): number {
+    return this.#bytes;
+  }
+
+  has(id: Id): boolean {
+    return this.#txs.has(id.key);
+  }
+
+  get(id: Id): TxEffect | undefined {
+    return this.#txs.get(id.key);
+  }
+
+  /** The tx added last, if still pooled. */
+  last(): TxEffect | undefined {
+    return this.#last === undefined ? undefined : this.#txs.get(this.#last);
+  }
+
+  /** The pooled txs, oldest first. */
+  values(): IterableIterator<TxEffect> {
+    return this.#txs.values();
+  }
+
+  /** Throws MempoolFull when a tx of `bytes` bytes does not fit. */
+  checkRoom(bytes: number): void {
+    if (this.#txs.size >= this.capacity || this.#bytes + bytes > this.maxBytes) {
+      throw new AvmError('MempoolFull', `mempool is full (${this.#txs.size} pending txs, ${this.#bytes} bytes); try again later`, {
+        capacity: this.capacity,
+        maxBytes: this.maxBytes,
+      });
+    }
+  }
+
+  add(e: TxEffect): void {
+    if (this.#txs.has(e.id.key)) return;
+    this.checkRoom(e.bytes.length);
+    this.#txs.set(e.id.key, e);
+    this.#last = e.id.key;
+    this.#bytes += e.bytes.length;
+    for (const key of consumed(e)) {
+      let set = this.#consumers.get(key);
+      if (!set) this.#consumers.set(key, (set = new Set()));
+      set.add(e.id.key);
+    }
+    for (const p of e.produced) this.#produced.set(p.id.key, p.utxo);
+  }
+
+  remove(id: Id): TxEffect | undefined {
+    const e = this.#txs.get(id.key);
+    if (!e) return undefined;
+    this.#txs.delete(id.key);
+    this.#bytes -= e.bytes.length;
+    for (const key of consumed(e)) {
+      const set = this.#consumers.get(key);
+      set?.delete(id.key);
+      if (set?.size === 0) this.#consumers.delete(key);
+    }
+    for (const p of e.produced) this.#produced.delete(p.id.key);
+    return e;
+  }
+
+  /** A UTXO a pooled tx makes. */
+  produced(id: Id): Utxo | undefined {
+    return this.#produced.get(id.key);
+  }
+
+  /**
+   * The pooled txs that can never be accepted once `gone` txs are (accepted or rejected): those that
+   * consume what the accepted ones consumed, and those that spend what a rejected one would have made,
+   * transitively. `accepted` txs themselves are not in the answer.
+   */
+  conflicts(accepted: readonly TxEffect[], rejected: readonly TxEffect[] = []): TxEffect[] {
+    const acceptedKeys = new Set(accepted.map((e) => e.id.key));
+    const out = new Map<string, TxEffect>();
+    const queue: TxEffect[] = [];
+    const visit = (key: string) => {
+      for (const txKey of this.#consumers.get(key) ?? []) {
+        if (acceptedKeys.has(txKey) || out.has(txKey)) continue;
+        const e = this.#txs.get(txKey)!;
+        out.set(txKey, e);
+        queue.push(e);
+      }
+    };
+    for (const e of accepted) for (const key of consumed(e)) visit(key);
+    queue.push(...rejected);
+    while (queue.length > 0) {
+      const dead = queue.pop()!;
+      for (const p of dead.produced) visit(localKey(p.id));
+    }
+    return [...out.values()];
+  }
+}
+
+function* consumed(e: TxEffect): Iterable<string> {
+  for (const s of e.spends) yield localKey(s.id);
+  for (const id of e.imports) yield importKey(id);
+}
