@@ -1,0 +1,159 @@
+/**
+ * The X-Chain through real HTTP on a node started as `npm start` does: the ewoq key's AVA, a send,
+ * fixed- and variable-cap assets with a 2-of-3 mint, a tx built and signed offline from getUTXOs,
+ * the native token X -> P -> X, and a conflicting pair of txs (one Accepted, one Rejected).
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { Id, PrivateKey, ShortId, cb58Decode, cb58Encode } from '@cornice/sdk';
+import { decodeUtxo, encodeTx, unsignedBytes, type Tx, type UnsignedTx, type Utxo } from '@cornice/avm';
+import { npmStartFlags } from '../src/fixtures.js';
+import { startNodeProcess, type NodeProcess } from '../src/process.js';
+
+const EWOQ_KEY = 'ewoqjP7PxY4yr3iLTpLisriqt94hdyDFNgchSxGGztUrTXtNN';
+const EWOQ = PrivateKey.fromString(EWOQ_KEY);
+const EWOQ_X = 'X-6Y3kysjF9jnHnYkdS9yGAuoHyae2eNmeV';
+const X_CHAIN = '4R5p2RXDGLqaifZE4hHWH9owe34pfoBULn1DrQTWivjg8o4aH';
+const AVA = 'n8XH5JY1EX5VYqDeAhB4Zd4GKxi9UNQy6oPpMsCAj1Q6xkiiL';
+const USER = { username: 'xavier', password: 'a Strong passw0rd!' };
+
+let dir: string;
+let node: NodeProcess;
+test.before(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'cornice-e2e-avm-'));
+  node = await startNodeProcess([...npmStartFlags(), `--data-dir=${dir}/node`]);
+  await ok('keystore', 'keystore.createUser', USER);
+});
+test.after(async () => {
+  await node?.stop();
+  await rm(dir, { recursive: true, force: true });
+});
+
+async function ok(path: string, method: string, params: unknown = {}) {
+  const r = await node.call(path, method, params);
+  if (r.error) throw new Error(`${method}: ${JSON.stringify(r.error)}`);
+  return r.result;
+}
+
+async function until<T>(what: string, read: () => Promise<T | undefined>, maxMs = 30_000): Promise<T> {
+  const started = Date.now();
+  for (;;) {
+    const v = await read();
+    if (v !== undefined) return v;
+    if (Date.now() - started > maxMs) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+const statusOf = async (txID: string) => (await ok('X', 'avm.getTxStatus', { txID })).status as string;
+const accepted = (txID: string) => until(`tx ${txID} accepted`, async () => ((await statusOf(txID)) === 'Accepted' ? true : undefined));
+const balance = async (address: string, assetID = 'AVA') => BigInt((await ok('X', 'avm.getBalance', { address, assetID })).balance);
+
+/** A BaseTx spending `utxo` (owned by `key`): `amount` to `to`, the rest back to the key; signed offline. */
+function offlineTransfer(utxo: Utxo, key: PrivateKey, to: ShortId, amount: bigint): string {
+  if (utxo.out.kind !== 'transfer') throw new Error('not a transfer output');
+  const owners = (a: ShortId) => ({ kind: 'transfer' as const, amount: 0n, locktime: 0n, threshold: 1, addresses: [a] });
+  const outs = [
+    { assetId: utxo.assetId, out: { ...owners(to), amount } },
+    { assetId: utxo.assetId, out: { ...owners(key.address), amount: utxo.out.amount - amount } },
+  ];
+  const unsigned: UnsignedTx = {
+    kind: 'base',
+    networkId: 12345,
+    chainId: Id.fromString(X_CHAIN),
+    outs: outs.sort(compareOut),
+    ins: [{ txId: utxo.txId, outputIndex: utxo.outputIndex, assetId: utxo.assetId, input: { amount: utxo.out.amount, sigIndices: [utxo.out.addresses.findIndex((x) => x.equals(key.address))] } }],
+  };
+  const tx: Tx = { unsigned, creds: [{ sigs: [key.sign(unsignedBytes(unsigned))] }] };
+  return cb58Encode(encodeTx(tx));
+}
+
+function compareOut(a: { out: { amount: bigint; addresses: ShortId[] } }, b: { out: { amount: bigint; addresses: ShortId[] } }): number {
+  // Same asset here: the reference sorts by the output's bytes — amount (u64 BE) first.
+  if (a.out.amount !== b.out.amount) return a.out.amount < b.out.amount ? -1 : 1;
+  return a.out.addresses[0]!.compare(b.out.addresses[0]!);
+}
+
+test('importKey(ewoq) -> AVA balance -> send to a new address -> Accepted -> balances moved', async () => {
+  assert.is((await ok('X', 'avm.importKey', { ...USER, privateKey: EWOQ_KEY })).address, EWOQ_X);
+  const start = await balance(EWOQ_X);
+  assert.is(start, 45_000_000n * 1_000_000_000n);
+  assert.is(await balance(EWOQ_X, 'NATIVE'), start);
+  assert.is(await balance(EWOQ_X, AVA), start);
+  const to = (await ok('X', 'avm.createAddress', USER)).address as string;
+  assert.match(to, /^X-/);
+  const { txID } = await ok('X', 'avm.send', { ...USER, amount: 1_000, assetID: 'AVA', to });
+  await accepted(txID);
+  assert.is(await balance(to), 1_000n);
+  assert.is(await balance(EWOQ_X), start - 1_000n);
+});
+
+test('fixed-cap and variable-cap assets; a 2-of-3 mint signed per minter', async () => {
+  const holder = (await ok('X', 'avm.createAddress', USER)).address as string;
+  const { assetID: fixed } = await ok('X', 'avm.createFixedCapAsset', { ...USER, name: 'Fixed', symbol: 'FIX', denomination: 2, initialHolders: [{ address: holder, amount: 5_000 }] });
+  await until('the fixed-cap asset', async () => ((await balance(holder, fixed)) === 5_000n ? true : undefined));
+  assert.equal(await ok('X', 'avm.getAssetDescription', { assetID: fixed }), { assetID: fixed, name: 'Fixed', symbol: 'FIX', denomination: '2' });
+
+  const minters: string[] = [];
+  for (let i = 0; i < 3; i++) minters.push((await ok('X', 'avm.createAddress', USER)).address);
+  const { assetID: variable } = await ok('X', 'avm.createVariableCapAsset', { ...USER, name: 'Minted', symbol: 'MNT', denomination: 0, minterSets: [{ minters, threshold: 2 }] });
+  await until('the variable-cap asset', async () => ((await statusOf(variable)) === 'Accepted' ? true : undefined));
+  const to = (await ok('X', 'avm.createAddress', USER)).address as string;
+  let { tx } = await ok('X', 'avm.createMintTx', { amount: 777, assetID: variable, to, minters: [minters[0], minters[2]] });
+  for (const minter of [minters[0], minters[2]]) tx = (await ok('X', 'avm.signMintTx', { ...USER, tx, minter })).tx;
+  const { txID } = await ok('X', 'avm.issueTx', { tx });
+  await accepted(txID);
+  assert.is(await balance(to, variable), 777n);
+});
+
+test('a tx built and signed offline from getUTXOs is accepted', async () => {
+  const { utxos } = await ok('X', 'avm.getUTXOs', { addresses: [EWOQ_X] });
+  const utxo = (utxos as string[]).map((u) => decodeUtxo(cb58Decode(u))).find((u) => u.out.kind === 'transfer' && u.out.amount > 10_000n)!;
+  const to = PrivateKey.generate().address;
+  const { txID } = await ok('X', 'avm.issueTx', { tx: offlineTransfer(utxo, EWOQ, to, 2_500n) });
+  await accepted(txID);
+  assert.is(await balance(`X-${to}`), 2_500n);
+});
+
+test('a conflicting pair: both issued, one Accepted, the other Rejected', async () => {
+  const { utxos } = await ok('X', 'avm.getUTXOs', { addresses: [EWOQ_X] });
+  const utxo = (utxos as string[]).map((u) => decodeUtxo(cb58Decode(u))).find((u) => u.out.kind === 'transfer' && u.out.amount > 10_000n)!;
+  const a = offlineTransfer(utxo, EWOQ, PrivateKey.generate().address, 1n);
+  const b = offlineTransfer(utxo, EWOQ, PrivateKey.generate().address, 2n);
+  const [ra, rb] = await Promise.all([node.call('X', 'avm.issueTx', { tx: a }), node.call('X', 'avm.issueTx', { tx: b })]);
+  const ids = [ra.result?.txID, rb.result?.txID].filter((x): x is string => typeof x === 'string');
+  assert.is(ids.length, 2, `both issued: ${JSON.stringify([ra.error, rb.error])}`);
+  const statuses = await until('both decided', async () => {
+    const s = await Promise.all(ids.map(statusOf));
+    return s.every((x) => x === 'Accepted' || x === 'Rejected') ? s : undefined;
+  });
+  assert.equal([...statuses].sort(), ['Accepted', 'Rejected']);
+});
+
+test('the native token X -> P -> X: balances right on both chains', async () => {
+  const pAccount = (await ok('P', 'platform.createAccount', { ...USER, privateKey: EWOQ_KEY })).address as string;
+  const p0 = BigInt((await ok('P', 'platform.getAccount', { address: pAccount })).balance);
+  const x0 = await balance(EWOQ_X);
+  const exp = await ok('X', 'avm.exportAVA', { ...USER, to: pAccount, amount: 40_000 });
+  await accepted(exp.txID);
+  assert.is(await balance(EWOQ_X), x0 - 40_000n);
+  const nonce = Number((await ok('P', 'platform.getAccount', { address: pAccount })).nonce) + 1;
+  const imp = await ok('P', 'platform.importAVA', { ...USER, to: pAccount, payerNonce: nonce });
+  await ok('P', 'platform.issueTx', { tx: imp.tx });
+  await until('P balance', async () => (BigInt((await ok('P', 'platform.getAccount', { address: pAccount })).balance) === p0 + 40_000n ? true : undefined));
+
+  // Back: P -> X.
+  const { unsignedTx } = await ok('P', 'platform.exportAVA', { to: EWOQ_X.slice(2), amount: 15_000, payerNonce: nonce + 1 });
+  const { tx } = await ok('P', 'platform.sign', { ...USER, tx: unsignedTx, signer: pAccount });
+  await ok('P', 'platform.issueTx', { tx });
+  await until('P export', async () => (BigInt((await ok('P', 'platform.getAccount', { address: pAccount })).balance) === p0 + 25_000n ? true : undefined));
+  const x1 = await balance(EWOQ_X);
+  const back = await ok('X', 'avm.importAVA', { ...USER, to: EWOQ_X });
+  await accepted(back.txID);
+  assert.is(await balance(EWOQ_X), x1 + 15_000n);
+});
+
+test.run();
