@@ -134,6 +134,10 @@ test('a conflicting pair: both issued, one Accepted, the other Rejected', async 
 });
 
 test('the native token X -> P -> X: balances right on both chains', async () => {
+  // A user holding only the ewoq key, so every AVA it moves comes from (and returns to) that address.
+  const USER = { username: 'yvonne', password: 'a Strong passw0rd!' };
+  await ok('keystore', 'keystore.createUser', USER);
+  await ok('X', 'avm.importKey', { ...USER, privateKey: EWOQ_KEY });
   const pAccount = (await ok('P', 'platform.createAccount', { ...USER, privateKey: EWOQ_KEY })).address as string;
   const p0 = BigInt((await ok('P', 'platform.getAccount', { address: pAccount })).balance);
   const x0 = await balance(EWOQ_X);

@@ -31,5 +31,21 @@ export async function installInto(nodeModules: string, copies: Record<string, st
   for (const [workspace, name] of Object.entries(copies)) {
     const dirs = workspace === 'core' ? ['dist/src', 'bin'] : ['dist/src'];
     await copyPackage(workspace, join(nodeModules, name), dirs);
+    await linkNested(join(REPO, workspace, 'node_modules'), join(nodeModules, name, 'node_modules'));
+  }
+}
+
+/** Links the dependencies npm nested under a workspace (a version the root does not hoist, e.g. ws 8 beside jayson's ws 7). */
+async function linkNested(from: string, to: string): Promise<void> {
+  let names: string[];
+  try {
+    names = await readdir(from);
+  } catch {
+    return;
+  }
+  await mkdir(to, { recursive: true });
+  for (const name of names) {
+    if (name.startsWith('.') || name === '@cornice') continue;
+    await symlink(join(from, name), join(to, name));
   }
 }
