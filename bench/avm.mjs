@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { WebSocket } from 'ws';
 import { Id, PrivateKey, cb58Decode, cb58Encode } from '@cornice/sdk';
-import { decodeUtxo, encodeTx, txIdOf, unsignedBytes } from '@cornice/avm';
+import { decodeUtxo, encodeTx, producedUtxos, txIdOf, unsignedBytes } from '@cornice/avm';
 import { report, startNode } from './lib.mjs';
 
 const fixture = (f) => fileURLToPath(new URL(`../core/fixtures/staking/local/${f}`, import.meta.url));
@@ -54,7 +54,7 @@ function signedTx(utxos, outs) {
   };
   const sig = EWOQ.sign(unsignedBytes(unsigned));
   const bytes = encodeTx({ unsigned, creds: unsigned.ins.map(() => ({ sigs: [sig] })) });
-  return { tx: cb58Encode(bytes), id: txIdOf(bytes) };
+  return { tx: cb58Encode(bytes), id: txIdOf(bytes), unsigned };
 }
 
 /** Follows the pubsub `accepted` channel; `wait(id)` resolves when that tx is reported. */
@@ -91,18 +91,17 @@ export async function benchAvm({ transfers = 5000, latencySamples = 200, baselin
   const feed = await acceptedFeed(`${node.url.replace('http', 'ws')}/ext/bc/X/pubsub`);
   try {
     // Fan-out: the genesis UTXO into `transfers + latencySamples` outputs of 1,000 nAVA (and change), in txs of 150 outputs.
-    const utxosOf = async () => (await call(X, 'avm.getUTXOs', { addresses: [`X-${EWOQ.address}`] })).utxos.map((u) => decodeUtxo(cb58Decode(u)));
-    let [genesis] = await utxosOf();
+    let [genesis] = (await call(X, 'avm.getUTXOs', { addresses: [`X-${EWOQ.address}`] })).utxos.map((u) => decodeUtxo(cb58Decode(u)));
     const pieces = [];
     for (let left = transfers + latencySamples; left > 0; ) {
       const n = Math.min(150, left); // a tx stays under the API's size bound
       const outs = Array.from({ length: n }, () => transferOut(genesis.assetId, EWOQ.address, 1_000n));
       outs.push(transferOut(genesis.assetId, EWOQ.address, genesis.out.amount - 1_000n * BigInt(n)));
-      const { tx, id } = signedTx([genesis], outs);
+      const { tx, id, unsigned } = signedTx([genesis], outs);
       const accepted = feed.wait(id.toString());
       await call(X, 'avm.issueTx', { tx });
       await accepted;
-      const made = (await call(X, 'avm.getUTXOs', { addresses: [`X-${EWOQ.address}`] })).utxos.map((u) => decodeUtxo(cb58Decode(u))).filter((u) => u.txId.equals(id));
+      const made = producedUtxos(id, unsigned);
       genesis = made.find((u) => u.out.amount > 1_000n);
       pieces.push(...made.filter((u) => u.out.amount === 1_000n));
       left -= n;

@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { benchEngine } from './engine.mjs';
 import { benchPlatform } from './platform.mjs';
+import { benchAvm } from './avm.mjs';
 import { median, report, rssMb, startNode } from './lib.mjs';
 import { benchStuckNode } from './stuck.mjs';
 import { benchTimestamp } from './timestamp.mjs';
@@ -67,7 +68,10 @@ try {
   // 6. platform txs accepted/s and the subnet + blockchain flow.
   await benchPlatform({ txs: quick ? 60 : 300, baselineBareNodeHttp: base.perSecond });
 
-  // 7. CPU of a node stuck waiting for validators (issue: < 0.5 s over 30 s).
+  // 7. X-Chain offline-signed transfers accepted/s and issue -> accept latency.
+  await benchAvm({ transfers: quick ? 500 : 5000, latencySamples: quick ? 50 : 200, baselineBareNodeHttp: base.perSecond });
+
+  // 8. CPU of a node stuck waiting for validators (issue: < 0.5 s over 30 s).
   await benchStuckNode({ seconds: quick ? 10 : 30 });
 } finally {
   await rm(dataDir, { recursive: true, force: true });
