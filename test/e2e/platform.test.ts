@@ -1,7 +1,7 @@
 /**
  * The platform chain through real HTTP on a node started as `npm start` does: a user, the ewoq
  * account, a 2-of-3 subnet, this node as its validator (waiting in real time for its start), a
- * timestamp chain and the example kv VM (from a plugin dir) created on the subnet, each serving its
+ * timestamp chain, the example kv VM (from a plugin dir) and another asset VM instance created on the subnet, each serving its
  * API at /ext/bc/<id> — and all of it back after a restart.
  */
 import { mkdtemp, mkdir, rm, symlink } from 'node:fs/promises';
@@ -61,6 +61,7 @@ test('createUser -> subnet (2-of-3) -> this node validates it -> createBlockchai
   const flowStarted = Date.now();
   let tsChain: string;
   let kvChain: string;
+  let avmChain: string;
   try {
     assert.is(node.nodeId, NODE1_ID);
     await ok(node, 'keystore', 'keystore.createUser', USER);
@@ -145,6 +146,25 @@ test('createUser -> subnet (2-of-3) -> this node validates it -> createBlockchai
       const r = await node.call(`bc/${kvChain}`, 'kv.get', { key: 'colour' });
       return r.result?.value === 'blue' ? true : undefined;
     });
+
+    // Another asset VM instance on the subnet, from avm.buildGenesis: the same API, `<chainID>-` addresses.
+    const { bytes: avmGenesis } = await ok(node, 'vm/avm', 'avm.buildGenesis', {
+      genesisData: { SUB: { name: 'Subnet token', symbol: 'SUB', denomination: 0, initialState: { fixedCap: [{ amount: 1000, address: EWOQ }] } } },
+    });
+    const { unsignedTx: avmTx } = await ok(node, 'P', 'platform.createBlockchain', {
+      subnetID: subnetId,
+      vmID: 'avm',
+      name: 'subnet assets',
+      payerNonce: (await nonceOf(node, payer)) + 1,
+      genesisData: avmGenesis,
+    });
+    avmChain = await signAndIssue(node, avmTx, [keys[2]!, keys[1]!, payer]);
+    await until('the avm chain', async () => ((await ok(node, 'P', 'platform.getBlockchainStatus', { blockchainID: avmChain })).status === 'Validating' ? true : undefined));
+    const mine = (await ok(node, `bc/${avmChain}`, 'avm.importKey', { ...USER, privateKey: EWOQ_KEY })).address;
+    assert.is(mine, `${avmChain}-${EWOQ}`);
+    assert.is((await ok(node, `bc/${avmChain}`, 'avm.getBalance', { address: mine, assetID: 'SUB' })).balance, '1000');
+    const wrong = await node.call(`bc/${avmChain}`, 'avm.getBalance', { address: `X-${EWOQ}`, assetID: 'SUB' });
+    assert.match(wrong.error!.message, /wrong blockchain ID/);
     console.log(JSON.stringify({ flow: 'subnet+blockchains', ms: Date.now() - flowStarted }));
   } finally {
     await node.stop();
@@ -155,7 +175,8 @@ test('createUser -> subnet (2-of-3) -> this node validates it -> createBlockchai
     assert.is((await ok(node, 'P', 'platform.getBlockchainStatus', { blockchainID: tsChain })).status, 'Validating');
     assert.ok((await ok(node, `bc/${tsChain}`, 'timestamp.getBlock', {})).id);
     assert.is((await ok(node, `bc/${kvChain}`, 'kv.get', { key: 'colour' })).value, 'blue');
-    assert.is(await nonceOf(node, EWOQ), 4);
+    assert.is(await nonceOf(node, EWOQ), 5);
+    assert.is((await ok(node, `bc/${avmChain}`, 'avm.getBalance', { address: `${avmChain}-${EWOQ}`, assetID: 'SUB' })).balance, '1000');
   } finally {
     await node.stop();
   }
