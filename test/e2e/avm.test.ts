@@ -7,6 +7,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'uvu';
+import { WebSocket } from 'ws';
 import * as assert from 'uvu/assert';
 import { Id, PrivateKey, ShortId, cb58Decode, cb58Encode } from '@cornice/sdk';
 import { decodeUtxo, encodeTx, unsignedBytes, type Tx, type UnsignedTx, type Utxo } from '@cornice/avm';
@@ -89,6 +90,26 @@ test('importKey(ewoq) -> AVA balance -> send to a new address -> Accepted -> bal
   await accepted(txID);
   assert.is(await balance(to), 1_000n);
   assert.is(await balance(EWOQ_X), start - 1_000n);
+});
+
+test('the pubsub WebSocket reports an accepted tx; a page from another origin cannot open it', async () => {
+  const wsUrl = `${node.url.replace('http', 'ws')}/ext/bc/X/pubsub`;
+  const ws = new WebSocket(wsUrl);
+  await new Promise((resolve, reject) => (ws.once('open', resolve), ws.once('error', reject)));
+  const messages: Array<{ channel: string; value: string }> = [];
+  ws.on('message', (d) => messages.push(JSON.parse(d.toString())));
+  ws.send(JSON.stringify({ channel: 'accepted', unsubscribe: false }));
+  await new Promise((r) => setTimeout(r, 50));
+  const to = (await ok('X', 'avm.createAddress', USER)).address as string;
+  const { txID } = await ok('X', 'avm.send', { ...USER, amount: 10, assetID: 'NATIVE', to });
+  await until('the pubsub message', async () => (messages.some((m) => m.channel === 'accepted' && m.value === txID) ? true : undefined));
+  ws.close();
+  const refused = await new Promise<number>((resolve) => {
+    const evil = new WebSocket(wsUrl, { headers: { origin: 'https://evil.example' } });
+    evil.once('unexpected-response', (_req, res) => resolve(res.statusCode ?? 0));
+    evil.once('open', () => resolve(101));
+  });
+  assert.is(refused, 403);
 });
 
 test('fixed-cap and variable-cap assets; a 2-of-3 mint signed per minter', async () => {
