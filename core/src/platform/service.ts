@@ -4,6 +4,7 @@
  * in their wire form (cb58), which `sign` fills one signature at a time and `issueTx` submits.
  */
 import {
+  type UserKeys,
   InvalidParamsError,
   PrivateKey,
   ShortId,
@@ -20,7 +21,7 @@ import {
 import { platformApi, platformApiWithSymbol, nativeAliases, type AccountReply, type ValidatorReply } from './api.js';
 import { decodeTx, decodeUtxo, encodeTx, unsignedTxBytes } from './codec.js';
 import { PlatformError } from './errors.js';
-import { PlatformKeys } from './keys.js';
+import { platformKeys } from './keys.js';
 import {
   DEFAULT_SUBNET_ID,
   EMPTY_SIGNATURE,
@@ -54,7 +55,7 @@ export function platformService(backend: PlatformBackend, opts: PlatformServiceO
   const serialAdds = serializer();
 
   /** Runs `fn` with the user's P-Chain keys; the store is closed afterwards. */
-  async function asUser<T>(username: string, password: string, fn: (keys: PlatformKeys) => Promise<T>): Promise<T> {
+  async function asUser<T>(username: string, password: string, fn: (keys: UserKeys) => Promise<T>): Promise<T> {
     let db;
     try {
       db = await backend.openUser(username, password);
@@ -63,14 +64,14 @@ export function platformService(backend: PlatformBackend, opts: PlatformServiceO
       throw e;
     }
     try {
-      return await fn(new PlatformKeys(db));
+      return await fn(platformKeys(db));
     } finally {
       await db.close();
     }
   }
 
   /** The key of `address` the user holds; a clear error when it holds none. */
-  async function keyOf(keys: PlatformKeys, address: ShortId, field: string): Promise<PrivateKey> {
+  async function keyOf(keys: UserKeys, address: ShortId, field: string): Promise<PrivateKey> {
     const key = await keys.key(address);
     if (!key) throw new PlatformError('Unknown', `the user holds no P-Chain key for ${field} ${address}`);
     return key;

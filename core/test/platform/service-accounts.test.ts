@@ -1,7 +1,8 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { PrivateKey, ShortId, cb58Encode, fromHex, Reader } from '@cornice/sdk';
-import { ADDRESSES_KEY, MAX_KEYS_PER_USER, PlatformKeys, decodeAddresses, encodeAddresses } from '../../src/platform/keys.js';
+import { ADDRESS_LIST_KEY as ADDRESSES_KEY, MAX_KEYS_PER_USER, decodeAddressList as decodeAddresses, encodeAddressList as encodeAddresses } from '@cornice/sdk';
+import { platformKeys } from '../../src/platform/keys.js';
 import { contains, dump } from '../keystore/helpers.js';
 import { PASSWORD, harness } from './fake-backend.js';
 import { EWOQ_ADDRESS, EWOQ_KEY, shortId } from './samples.js';
@@ -49,7 +50,7 @@ test('createAccount without privateKey: a new key each time; listAccounts shows 
   });
   // The generated key is really stored: it signs for its address.
   const db = await h.backend.openUser('bob', PASSWORD);
-  const key = await new PlatformKeys(db).key(ShortId.fromString(a));
+  const key = await platformKeys(db).key(ShortId.fromString(a));
   assert.is(key!.address.toString(), a);
   await db.close();
 });
@@ -126,7 +127,7 @@ test('keys.ts: the address list encoding, a corrupt store is a clear error, and 
 
   const h = await withUser();
   const db = await h.backend.openUser('bob', PASSWORD);
-  const keys = new PlatformKeys(db);
+  const keys = platformKeys(db);
   await db.put(ADDRESSES_KEY, new Uint8Array([0, 0, 0, 2, 1]));
   try {
     await keys.addresses();

@@ -5,6 +5,7 @@
  * there are no fees. The user's keys live in the user's encrypted store for this chain (keys.ts).
  */
 import {
+  type UserKeys,
   Id,
   InvalidParamsError,
   PrivateKey,
@@ -31,7 +32,7 @@ import {
   utxoId,
 } from './codec.js';
 import { AvmError } from './errors.js';
-import { UserKeys, matchOwners, type Keychain } from './keys.js';
+import { keychainOf, matchOwners, userKeys, type Keychain } from './keys.js';
 import {
   SIGNATURE_LENGTH,
   type AssetDescription,
@@ -87,7 +88,7 @@ export function avmService(backend: AvmBackend, opts: AvmServiceOptions): BoundS
       throw e;
     }
     try {
-      return await fn(new UserKeys(db));
+      return await fn(userKeys(db));
     } finally {
       await db.close();
     }
@@ -133,7 +134,7 @@ export function avmService(backend: AvmBackend, opts: AvmServiceOptions): BoundS
    */
   async function spendFromUser(username: string, password: string, assetId: Id, amount: bigint): Promise<{ ins: SignedInput[]; change: TransferableOutput[] }> {
     const { keychain, utxos } = await asUser(username, password, async (keys) => {
-      const keychain = await keys.keychain();
+      const keychain = await keychainOf(keys);
       return { keychain, utxos: await utxosOf(keychain.keys.map((k) => k.address)) };
     });
     const now = nowSeconds();
@@ -340,7 +341,7 @@ export function avmService(backend: AvmBackend, opts: AvmServiceOptions): BoundS
       const recipient = own(to, 'to');
       const assetId = nativeAsset().assetId;
       const ins = await asUser(username, password, async (keys) => {
-        const keychain = await keys.keychain();
+        const keychain = await keychainOf(keys);
         if (!keychain.get(recipient)) throw new AvmError('UnknownKey', `the user holds no key for to ${format(recipient)}`);
         const now = nowSeconds();
         const found: SignedInput[] = [];

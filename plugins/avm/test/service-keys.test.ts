@@ -1,7 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { MemoryStore, PrivateKey, Reader, ShortId, cb58Encode, fromHex } from '@cornice/sdk';
-import { ADDRESS_LIST_KEY, MAX_KEYS_PER_USER, UserKeys, decodeAddressList, encodeAddressList } from '../src/keys.js';
+import { ADDRESS_LIST_KEY, MAX_KEYS_PER_USER, UserKeys, decodeAddressList, encodeAddressList } from '@cornice/sdk';
 import { EWOQ, EWOQ_ADDRESS, PASSWORD, rejection, served } from './fake-backend.js';
 
 const EWOQ_HEX = '56289e99c94b6912bfc12adc093c9b51124f0dc54ac7a766b2bc5ccf558d8027';
