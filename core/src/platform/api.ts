@@ -1,13 +1,10 @@
 import {
-  InvalidParamsError,
   MAX_WIRE_BYTES,
-  PrivateKey,
   defineService,
   method,
   p,
   result,
   type MethodDef,
-  type Parser,
   type ServiceDef,
 } from '@cornice/sdk';
 import { MAX_CONTROL_KEYS_THRESHOLD, NUMBER_OF_SHARES } from './model.js';
@@ -33,31 +30,7 @@ const payerNonce = () => p.uint64();
 const txBytes = () => p.cb58({ maxBytes: MAX_WIRE_BYTES });
 
 /** A private key in cb58 (32 bytes); anything else gets the reference's `problem while parsing privateKey`. */
-function privateKey(): Parser<PrivateKey> {
-  const bytes = p.cb58({ length: 32 });
-  const fail = (field: string, why: string): never => {
-    throw new InvalidParamsError(field, `problem while parsing privateKey (${why})`);
-  };
-  return {
-    ...bytes,
-    describe: () => 'private key (cb58 of 32 bytes)',
-    parse(v, field) {
-      let b: Uint8Array;
-      try {
-        b = bytes.parse(v, field);
-      } catch (e) {
-        return fail(field, (e as Error).message.slice(field.length + 2)); // the cb58 parser's reason, without the field
-      }
-      try {
-        return PrivateKey.fromBytes(b);
-      } catch {
-        return fail(field, 'not a valid secp256k1 private key');
-      } finally {
-        b.fill(0);
-      }
-    },
-  };
-}
+const privateKey = () => p.privateKey({ problem: 'problem while parsing privateKey' });
 
 /** An account as the API shows it: nonce and balance as decimal strings. */
 export interface AccountReply {

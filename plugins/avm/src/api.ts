@@ -6,7 +6,6 @@
 import {
   InvalidParamsError,
   MAX_WIRE_BYTES,
-  PrivateKey,
   defineService,
   method,
   p,
@@ -57,31 +56,7 @@ function assetText(what: 'name' | 'symbol', max: number): Parser<string> {
 }
 
 /** A private key in cb58 (32 bytes); anything else gets the reference's `problem parsing private key`. */
-function privateKey(): Parser<PrivateKey> {
-  const bytes = p.cb58({ length: 32 });
-  const fail = (field: string, why: string): never => {
-    throw new InvalidParamsError(field, `problem parsing private key (${why})`);
-  };
-  return {
-    ...bytes,
-    describe: () => 'private key (cb58 of 32 bytes)',
-    parse(v, field) {
-      let b: Uint8Array;
-      try {
-        b = bytes.parse(v, field);
-      } catch (e) {
-        return fail(field, (e as Error).message.slice(field.length + 2)); // the cb58 parser's reason, without the field
-      }
-      try {
-        return PrivateKey.fromBytes(b);
-      } catch {
-        return fail(field, 'not a valid secp256k1 private key');
-      } finally {
-        b.fill(0);
-      }
-    },
-  };
-}
+const privateKey = () => p.privateKey({ problem: 'problem parsing private key' });
 
 export interface UtxoIdReply {
   txID: string;

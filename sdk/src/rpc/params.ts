@@ -6,6 +6,7 @@
 import { InvalidParamsError } from '../errors/errors.js';
 import { cb58Decode, cb58MaxChars } from '../encoding/cb58.js';
 import { Id, ShortId } from '../ids/id.js';
+import { PrivateKey } from '../crypto/secp256k1.js';
 
 export type ParserKind =
   | 'string'
@@ -172,6 +173,36 @@ function shortId(): Parser<ShortId> {
   return make('shortId', 'short ID (cb58 of 20 bytes)', (v, f) => ShortId.fromBytes(checkLen(decodeCb58(v, f, 64), 20, f)), { max: 64 });
 }
 
+/**
+ * A secp256k1 private key in cb58 (32 bytes). `problem` starts every refusal, so a service can keep
+ * its reference text (`problem while parsing privateKey (…)`); the key's bytes are wiped once read
+ * and never echoed back.
+ */
+function privateKey(opts: { problem?: string } = {}): Parser<PrivateKey> {
+  const bytes = cb58({ length: 32 });
+  const problem = opts.problem ?? 'not a private key';
+  const refuse = (field: string, why: string): never => fail(field, `${problem} (${why})`);
+  return {
+    ...bytes,
+    describe: () => 'private key (cb58 of 32 bytes)',
+    parse(v, field) {
+      let b: Uint8Array;
+      try {
+        b = bytes.parse(v, field);
+      } catch (e) {
+        return refuse(field, (e as Error).message.slice(field.length + 2)); // the cb58 parser's reason, without the field
+      }
+      try {
+        return PrivateKey.fromBytes(b);
+      } catch {
+        return refuse(field, 'not a valid secp256k1 private key');
+      } finally {
+        b.fill(0);
+      }
+    },
+  };
+}
+
 function checkLen(b: Uint8Array, n: number, f: string): Uint8Array {
   if (b.length !== n) fail(f, `expected ${n} bytes but got ${b.length}`);
   return b;
@@ -247,4 +278,4 @@ function optional<T>(parser: Parser<T>): Parser<T | undefined> & { optional: tru
 /** The empty params object `{}` (also accepts omitted/null params). */
 const none = (): Parser<Record<string, never>> => object({}) as Parser<Record<string, never>>;
 
-export const p = { string, uint, uint64, bool, cb58, id, shortId, oneOf, array, object, optional, none };
+export const p = { string, uint, uint64, bool, cb58, id, shortId, privateKey, oneOf, array, object, optional, none };

@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { DEFAULT_MAX_CB58_BYTES, Id, InvalidParamsError, bindService, cb58Encode, cb58MaxChars, defineService, method, p, result } from '../../src/index.js';
+import { DEFAULT_MAX_CB58_BYTES, Id, InvalidParamsError, PrivateKey, bindService, cb58Encode, cb58MaxChars, defineService, method, p, result } from '../../src/index.js';
 
 const throwsField = (fn: () => unknown, field: string, re?: RegExp) => {
   try {
@@ -112,6 +112,20 @@ test('bindService: params as object, one-element array, or omitted', async () =>
     assert.unreachable();
   } catch (e) {
     assert.is((e as InvalidParamsError).field, 'a');
+  }
+});
+
+test('p.privateKey: a cb58 key parses to a PrivateKey; anything else is refused with the given problem text, never echoing the key', () => {
+  const key = PrivateKey.generate();
+  const parser = p.privateKey({ problem: 'problem while parsing privateKey' });
+  assert.ok(parser.parse(key.toCb58(), 'privateKey').equals(key));
+  for (const bad of ['', 'nope0', cb58Encode(new Uint8Array(31)), cb58Encode(new Uint8Array(32)), 7]) {
+    try {
+      parser.parse(bad, 'privateKey');
+      assert.unreachable();
+    } catch (e) {
+      assert.match((e as Error).message, /^privateKey: problem while parsing privateKey \(/);
+    }
   }
 });
 
