@@ -144,7 +144,15 @@ test('a conflicting pair: both issued, one Accepted, the other Rejected', async 
   const utxo = (utxos as string[]).map((u) => decodeUtxo(cb58Decode(u))).find((u) => u.out.kind === 'transfer' && u.out.amount > 10_000n)!;
   const a = offlineTransfer(utxo, EWOQ, PrivateKey.generate().address, 1n);
   const b = offlineTransfer(utxo, EWOQ, PrivateKey.generate().address, 2n);
-  const [ra, rb] = await Promise.all([node.call('X', 'avm.issueTx', { tx: a }), node.call('X', 'avm.issueTx', { tx: b })]);
+  // One JSON-RPC batch, so both are checked before either can be accepted (two separate requests
+  // race: the first may be accepted before the second arrives, which is then refused as spent).
+  const reply = await fetch(`${node.url}/ext/bc/X`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify([a, b].map((tx, id) => ({ jsonrpc: '2.0', id, method: 'avm.issueTx', params: { tx } }))),
+  });
+  const [ra, rb] = ((await reply.json()) as Array<{ id: number; result?: { txID: string }; error?: unknown }>).sort((x, y) => x.id - y.id);
+  if (!ra || !rb) throw new Error('expected two replies');
   const ids = [ra.result?.txID, rb.result?.txID].filter((x): x is string => typeof x === 'string');
   assert.is(ids.length, 2, `both issued: ${JSON.stringify([ra.error, rb.error])}`);
   const statuses = await until('both decided', async () => {
