@@ -18,4 +18,5 @@ export * from './rpc/client.js';
 export * from './vm/block.js';
 export * from './vm/context.js';
 export * from './vm/vm.js';
+export * from './vm/event-waiter.js';
 export * from './ipc/reader.js';

@@ -8,6 +8,7 @@
  * subnet's current validators, once at initialize and after every accepting batch is durable.
  */
 import {
+  EventWaiter,
   Id,
   NotFoundError,
   sha256,
@@ -93,20 +94,22 @@ export class PlatformVM implements BlockHost, PlatformBackend {
   /** Proposal ID -> the option (commit or abort) built or verified on it. */
   readonly #options = new Map<string, PlatformBlock>();
   readonly #mempool: Mempool;
-  readonly #wakers = new Set<() => void>();
-  /** Counts #wake() calls, so waitForEvent sees one that came while it read the state. */
-  #wakes = 0;
+  readonly #waiter: EventWaiter;
   #atomic: { chainId: Id; assetId: Id } | undefined;
   #shutDown = false;
   #issuing: Promise<void> = Promise.resolve();
   /** issueTx's check states for one preferred block (see #poolLayer). */
   #poolState: { preferred: string; layers: StateDiff[] } | undefined;
 
-  readonly #timers: Pick<Scheduler, 'setTimeout'>;
-
   constructor(private readonly deps: PlatformVMDeps) {
     this.#mempool = new Mempool(() => this.#wake(), deps.mempoolCapacity ?? DEFAULT_MEMPOOL_CAPACITY);
-    this.#timers = deps.timers ?? systemScheduler;
+    // Idle, it still looks at the clock once a minute (a validator's start time may come).
+    this.#waiter = new EventWaiter({
+      timers: deps.timers ?? systemScheduler,
+      now: () => this.#ctx!.clock.now(),
+      maxSleepMs: MAX_IDLE_WAKE_MS,
+      idleSleepMs: MAX_IDLE_WAKE_MS,
+    });
   }
 
   // ---- ChainVM ----
@@ -297,28 +300,7 @@ export class PlatformVM implements BlockHost, PlatformBackend {
    * until something is issued, the preference changes, or the next staker change time comes.
    */
   async waitForEvent(signal: AbortSignal): Promise<VMEvent> {
-    for (;;) {
-      this.#stillWaiting(signal);
-      const wakes = this.#wakes;
-      const wakeAt = await this.#buildableOrWakeTime();
-      // From here to registering the waker all is synchronous, so an abort, a shutdown, a tx or a
-      // preference change that came while the state was read is seen now, not after the sleep.
-      this.#stillWaiting(signal);
-      if (wakeAt === 'now') return 'pendingTxs';
-      if (this.#wakes !== wakes) continue;
-      await new Promise<void>((resolve) => {
-        const delay = wakeAt === undefined ? MAX_IDLE_WAKE_MS : Math.min(MAX_IDLE_WAKE_MS, Math.max(0, wakeAt * 1000 - this.#ctx!.clock.now()));
-        const timer = this.#timers.setTimeout(() => done(), delay);
-        const done = () => {
-          timer.cancel();
-          this.#wakers.delete(done);
-          signal.removeEventListener('abort', done);
-          resolve();
-        };
-        this.#wakers.add(done);
-        signal.addEventListener('abort', done, { once: true });
-      });
-    }
+    return this.#waiter.wait(signal, () => this.#buildableOrWakeTime(), () => this.#stillWaiting(signal));
   }
 
   #stillWaiting(signal: AbortSignal): void {
@@ -344,8 +326,7 @@ export class PlatformVM implements BlockHost, PlatformBackend {
   }
 
   #wake(): void {
-    this.#wakes += 1;
-    for (const w of [...this.#wakers]) w();
+    this.#waiter.wake();
   }
 
   async createHandlers(): Promise<ChainHandler[]> {

@@ -10,6 +10,8 @@
  * what it would have made).
  */
 import {
+  EventWaiter,
+  type WaiterTimers,
   Id,
   NotFoundError,
   bytesEqual,
@@ -58,9 +60,8 @@ export interface AssetVMOptions {
   timers?: Timers;
 }
 
-export interface Timers {
-  setTimeout(fn: () => void, ms: number): { cancel(): void };
-}
+/** The timers the VM sleeps on (the sdk's EventWaiter's). */
+export type Timers = WaiterTimers;
 
 const systemTimers: Timers = {
   setTimeout(fn, ms) {
@@ -81,7 +82,6 @@ export class AssetVM implements ChainVM, AvmBackend {
   readonly #processing = new Map<string, AvmBlock>();
   readonly #mempool: Mempool;
   readonly #maxProcessing: number;
-  readonly #timers: Timers;
   /** Txs in verified processing blocks: how many blocks hold each, and what it does. */
   readonly #inBlocks = new Map<string, { count: number; effect: TxEffect }>();
   /** Txs checked for blocks from other nodes, by ID key. */
@@ -90,9 +90,7 @@ export class AssetVM implements ChainVM, AvmBackend {
   #aliases = new Map<string, Id>();
   #native: AssetDescription | undefined;
   readonly #listeners = new Set<TxDecidedListener>();
-  readonly #wakers = new Set<() => void>();
-  /** Counts #wake() calls, so a waitForEvent sees one that came while it looked at the pool. */
-  #wakes = 0;
+  readonly #waiter: EventWaiter;
   /** issueTx, accept and reject one at a time: each sees the mempool and state the previous left. */
   #lock: Promise<void> = Promise.resolve();
   #shutDown = false;
@@ -103,7 +101,8 @@ export class AssetVM implements ChainVM, AvmBackend {
   constructor(opts: AssetVMOptions = {}) {
     this.#mempool = new Mempool(opts.mempoolCapacity ?? DEFAULT_MEMPOOL_CAPACITY, opts.mempoolBytes ?? DEFAULT_MEMPOOL_BYTES);
     this.#maxProcessing = opts.maxProcessing ?? 4096;
-    this.#timers = opts.timers ?? systemTimers;
+    // Asleep until a wake, or a pooled tx's locktime (looked at again at least once a minute).
+    this.#waiter = new EventWaiter({ timers: opts.timers ?? systemTimers, now: () => this.#ctx!.clock.now(), maxSleepMs: MAX_LOCKTIME_WAKE_MS });
     this.#host = {
       verify: (b) => this.#verify(b),
       accept: (b) => this.#exclusive(() => this.#accept(b)),
@@ -275,27 +274,7 @@ export class AssetVM implements ChainVM, AvmBackend {
    * something is issued, decided or preferred, or a pooled tx's locktime comes. Rejects on abort or shutdown.
    */
   async waitForEvent(signal: AbortSignal): Promise<VMEvent> {
-    for (;;) {
-      this.#stillWaiting(signal);
-      const wakes = this.#wakes;
-      const next = await this.#buildable();
-      // From here to registering the waker all is synchronous: a wake that came meanwhile is seen now.
-      this.#stillWaiting(signal);
-      if (next === 'now') return 'pendingTxs';
-      if (this.#wakes !== wakes) continue;
-      await new Promise<void>((resolve) => {
-        const timer =
-          next === undefined ? undefined : this.#timers.setTimeout(() => done(), Math.min(MAX_LOCKTIME_WAKE_MS, Math.max(0, next * 1000 - this.#ctx!.clock.now())));
-        const done = () => {
-          timer?.cancel();
-          this.#wakers.delete(done);
-          signal.removeEventListener('abort', done);
-          resolve();
-        };
-        this.#wakers.add(done);
-        signal.addEventListener('abort', done, { once: true });
-      });
-    }
+    return this.#waiter.wait(signal, () => this.#buildable(), () => this.#stillWaiting(signal));
   }
 
   #stillWaiting(signal: AbortSignal): void {
@@ -332,8 +311,7 @@ export class AssetVM implements ChainVM, AvmBackend {
   }
 
   #wake(): void {
-    this.#wakes += 1;
-    for (const w of [...this.#wakers]) w();
+    this.#waiter.wake();
   }
 
   /** The avm service at the chain's endpoint, and the pubsub WebSocket at `<endpoint>/pubsub` (fed by onTxDecided). */
