@@ -4,7 +4,7 @@
  * proposal txs yield two diffs, one for Commit and one for Abort. Errors are PlatformError('InvalidTx')
  * with the reference's text where it has one.
  */
-import { Id, ShortId, compareBytes, bytesEqual, recoverAddressFromHash, sha256 } from '@cornice/sdk';
+import { Id, ShortId, compareBytes, bytesEqual, recoverSigner, sha256 } from '@cornice/sdk';
 import { decodeUtxo, txId as txIdOf, unsignedTxBytes, utxoId as utxoIdOf, encodeUtxo } from './codec.js';
 import { PlatformError } from './errors.js';
 import {
@@ -75,33 +75,14 @@ export function signedHash(tx: IssuableTx): Uint8Array {
   return h;
 }
 
-/**
- * Signers already recovered, by signature object: a tx is checked at issue, at build and at verify
- * (and again whenever the preferred block changes), and recovery is the costly part.
- */
-const recovered = new WeakMap<Uint8Array, { hash: Uint8Array; signer: ShortId }>();
-let recoveries = 0;
-
-/** How many signatures were actually recovered so far (the cache's misses), for tests. */
-export function signatureRecoveries(): number {
-  return recoveries;
-}
-
 /** The address that made `sig` over the tx; a clear error when the slot is empty or the signature bad. */
 export function signerOf(tx: IssuableTx, sig: Uint8Array, what = 'signature'): ShortId {
   if (bytesEqual(sig, EMPTY_SIGNATURE)) return invalid(`${what} is missing: the tx is not signed by its payer (use platform.sign)`);
-  const hash = signedHash(tx);
-  const known = recovered.get(sig);
-  if (known && bytesEqual(known.hash, hash)) return known.signer;
-  let signer: ShortId;
   try {
-    recoveries++;
-    signer = recoverAddressFromHash(hash, sig);
+    return recoverSigner(signedHash(tx), sig);
   } catch (e) {
     return invalid(`${what} is invalid: ${(e as Error).message}`);
   }
-  recovered.set(sig, { hash, signer });
-  return signer;
 }
 
 /** The payer of a tx: recovered from its payer signature (reference: there is no payer field). */

@@ -6,7 +6,7 @@
  * (SHA-256 of its tx ID, which hashes the tx, and index), so what the full check read holds in every
  * state that has the UTXO.
  */
-import { bytesEqual, recoverAddressFromHash, sha256, type Id, type ShortId } from '@cornice/sdk';
+import { recoverSigner, sha256, type Id, type ShortId } from '@cornice/sdk';
 import { checkSyntax, exportedUtxos, producedUtxos, unsignedBytes, utxoId } from './codec.js';
 import { AvmError } from './errors.js';
 import type { AssetDescription, Credential, OutputOwners, Tx, TransferableInput, Utxo, UtxoRef } from './model.js';
@@ -67,27 +67,12 @@ export function signedHash(tx: Tx): Uint8Array {
   return h;
 }
 
-/** Signers already recovered, by signature object (recovery is the costly part of a check). */
-const recovered = new WeakMap<Uint8Array, { hash: Uint8Array; signer: ShortId }>();
-let recoveries = 0;
-
-/** How many signatures were actually recovered so far (cache misses), for tests. */
-export function signatureRecoveries(): number {
-  return recoveries;
-}
-
 function signerOf(hash: Uint8Array, sig: Uint8Array): ShortId {
-  const known = recovered.get(sig);
-  if (known && bytesEqual(known.hash, hash)) return known.signer;
-  let signer: ShortId;
   try {
-    recoveries++;
-    signer = recoverAddressFromHash(hash, sig);
+    return recoverSigner(hash, sig);
   } catch (e) {
     return invalid((e as Error).message);
   }
-  recovered.set(sig, { hash, signer });
-  return signer;
 }
 
 /** secp256k1fx VerifyCredentials: `threshold` signatures, signature i from owner sigIndices[i]. */

@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { Id, PrivateKey, hasErrorCode, vmIdFromName, type ShortId } from '@cornice/sdk';
-import { AssetVM, decodeTx, encodeGenesis, encodeTx, utxoId, signatureRecoveries, type AvmBlock } from '../src/index.js';
+import { Id, PrivateKey, hasErrorCode, signerRecoveries, vmIdFromName, type ShortId } from '@cornice/sdk';
+import { AssetVM, decodeTx, encodeGenesis, encodeTx, utxoId, type AvmBlock } from '../src/index.js';
 import {
   AVA,
   AVA_UTXO,
@@ -328,11 +328,11 @@ test('block checks: height, timestamps, an unknown parent, no txs', async () => 
 test('a tx is checked once: no signature is recovered again at build, verify and accept', async () => {
   const { vm } = await startVM();
   const tx = sendAva(1n, ALICE.address);
-  const before = signatureRecoveries();
+  const before = signerRecoveries();
   await vm.issueTx(tx);
-  assert.is(signatureRecoveries() - before, 1);
+  assert.is(signerRecoveries() - before, 1);
   await settle(vm);
-  assert.is(signatureRecoveries() - before, 1);
+  assert.is(signerRecoveries() - before, 1);
 });
 
 test('a block of another node holding pooled txs is verified without checking them again', async () => {
@@ -342,10 +342,10 @@ test('a block of another node holding pooled txs is verified without checking th
   await a.vm.issueTx(decodeTx(encodeTx(tx)));
   await b.vm.issueTx(tx);
   const built = await b.vm.buildBlock();
-  const before = signatureRecoveries();
+  const before = signerRecoveries();
   const parsed = await a.vm.parseBlock(built.bytes);
   await parsed.verify();
-  assert.is(signatureRecoveries() - before, 0);
+  assert.is(signerRecoveries() - before, 0);
   await a.vm.setPreference(parsed.id);
   await parsed.accept();
   assert.is(await a.vm.txStatus(idOf(tx)), 'Accepted');

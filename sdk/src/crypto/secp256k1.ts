@@ -14,7 +14,7 @@ import { createRequire } from 'node:module';
 import { getRandomValues } from 'node:crypto';
 import { secp256k1 as nobleSecp } from '@noble/curves/secp256k1.js';
 import { CryptoError } from '../errors/errors.js';
-import { compareBytes } from '../encoding/bytes.js';
+import { bytesEqual, compareBytes } from '../encoding/bytes.js';
 import { fromHex, toHex } from '../encoding/hex.js';
 import { cb58Decode, cb58Encode } from '../encoding/cb58.js';
 import { ShortId } from '../ids/id.js';
@@ -198,6 +198,29 @@ export function addressFromPublicKey(pub33: Uint8Array): ShortId {
 /** Address of the key that signed the 32-byte hash (no further hashing). */
 export function recoverAddressFromHash(hash32: Uint8Array, sig65: Uint8Array): ShortId {
   return ShortId.fromBytes(hash160(secp256k1.recover(hash32, sig65)));
+}
+
+/** Signers already recovered, by signature object, with the hash each signed. */
+const recoveredSigners = new WeakMap<Uint8Array, { hash: Uint8Array; signer: ShortId }>();
+let recoveries = 0;
+
+/**
+ * recoverAddressFromHash, remembered per signature object: a VM checks a tx at issue, at build and
+ * at verify (and again when the preferred block changes), and recovery is the costly part. The same
+ * signature bytes over another hash are recovered afresh. Throws as recoverAddressFromHash.
+ */
+export function recoverSigner(hash32: Uint8Array, sig65: Uint8Array): ShortId {
+  const known = recoveredSigners.get(sig65);
+  if (known && bytesEqual(known.hash, hash32)) return known.signer;
+  recoveries++;
+  const signer = recoverAddressFromHash(hash32, sig65);
+  recoveredSigners.set(sig65, { hash: hash32, signer });
+  return signer;
+}
+
+/** How many signatures recoverSigner actually recovered so far (its cache's misses), for tests. */
+export function signerRecoveries(): number {
+  return recoveries;
 }
 
 /** Address of the key that signed `msg` (the signature is over SHA-256(msg), as `PrivateKey.sign` makes). */
