@@ -14,6 +14,7 @@ export * from './crypto/secp256k1.js';
 export * from './keys/user-keys.js';
 export * from './rpc/params.js';
 export * from './rpc/service.js';
+export * from './rpc/native-aliases.js';
 export * from './rpc/client.js';
 export * from './vm/block.js';
 export * from './vm/context.js';

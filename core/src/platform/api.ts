@@ -1,10 +1,10 @@
 import {
   MAX_WIRE_BYTES,
   defineService,
+  withNativeAliases,
   method,
   p,
   result,
-  type MethodDef,
   type ServiceDef,
 } from '@cornice/sdk';
 import { MAX_CONTROL_KEYS_THRESHOLD, NUMBER_OF_SHARES } from './model.js';
@@ -216,19 +216,7 @@ export const platformApi = defineService('platform', {
   importNATIVE: importNative,
 });
 
-/** The method names `exportNATIVE`/`importNATIVE` also answer to, e.g. `exportAVA` for symbol `AVA`. */
-export function nativeAliases(symbol: string): string[] {
-  if (!/^[A-Za-z0-9]{1,16}$/.test(symbol) || symbol === 'NATIVE') return [];
-  return [`export${symbol}`, `import${symbol}`];
-}
-
-/** The declaration with the native-token aliases of `symbol` added (what the node serves). */
+/** The declaration with `exportNATIVE`/`importNATIVE` also under the native symbol (what the node serves). */
 export function platformApiWithSymbol(symbol: string): ServiceDef {
-  const methods: Record<string, MethodDef<unknown, unknown>> = { ...platformApi.methods };
-  const aliases = nativeAliases(symbol);
-  if (aliases.length === 2) {
-    methods[aliases[0]!] = exportNative as MethodDef<unknown, unknown>;
-    methods[aliases[1]!] = importNative as MethodDef<unknown, unknown>;
-  }
-  return defineService(platformApi.name, methods);
+  return withNativeAliases(platformApi, symbol);
 }

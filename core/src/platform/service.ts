@@ -5,6 +5,7 @@
  */
 import {
   type UserKeys,
+  withNativeAliasHandlers,
   InvalidParamsError,
   PrivateKey,
   ShortId,
@@ -18,7 +19,7 @@ import {
   type Handlers,
   type Id,
 } from '@cornice/sdk';
-import { platformApi, platformApiWithSymbol, nativeAliases, type AccountReply, type ValidatorReply } from './api.js';
+import { platformApi, platformApiWithSymbol, type AccountReply, type ValidatorReply } from './api.js';
 import { decodeTx, decodeUtxo, encodeTx, unsignedTxBytes } from './codec.js';
 import { PlatformError } from './errors.js';
 import { platformKeys } from './keys.js';
@@ -336,13 +337,7 @@ export function platformService(backend: PlatformBackend, opts: PlatformServiceO
     return id;
   }
 
-  const all = handlers as unknown as Record<string, (params: never) => Promise<unknown>>;
-  const [exportAlias, importAlias] = nativeAliases(opts.nativeSymbol);
-  if (exportAlias && importAlias) {
-    all[exportAlias] = handlers.exportNATIVE as never;
-    all[importAlias] = handlers.importNATIVE as never;
-  }
-  return bindService(platformApiWithSymbol(opts.nativeSymbol), all as never);
+  return bindService(platformApiWithSymbol(opts.nativeSymbol), withNativeAliasHandlers(handlers, opts.nativeSymbol) as never);
 }
 
 interface StakerParams {

@@ -1,7 +1,8 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ShortId, cb58Decode, recoverAddress, type Id } from '@cornice/sdk';
-import { nativeAliases, platformApi, platformApiWithSymbol } from '../../src/platform/api.js';
+import { nativeMethodAliases as nativeAliases } from '@cornice/sdk';
+import { platformApi, platformApiWithSymbol } from '../../src/platform/api.js';
 import { decodeTx, encodeUtxo, unsignedTxBytes, utxoId } from '../../src/platform/codec.js';
 import { EMPTY_SIGNATURE, type ExportTx, type ImportTx, type TransferableOutput } from '../../src/platform/model.js';
 import { MAX_IMPORT_INPUTS } from '../../src/platform/service.js';

@@ -7,10 +7,10 @@ import {
   InvalidParamsError,
   MAX_WIRE_BYTES,
   defineService,
+  withNativeAliases,
   method,
   p,
   result,
-  type MethodDef,
   type Parser,
   type ServiceDef,
 } from '@cornice/sdk';
@@ -216,19 +216,7 @@ export const avmApi = defineService('avm', {
   }),
 });
 
-/** The method names `exportNATIVE`/`importNATIVE` also answer to, e.g. `exportAVA` for symbol `AVA`. */
-export function nativeMethodAliases(symbol: string): string[] {
-  if (!/^[A-Za-z0-9]{1,16}$/.test(symbol) || symbol === 'NATIVE') return [];
-  return [`export${symbol}`, `import${symbol}`];
-}
-
-/** The declaration with the native-token aliases of `symbol` added (what a chain serves). */
+/** The declaration with `exportNATIVE`/`importNATIVE` also under the native symbol (what the node serves). */
 export function avmApiWithSymbol(symbol: string): ServiceDef {
-  const methods: Record<string, MethodDef<unknown, unknown>> = { ...avmApi.methods };
-  const [exportAlias, importAlias] = nativeMethodAliases(symbol);
-  if (exportAlias && importAlias) {
-    methods[exportAlias] = exportNative as MethodDef<unknown, unknown>;
-    methods[importAlias] = importNative as MethodDef<unknown, unknown>;
-  }
-  return defineService(avmApi.name, methods);
+  return withNativeAliases(avmApi, symbol);
 }

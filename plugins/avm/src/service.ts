@@ -6,6 +6,7 @@
  */
 import {
   type UserKeys,
+  withNativeAliasHandlers,
   Id,
   InvalidParamsError,
   PrivateKey,
@@ -18,7 +19,7 @@ import {
   type ShortId,
 } from '@cornice/sdk';
 import { addressOn, formatAddress, type ChainAddress } from './addresses.js';
-import { avmApi, avmApiWithSymbol, nativeMethodAliases, type AssetBalanceReply } from './api.js';
+import { avmApi, avmApiWithSymbol, type AssetBalanceReply } from './api.js';
 import {
   compareUtxoRefs,
   decodeTx,
@@ -388,13 +389,7 @@ export function avmService(backend: AvmBackend, opts: AvmServiceOptions): BoundS
     });
   }
 
-  const all = handlers as unknown as Record<string, (params: never) => Promise<unknown>>;
-  const [exportAlias, importAlias] = nativeMethodAliases(opts.nativeSymbol);
-  if (exportAlias && importAlias) {
-    all[exportAlias] = handlers.exportNATIVE as never;
-    all[importAlias] = handlers.importNATIVE as never;
-  }
-  return bindService(avmApiWithSymbol(opts.nativeSymbol), all as never);
+  return bindService(avmApiWithSymbol(opts.nativeSymbol), withNativeAliasHandlers(handlers, opts.nativeSymbol) as never);
 }
 
 /** The key of `address` the user holds; the reference's error when it holds none. */
