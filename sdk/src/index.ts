@@ -11,6 +11,7 @@ export * from './codec/writer.js';
 export * from './codec/reader.js';
 export * from './crypto/hash.js';
 export * from './crypto/secp256k1.js';
+export { prerecoverSigners, configureRecoveryPool, recoveryPoolEnabled, type RecoveryPoolOptions } from './crypto/recovery-pool.js';
 export * from './keys/user-keys.js';
 export * from './rpc/params.js';
 export * from './rpc/service.js';

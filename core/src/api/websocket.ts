@@ -66,6 +66,9 @@ export class WebSocketUpgrader {
     const messageListeners: Array<(text: string) => void> = [];
     const closeListeners: Array<() => void> = [];
     let closed = false;
+    let corked = false;
+    // ws keeps its socket private; it is pinned, and without one sends go uncorked.
+    const socket = (ws as unknown as { _socket?: { cork(): void; uncork(): void } })._socket;
     ws.on('message', (data, isBinary) => {
       if (isBinary) return ws.close(UNSUPPORTED_DATA, 'text messages only');
       const text = data.toString();
@@ -95,6 +98,15 @@ export class WebSocketUpgrader {
         if (ws.bufferedAmount > maxBufferedBytes) {
           ws.close(POLICY_VIOLATION, 'client is not reading');
           return;
+        }
+        // Messages sent in one turn (say, the txs of one accepted block) leave in one write.
+        if (!corked && socket && typeof socket.cork === 'function') {
+          corked = true;
+          socket.cork();
+          process.nextTick(() => {
+            corked = false;
+            socket.uncork();
+          });
         }
         ws.send(text);
       },

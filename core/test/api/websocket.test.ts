@@ -25,6 +25,13 @@ async function serve(opts: { allowedOrigins?: string[] } = {}) {
     kind: 'websocket',
     accept: (conn: WebSocketConnection) => conn.onMessage((text) => conn.send(`echo ${text}`)),
   });
+  routes.mount('burst', {
+    kind: 'websocket',
+    accept: (conn: WebSocketConnection) =>
+      conn.onMessage((text) => {
+        for (let i = 0; i < 500; i++) conn.send(`${text} ${i}`);
+      }),
+  });
   routes.mount('broken', {
     kind: 'websocket',
     accept: () => {
@@ -54,6 +61,24 @@ test('a WebSocket route answers; a request without an Origin (not a browser) is 
     const { ws } = await open(`${url}/echo`);
     ws!.send('hello');
     assert.is(await nextMessage(ws!), 'echo hello');
+    ws!.close();
+  } finally {
+    await server.close();
+  }
+});
+
+test('many messages sent in one turn (corked into one write) all arrive, in order, burst after burst', async () => {
+  const { server, url } = await serve();
+  try {
+    const { ws } = await open(`${url}/burst`);
+    for (const round of ['a', 'b', 'c']) {
+      const got: string[] = [];
+      const all = new Promise<void>((r) => ws!.on('message', (d) => got.push(d.toString()) === 500 && r()));
+      ws!.send(round);
+      await all;
+      ws!.removeAllListeners('message');
+      assert.equal(got, Array.from({ length: 500 }, (_, i) => `${round} ${i}`));
+    }
     ws!.close();
   } finally {
     await server.close();

@@ -16,6 +16,7 @@ import {
   NotFoundError,
   bytesEqual,
   sha256,
+  prerecoverSigners,
   type ChainContext,
   type ChainHandler,
   type ChainVM,
@@ -34,7 +35,7 @@ import { Mempool, DEFAULT_MEMPOOL_BYTES, DEFAULT_MEMPOOL_CAPACITY } from './memp
 import type { AssetDescription, AvmBackend, GenesisAsset, Tx, TxStatus, Utxo } from './model.js';
 import { pubsubHandler } from './pubsub.js';
 import { avmService } from './service.js';
-import { applyEffect, checkTx, type RuleContext, type TxEffect, type UtxoSource } from './rules.js';
+import { applyEffect, checkTx, signedHash, type RuleContext, type TxEffect, type UtxoSource } from './rules.js';
 import { AcceptedState, StateDiff, type StateReader } from './state.js';
 
 /** The platform chain's ID: the peer of imports and exports. */
@@ -668,7 +669,10 @@ export class AssetVM implements ChainVM, AvmBackend {
     return out;
   }
 
-  issueTx(tx: Tx, bytes?: Uint8Array): Promise<Id> {
+  async issueTx(tx: Tx, bytes?: Uint8Array): Promise<Id> {
+    // Signatures are recovered on a worker while earlier txs take their turn (rules.ts finds them).
+    const hash = signedHash(tx);
+    await prerecoverSigners(tx.creds.flatMap((c) => c.sigs.map((sig) => ({ hash, sig }))));
     return this.#exclusive(() => this.#issue(tx, bytes ?? encodeTx(tx)));
   }
 

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { Id, PrivateKey, hasErrorCode, signerRecoveries, vmIdFromName, type ShortId } from '@cornice/sdk';
+import { Id, PrivateKey, hasErrorCode, recoveryPoolEnabled, signerRecoveries, vmIdFromName, type ShortId } from '@cornice/sdk';
 import { AssetVM, decodeTx, encodeGenesis, encodeTx, utxoId, type AvmBlock } from '../src/index.js';
 import {
   AVA,
@@ -330,9 +330,11 @@ test('a tx is checked once: no signature is recovered again at build, verify and
   const tx = sendAva(1n, ALICE.address);
   const before = signerRecoveries();
   await vm.issueTx(tx);
-  assert.is(signerRecoveries() - before, 1);
+  // Recovered once: on the sdk's worker thread when it runs (more than one CPU), else inline.
+  const once = recoveryPoolEnabled() ? 0 : 1;
+  assert.is(signerRecoveries() - before, once);
   await settle(vm);
-  assert.is(signerRecoveries() - before, 1);
+  assert.is(signerRecoveries() - before, once);
 });
 
 test('a block of another node holding pooled txs is verified without checking them again', async () => {

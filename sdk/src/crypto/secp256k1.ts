@@ -19,6 +19,7 @@ import { fromHex, toHex } from '../encoding/hex.js';
 import { cb58Decode, cb58Encode } from '../encoding/cb58.js';
 import { ShortId } from '../ids/id.js';
 import { hash160, sha256 } from './hash.js';
+import { recoveredSigners } from './signer-cache.js';
 
 export interface Secp256k1Backend {
   readonly name: 'native' | 'noble';
@@ -200,14 +201,13 @@ export function recoverAddressFromHash(hash32: Uint8Array, sig65: Uint8Array): S
   return ShortId.fromBytes(hash160(secp256k1.recover(hash32, sig65)));
 }
 
-/** Signers already recovered, by signature object, with the hash each signed. */
-const recoveredSigners = new WeakMap<Uint8Array, { hash: Uint8Array; signer: ShortId }>();
 let recoveries = 0;
 
 /**
  * recoverAddressFromHash, remembered per signature object: a VM checks a tx at issue, at build and
  * at verify (and again when the preferred block changes), and recovery is the costly part. The same
  * signature bytes over another hash are recovered afresh. Throws as recoverAddressFromHash.
+ * `prerecoverSigners` (recovery-pool.ts) does the recovery ahead of time on a worker thread.
  */
 export function recoverSigner(hash32: Uint8Array, sig65: Uint8Array): ShortId {
   const known = recoveredSigners.get(sig65);

@@ -147,6 +147,7 @@ export class TestVM implements ChainVM {
   acceptCalls = 0;
   rejectCalls = 0;
   buildCalls = 0;
+  parseCalls = 0;
   readonly genesis: TestBlock;
   #preferred: TestBlock;
   #wantBuild = 0;
@@ -233,6 +234,7 @@ export class TestVM implements ChainVM {
   }
 
   async parseBlock(bytes: Uint8Array): Promise<Block> {
+    this.parseCalls += 1;
     return this.intern(bytes);
   }
 

@@ -200,6 +200,8 @@ export class SnowmanEngine {
   readonly #transport: EngineTransport;
   readonly #validators: ValidatorSampler;
   readonly #nodeId: ShortId;
+  /** Blocks this engine sent in its queries, by their bytes object (see onPushQuery). */
+  readonly #queried = new WeakMap<Uint8Array, Block>();
   readonly #scheduler: Scheduler;
   readonly #log: Logger;
   readonly #queryTimeoutMs: number;
@@ -663,6 +665,7 @@ export class SnowmanEngine {
     const poll: Poll = { requestId, pending, votes: new Map(), timer: undefined };
     this.#polls.set(requestId, poll);
     poll.timer = this.#scheduler.setTimeout(() => this.#finishPoll(requestId), this.#queryTimeoutMs);
+    this.#queried.set(tip.block.bytes, tip.block);
     try {
       this.#transport.pushQuery(to, requestId, tip.block.bytes);
     } catch (err) {
@@ -932,9 +935,10 @@ export class SnowmanEngine {
   async onPushQuery(from: ShortId, requestId: number, bytes: Uint8Array): Promise<void> {
     if (this.#state !== 'running') return;
     try {
-      let block: Block | undefined;
+      // A query from this node carries one of its own blocks (loopback): no need to parse it again.
+      let block: Block | undefined = from.equals(this.#nodeId) ? this.#queried.get(bytes) : undefined;
       try {
-        block = await this.#vm.parseBlock(bytes);
+        block ??= await this.#vm.parseBlock(bytes);
       } catch (err) {
         this.#log.debug('unparseable block in push query', { from: from.toString(), error: describe(err) });
       }

@@ -37,12 +37,26 @@ test('a one-validator network accepts a block after exactly betaVirtuous success
   assert.is(h.engine.processing, 0);
   assert.is(h.engine.stats.successfulPolls, 20);
   assert.is(h.engine.stats.failedPolls, 0);
+  assert.is(h.vm.parseCalls, 0, 'its own queries carry blocks it knows: never parsed again');
 
   // Polls still in flight finish harmlessly and no new ones start while nothing is processing.
   await loopback(h);
   assert.is(h.engine.pollsInFlight, 0);
   assert.is(h.transport.sent.length, 0);
   assert.equal(h.vm.violations, []);
+  await h.engine.stop();
+});
+
+test('a push query from another node with the same bytes is parsed (only the own node\'s queries skip it)', async () => {
+  const h = harness();
+  await h.engine.start();
+  h.vm.notify();
+  await flush();
+  const q = h.transport.sent.find((m) => m.type === 'pushQuery') as Message & { bytes: Uint8Array };
+  await h.engine.onPushQuery(nodeIdOf(9), 77, q.bytes);
+  assert.is(h.vm.parseCalls, 1);
+  await h.engine.onPushQuery(h.self, 78, q.bytes.slice());
+  assert.is(h.vm.parseCalls, 2, 'a copy of the bytes is not a block this engine sent');
   await h.engine.stop();
 });
 
