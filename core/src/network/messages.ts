@@ -1,0 +1,97 @@
+/**
+ * The peer-to-peer messages (DESIGN §5, reference §8): what nodes say to each other over their TLS
+ * connections. codec.ts turns them into bytes; framing.ts wraps those bytes in length-prefixed frames.
+ *
+ * Wire layout of one frame: u32 big-endian length of the rest, then u16 codec version
+ * (CODEC_VERSION), u8 op, then the op's fields in the order declared below, with the reference's
+ * field types: IDs as 32 raw bytes, request IDs as u32, byte strings and lists as a u32 count then
+ * the items. The op numbers 0–12 are the reference's; 13 and up are ours.
+ */
+import type { Id, ShortId } from '@cornice/sdk';
+
+/** The only codec version this node speaks; a frame of another version drops the peer. */
+export const CODEC_VERSION = 0;
+
+/** Largest frame (the length prefix's value) a node sends or accepts: 2 MiB, the reference's. */
+export const MAX_MESSAGE_BYTES = 2 * 1024 * 1024;
+/** Most container IDs in one message (frontiers, accepted sets, chits). */
+export const MAX_CONTAINER_IDS = 2_048;
+/** Most containers in one Ancestors reply (it also stays under MAX_MESSAGE_BYTES). */
+export const MAX_ANCESTORS = 2_048;
+/** Most peers in one PeerList. */
+export const MAX_PEERS = 1_024;
+/** Longest version string (UTF-8 bytes). */
+export const MAX_VERSION_BYTES = 64;
+
+export const Op = {
+  GetVersion: 0,
+  Version: 1,
+  GetPeerList: 2,
+  PeerList: 3,
+  GetAcceptedFrontier: 4,
+  AcceptedFrontier: 5,
+  GetAccepted: 6,
+  Accepted: 7,
+  Get: 8,
+  Put: 9,
+  PushQuery: 10,
+  PullQuery: 11,
+  Chits: 12,
+  Ping: 13,
+  Pong: 14,
+  GetAncestors: 15,
+  Ancestors: 16,
+  Gossip: 17,
+} as const;
+export type OpName = keyof typeof Op;
+
+/** An IP address (v4 as IPv4-mapped v6 on the wire: 16 bytes) and port. */
+export interface IpPort {
+  /** Dotted v4 (`127.0.0.1`) or v6 text as node:net prints it. */
+  ip: string;
+  port: number;
+}
+
+/** A peer another node knows: where it listens and who it is. */
+export interface PeerInfo extends IpPort {
+  nodeId: ShortId;
+}
+
+export type Message =
+  | { op: 'GetVersion' }
+  | {
+      op: 'Version';
+      networkId: number;
+      /** Random per process: a node that receives its own nonce is talking to itself. */
+      nonce: bigint;
+      /** Sender's clock, unix seconds (handshake rejects a skew over a minute). */
+      time: bigint;
+      /** Where the sender accepts connections (its public IP and staking port). */
+      listen: IpPort;
+      /** `cornice/<major>.<minor>.<patch>` */
+      version: string;
+    }
+  | { op: 'GetPeerList' }
+  | { op: 'PeerList'; peers: PeerInfo[] }
+  | { op: 'GetAcceptedFrontier'; chainId: Id; requestId: number }
+  | { op: 'AcceptedFrontier'; chainId: Id; requestId: number; containerIds: Id[] }
+  | { op: 'GetAccepted'; chainId: Id; requestId: number; containerIds: Id[] }
+  | { op: 'Accepted'; chainId: Id; requestId: number; containerIds: Id[] }
+  | { op: 'Get'; chainId: Id; requestId: number; containerId: Id }
+  | { op: 'Put'; chainId: Id; requestId: number; containerId: Id; container: Uint8Array }
+  | { op: 'PushQuery'; chainId: Id; requestId: number; containerId: Id; container: Uint8Array }
+  | { op: 'PullQuery'; chainId: Id; requestId: number; containerId: Id }
+  | { op: 'Chits'; chainId: Id; requestId: number; containerIds: Id[] }
+  | { op: 'Ping' }
+  | { op: 'Pong' }
+  /** Asks for a block and its ancestors, newest first (bootstrapping fetches in batches). */
+  | { op: 'GetAncestors'; chainId: Id; requestId: number; containerId: Id }
+  /** The block asked for, then its parent, its grandparent… newest first. */
+  | { op: 'Ancestors'; chainId: Id; requestId: number; containers: Uint8Array[] }
+  /** A VM's gossip (new txs) for a chain: delivered to that chain's VM, never answered. */
+  | { op: 'Gossip'; chainId: Id; payload: Uint8Array };
+
+export type MessageOf<O extends OpName> = Extract<Message, { op: O }>;
+
+/** Messages that belong to one chain (routed to its engine or VM). */
+export type ChainMessage = Extract<Message, { chainId: Id }>;
