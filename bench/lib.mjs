@@ -30,7 +30,7 @@ export async function rpc(url, method, params = {}) {
 export async function startNode(args, { timeoutMs = 30_000 } = {}) {
   const port = await freePort();
   const t0 = performance.now();
-  const proc = spawn(process.execPath, [...(process.env.BENCH_NODE_FLAGS ? process.env.BENCH_NODE_FLAGS.split(' ') : []), CORNICE_BIN, `--http-port=${port}`, '--log-level=warn', ...args], { stdio: ['ignore', 'ignore', 'inherit'] });
+  const proc = spawn(process.execPath, [...(process.env.BENCH_NODE_FLAGS ? process.env.BENCH_NODE_FLAGS.split(' ') : []), CORNICE_BIN, `--http-port=${port}`, '--log-level=warn', ...(args.some((a) => a.startsWith('--staking-port')) ? [] : ['--staking-port=0']), ...args], { stdio: ['ignore', 'ignore', 'inherit'] });
   const url = `http://127.0.0.1:${port}`;
 
   for (;;) {

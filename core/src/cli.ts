@@ -6,6 +6,7 @@
  * at once. The bin exits the process with that code, so a plugin's leftover timer or socket cannot
  * keep it alive.
  */
+import { readVersion } from './node/version.js';
 import { readFileSync } from 'node:fs';
 import { isNodeError, type Logger } from '@cornice/sdk';
 import { installFaultHandlers } from './chains/faults.js';
@@ -107,7 +108,4 @@ async function run(config: NodeConfig, log: Logger): Promise<number> {
   return finished;
 }
 
-/** The version of @cornice/core, from its package.json (shipped with the package). */
-export function readVersion(): string {
-  return (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
-}
+export { readVersion };

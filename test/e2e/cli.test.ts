@@ -35,7 +35,7 @@ test('bad flags fail with exit 2 and a clear message', async () => {
 });
 
 test('a network without a built-in genesis and no --genesis-file refuses to start (exit 2)', async () => {
-  const r = await runCli([`--data-dir=${dir}/mainnet`, '--db-type=memory', '--http-port=0', '--network-id=mainnet']);
+  const r = await runCli([`--data-dir=${dir}/mainnet`, '--db-type=memory', '--http-port=0', '--staking-port=0', '--network-id=mainnet']);
   assert.is(r.code, 2);
   assert.match(r.stderr, /network mainnet \(1\) has no built-in genesis: give --genesis-file/);
 });
@@ -44,7 +44,7 @@ test('a database held by another node is a clear start-up error (exit 1)', async
   const args = [`--data-dir=${dir}`, '--log-level=info'];
   const first = await startNodeProcess(args);
   try {
-    const second = await runCli([...args, '--http-port=0']);
+    const second = await runCli([...args, '--http-port=0', '--staking-port=0']);
     assert.is(second.code, 1);
     assert.match(second.stderr, /cannot open database at /);
   } finally {

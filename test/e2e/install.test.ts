@@ -35,7 +35,7 @@ test('a node installed without the built-in VM packages starts, serves admin, an
 });
 
 test('named explicitly with --vms, a VM that is not installed still fails start-up clearly', async () => {
-  const r = await runCli([...npmStartFlags(), `--data-dir=${dir}/b`, '--db-type=memory', '--http-port=0', '--vms=@cornice/timestamp'], 30_000, { bin, cwd: dir });
+  const r = await runCli([...npmStartFlags(), `--data-dir=${dir}/b`, '--db-type=memory', '--http-port=0', '--staking-port=0', '--vms=@cornice/timestamp'], 30_000, { bin, cwd: dir });
   assert.is(r.code, 1);
   assert.match(r.stderr, /VM plugin @cornice\/timestamp not found: no package of that name is installed/);
 });

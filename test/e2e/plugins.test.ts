@@ -66,14 +66,14 @@ test('a bad plugin fails start-up with a message naming it', async () => {
   const plugins = join(dir, 'bad-plugins');
   await mkdir(plugins);
   await writeFile(join(plugins, `${KV_VM_ID}.js`), 'export const notAFactory = 1;\n');
-  const r = await runCli([...npmStartFlags(), `--data-dir=${dir}/c`, '--db-type=memory', '--http-port=0', `--plugin-dir=${plugins}`]);
+  const r = await runCli([...npmStartFlags(), `--data-dir=${dir}/c`, '--db-type=memory', '--http-port=0', '--staking-port=0', `--plugin-dir=${plugins}`]);
   assert.is(r.code, 1);
   assert.match(r.stderr, new RegExp(`${KV_VM_ID}\\.js`));
   assert.match(r.stderr, /vmFactory/);
 });
 
 test('a genesis chain whose VM is not loaded is a clear start-up error', async () => {
-  const r = await runCli([...npmStartFlags(), `--data-dir=${dir}/d`, '--db-type=memory', '--http-port=0', '--vms=@cornice/timestamp', `--genesis-file=${dir}/genesis.json`]);
+  const r = await runCli([...npmStartFlags(), `--data-dir=${dir}/d`, '--db-type=memory', '--http-port=0', '--staking-port=0', '--vms=@cornice/timestamp', `--genesis-file=${dir}/genesis.json`]);
   assert.is(r.code, 1);
   assert.match(r.stderr, /kvvm/);
 });
@@ -124,7 +124,7 @@ test('a plugin declaring an sdk range the node does not have is refused at start
   await copyPackage('examples/custom-vm', join(plugins, KV_VM_ID), ['dist/src'], (pkg) => {
     pkg.peerDependencies = { '@cornice/sdk': '^7.0.0' };
   });
-  const r = await runCli([...npmStartFlags(), `--data-dir=${dir}/inc`, '--db-type=memory', '--http-port=0', `--plugin-dir=${plugins}`]);
+  const r = await runCli([...npmStartFlags(), `--data-dir=${dir}/inc`, '--db-type=memory', '--http-port=0', '--staking-port=0', `--plugin-dir=${plugins}`]);
   assert.is(r.code, 1);
   assert.ok(r.stderr.includes(`VM plugin ${join(plugins, KV_VM_ID)} needs @cornice/sdk ^7.0.0, but this node has @cornice/sdk ${sdkVersion}`), r.stderr);
 });

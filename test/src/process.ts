@@ -54,7 +54,7 @@ export function runCli(args: string[], timeoutMs = 30_000, opts: SpawnOptions = 
 
 export function startNodeProcess(args: string[], timeoutMs = 30_000, opts: SpawnOptions = {}): Promise<NodeProcess> {
   const t0 = performance.now();
-  const proc = spawn(process.execPath, [opts.bin ?? CORNICE_BIN, '--http-port=0', ...args], {
+  const proc = spawn(process.execPath, [opts.bin ?? CORNICE_BIN, '--http-port=0', '--staking-port=0', ...args], {
     stdio: ['ignore', 'pipe', 'pipe'],
     ...(opts.cwd ? { cwd: opts.cwd } : {}),
   });

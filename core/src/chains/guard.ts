@@ -8,7 +8,7 @@
  * (initialize, createHandlers, shutdown) also reject with VMCallTimeoutError at the deadline.
  * Blocks the VM hands out are wrapped, so verify/accept/reject are watched too.
  */
-import { NodeError, type Block, type ChainHandler, type ChainVM, type Id, type VMEvent, type VMInit, type VMState } from '@cornice/sdk';
+import { NodeError, type Block, type ChainHandler, type ChainVM, type Id, type ShortId, type VMEvent, type VMInit, type VMState } from '@cornice/sdk';
 import type { ChainContext } from '@cornice/sdk';
 import type { Scheduler } from '../consensus/index.js';
 
@@ -134,5 +134,6 @@ export function guardVM(vm: ChainVM, o: GuardOptions): ChainVM {
     waitForEvent: (signal: AbortSignal): Promise<VMEvent> => vm.waitForEvent(signal),
     createHandlers: (): Promise<ChainHandler[]> => w.bounded('vm.createHandlers', () => vm.createHandlers()),
     shutdown: () => w.bounded('vm.shutdown', () => vm.shutdown()),
+    ...(vm.onGossip ? { onGossip: (from: ShortId, payload: Uint8Array) => w.watched('vm.onGossip', () => vm.onGossip!(from, payload)) } : {}),
   };
 }

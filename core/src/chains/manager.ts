@@ -254,6 +254,14 @@ export class ChainManager {
       undo.push(() => theEngine.stop());
       sender.attach(theEngine);
       link.attach(sender);
+      undo.push(() => link.close());
+      if (vmGuard.onGossip) {
+        const onGossip = vmGuard.onGossip.bind(vmGuard);
+        link.attachGossip((from, payload) => {
+          if (fault !== undefined) return;
+          onGossip(from, payload).catch((e: unknown) => log.debug('gossip refused', { from: from.toString(), error: describeError(e) }));
+        });
+      }
       d.aliases.register(def.id, def.aliases);
       undo.push(() => d.aliases.unregister(def.id));
 
@@ -321,6 +329,7 @@ export class ChainManager {
           abort.abort();
           await theEngine.stop();
           sender.stop();
+          link.close();
           acceptedSubject.complete();
           await shutdownVM();
         },

@@ -36,6 +36,14 @@ export interface NodeConfig {
   apiMetricsEnabled: boolean;
   stakingTlsCertFile: string;
   stakingTlsKeyFile: string;
+  /** The staking (peer-to-peer) server: listen address ('' = every interface) and port (0 = ephemeral). */
+  stakingHost: string;
+  stakingPort: number;
+  /** What other nodes should dial (default: the address they see). */
+  publicIp: string | undefined;
+  /** Bootstrap nodes: staking addresses and their node IDs, pairwise. */
+  bootstrapIps: string[];
+  bootstrapIds: string[];
   profileDir: string;
   /** Profile files kept in profileDir; the oldest is deleted beyond it. */
   profileMaxFiles: number;

@@ -5,11 +5,13 @@
  * (the flag name in camelCase); its value type parses and validates command-line/environment
  * strings and config-file JSON values; its default may depend on flags listed before it (`config`).
  */
+import { isIP } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { LogLevel } from '@cornice/sdk';
 import { DEFAULT_ALLOWED_HOSTS, hostProblem, originProblem } from '../api/access.js';
 import { logLevels } from '../log/logger.js';
+import { ipPortProblem, nodeIdProblem } from '../network/addresses.js';
 import { BUILTIN_VM_PACKAGES } from '../vms/builtins.js';
 import { networkNameOf, parseNetworkId, type DbType, type NodeConfig } from './config.js';
 
@@ -411,6 +413,43 @@ export const flags: readonly Flag[] = [
     default: (ctx) => join(dataDir(ctx), 'staking', 'staker.key'),
     defaultText: '<data-dir>/staking/staker.key',
     description: 'Private key of the staking TLS certificate (PKCS#8 PEM).',
+  }),
+  field('stakingHost', {
+    name: 'staking-host',
+    type: stringType,
+    default: '',
+    defaultText: 'every interface',
+    description: 'Address the staking (peer-to-peer) server listens on.',
+  }),
+  field('stakingPort', {
+    name: 'staking-port',
+    type: intType(0, 65535),
+    default: 9651,
+    description: 'Port of the staking (peer-to-peer) server; 0 picks an ephemeral port.',
+  }),
+  field('publicIp', {
+    name: 'public-ip',
+    type: stringType as ValueType<string | undefined>,
+    default: undefined,
+    defaultText: 'the address peers see this node connect from',
+    description: 'IP address other nodes should dial to reach this node (its staking port).',
+    validate: (ip) => (ip === undefined || isIP(ip) ? undefined : `expected an IPv4 or IPv6 address, got ${JSON.stringify(ip)}`),
+  }),
+  field('bootstrapIps', {
+    name: 'bootstrap-ips',
+    type: listType,
+    default: [],
+    defaultText: 'none',
+    description: 'Staking addresses (ip:port) of the nodes to join the network through; pair each with --bootstrap-ids.',
+    validate: (ips) => ips.map(ipPortProblem).find((p) => p !== undefined),
+  }),
+  field('bootstrapIds', {
+    name: 'bootstrap-ids',
+    type: listType,
+    default: [],
+    defaultText: 'none',
+    description: 'Node IDs of the --bootstrap-ips nodes, in the same order: they are the beacons a chain bootstraps from.',
+    validate: (ids) => ids.map(nodeIdProblem).find((p) => p !== undefined),
   }),
   field('profileDir', {
     name: 'profile-dir',

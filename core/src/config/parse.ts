@@ -189,9 +189,17 @@ export function parseConfig(
       : flag.defaultValue({ homedir: ctx.homedir, config: config as Partial<NodeConfig> });
     if (flag.key === 'networkId') config.networkName = networkNameOf(config.networkId as number);
   }
-  const problem = snowParamsProblem(snowParamsOf(config as NodeConfig)) ?? timeoutConfigProblem(timeoutsOf(config as NodeConfig));
+  const problem =
+    snowParamsProblem(snowParamsOf(config as NodeConfig)) ??
+    timeoutConfigProblem(timeoutsOf(config as NodeConfig)) ??
+    bootstrapProblem(config as NodeConfig);
   if (problem) throw new ConfigError('InvalidValue', problem);
   return { kind: 'run', config: config as NodeConfig };
+}
+
+function bootstrapProblem(c: NodeConfig): string | undefined {
+  if (c.bootstrapIps.length === c.bootstrapIds.length) return undefined;
+  return `--bootstrap-ips names ${c.bootstrapIps.length} node(s) but --bootstrap-ids ${c.bootstrapIds.length}: give one node ID per address, in the same order`;
 }
 
 /** The consensus parameters of a config. */

@@ -1,27 +1,40 @@
 /**
- * The node's engines wired to the node itself (until the network layer brings TCP peers): each
- * chain gets a LoopbackTransport; the only connected node is this one. Queries to other validators
- * are never sent (the chain's RequestSender fails them at their deadline).
+ * A node's engines wired to the node itself only (the test kit's in-process nodes, and nodes run with
+ * networking off): each chain's engine messages to this node come back on a later turn; messages to
+ * other nodes are never sent (the chain's RequestSender fails them at their deadline); there are no
+ * beacons to bootstrap from and no one to gossip to.
  */
 import type { Id, ShortId } from '@cornice/sdk';
-import { LoopbackTransport, type EngineTransport, type LoopbackTarget } from '../consensus/index.js';
+import { LoopbackTransport } from '../consensus/index.js';
+import type { BootstrapTransport } from '../consensus/bootstrap/types.js';
+import type { ChainLink, EngineNetwork } from './types.js';
 
-/** What the chain manager needs from a network: transports per chain and who is connected. */
-export interface EngineNetwork {
-  /** Nodes reachable now, this one included. */
-  connected(): readonly ShortId[];
-  isConnected(node: ShortId): boolean;
-  /** A transport for one chain's engine; `attach` hands it the engine to deliver to. */
-  open(chainId: Id): { transport: EngineTransport; attach(target: LoopbackTarget): void };
-}
+export type { ChainLink, EngineNetwork } from './types.js';
+
+const nowhere: BootstrapTransport = {
+  getAcceptedFrontier() {},
+  getAccepted() {},
+  getAncestors() {},
+  acceptedFrontier() {},
+  accepted() {},
+  ancestors() {},
+};
 
 export function loopbackNetwork(self: ShortId): EngineNetwork {
   return {
     connected: () => [self],
     isConnected: (node) => node.equals(self),
-    open() {
+    open(_chainId: Id): ChainLink {
       const transport = new LoopbackTransport(self);
-      return { transport, attach: (target) => transport.attach(target) };
+      return {
+        transport,
+        attach: (target) => transport.attach(target),
+        bootstrap: nowhere,
+        attachBootstrap() {},
+        gossip() {},
+        attachGossip() {},
+        close() {},
+      };
     },
   };
 }

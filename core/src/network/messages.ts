@@ -78,8 +78,9 @@ export type Message =
   | { op: 'GetAccepted'; chainId: Id; requestId: number; containerIds: Id[] }
   | { op: 'Accepted'; chainId: Id; requestId: number; containerIds: Id[] }
   | { op: 'Get'; chainId: Id; requestId: number; containerId: Id }
-  | { op: 'Put'; chainId: Id; requestId: number; containerId: Id; container: Uint8Array }
-  | { op: 'PushQuery'; chainId: Id; requestId: number; containerId: Id; container: Uint8Array }
+  /** Put and PushQuery carry the block only: the receiver learns its ID by parsing it (unlike the reference, which also sends the ID). */
+  | { op: 'Put'; chainId: Id; requestId: number; container: Uint8Array }
+  | { op: 'PushQuery'; chainId: Id; requestId: number; container: Uint8Array }
   | { op: 'PullQuery'; chainId: Id; requestId: number; containerId: Id }
   | { op: 'Chits'; chainId: Id; requestId: number; containerIds: Id[] }
   | { op: 'Ping' }

@@ -29,7 +29,7 @@ import { PrefixedStore } from '../db/prefixed.js';
 import { genesisValidators, type ChainDefinition, type NetworkGenesis } from '../genesis/genesis.js';
 import { Keystore } from '../keystore/keystore.js';
 import type { KdfParams } from '../keystore/crypto.js';
-import { loopbackNetwork, type EngineNetwork } from '../network/loopback.js';
+import type { EngineNetwork } from '../network/loopback.js';
 import { platformStaticService } from '../platform/static-service.js';
 import { platformVMFactory, type PlatformVMDeps } from '../platform/vm.js';
 import { ValidatorSets } from '../validators/validators.js';
@@ -142,7 +142,6 @@ export function registerNodeParts(c: DependencyContainer): void {
     return (services) => new JsonRpcEndpoint(services, options);
   });
   provideFactory(c, TOKENS.validators, (r) => new ValidatorSets(genesisValidators(get(r, TOKENS.genesis))));
-  provideFactory(c, TOKENS.network, (r) => loopbackNetwork(get(r, TOKENS.nodeId)));
   provideFactory(c, TOKENS.timeouts, (r) => {
     const scheduler = get(r, TOKENS.scheduler);
     return new AdaptiveTimeout(timeoutsOf(config(r)), () => scheduler.now());
@@ -220,6 +219,7 @@ function chainPartsFactory(root: DependencyContainer): (def: ChainDefinition, vm
     provideFactory(c, TOKENS.chainParts, (r) => {
       const keystore = get(r, TOKENS.keystore);
       const genesis = get(r, TOKENS.genesis);
+      const link = get(r, TOKENS.network).open(def.id);
       return {
         context: {
           networkId: get(r, TOKENS.config).networkId,
@@ -236,8 +236,9 @@ function chainPartsFactory(root: DependencyContainer): (def: ChainDefinition, vm
           keystore: { openUser: (username: string, password: string) => keystore.openUserStore(username, password, def.id) },
           nativeAsset: { id: genesis.nativeAssetId, symbol: NATIVE_SYMBOL },
           validators: get(r, TOKENS.validators),
+          network: { gossip: (payload: Uint8Array) => link.gossip(payload) },
         },
-        link: get(r, TOKENS.network).open(def.id),
+        link,
       };
     });
     return get(c, TOKENS.chainParts);

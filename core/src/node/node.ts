@@ -31,7 +31,10 @@ import type { Keystore } from '../keystore/keystore.js';
 import type { KdfParams } from '../keystore/crypto.js';
 import { encodeGenesis } from '../platform/genesis.js';
 import { DEFAULT_SUBNET_ID, PLATFORM_CHAIN_ID } from '../platform/model.js';
-import { loadOrCreateStakingCert } from '../staking/cert.js';
+import { loadOrCreateStakingCert, type StakingCert } from '../staking/cert.js';
+import { startNetwork } from './network.js';
+import type { PeerSummary } from '../network/types.js';
+import { loopbackNetwork } from '../network/loopback.js';
 import { BUILTIN_VM_PACKAGES } from '../vms/builtins.js';
 import { loadVMs } from '../vms/loader.js';
 import type { ValidatorSets } from '../validators/validators.js';
@@ -116,9 +119,11 @@ export async function startNode(config: NodeConfig, deps: NodeDeps): Promise<Run
       ...(stakingDir.startsWith(config.dataDir + sep) ? [stakingDir] : []), // not the repo's fixtures
       config.profileDir,
     ], log);
+    let stakingCert: StakingCert | undefined;
     if (!given(TOKENS.nodeId)) {
       const cert = await loadOrCreateStakingCert({ certFile: config.stakingTlsCertFile, keyFile: config.stakingTlsKeyFile });
       provide(c, TOKENS.nodeId, cert.nodeId);
+      stakingCert = cert;
     }
     const nodeId = get(c, TOKENS.nodeId).toString();
 
@@ -189,6 +194,18 @@ export async function startNode(config: NodeConfig, deps: NodeDeps): Promise<Run
       for (const alias of vm.aliases) routes.alias(`vm/${vm.vmId}`, `vm/${alias}`);
     }
 
+    // The peer-to-peer network, before any chain: chains bootstrap from its beacons. (A node given
+    // its node ID without a certificate — a test — keeps the loopback.)
+    let peers: () => PeerSummary[] = () => [];
+    if (!given(TOKENS.network)) {
+      if (stakingCert) {
+        const network = await startNetwork(config, stakingCert, log.child({ module: 'network' }));
+        stops.push(() => network.stop());
+        provide(c, TOKENS.network, network);
+        peers = () => network.peers();
+      } else provide(c, TOKENS.network, loopbackNetwork(get(c, TOKENS.nodeId)));
+    }
+
     containStreamErrors(log.child({ module: 'chains' }));
     const chainManager = get(c, TOKENS.chainManager);
     stops.push(() => chainManager.shutdown());
@@ -210,7 +227,7 @@ export async function startNode(config: NodeConfig, deps: NodeDeps): Promise<Run
     if (config.apiAdminEnabled) {
       routes.mount('admin', {
         kind: 'jsonrpc',
-        endpoint: endpoint([adminService({ nodeId, networkId: config.networkId, routes, chains, profiler, peers: () => [] })]),
+        endpoint: endpoint([adminService({ nodeId, networkId: config.networkId, routes, chains, profiler, peers })]),
       });
     }
     if (config.apiKeystoreEnabled) routes.mount('keystore', { kind: 'jsonrpc', endpoint: endpoint([keystoreService(keystore)]) });

@@ -4,13 +4,16 @@ import {
   ShortId,
   silentLogger,
   type ChainContext,
+  type ChainNetwork,
   type Clock,
   type KeyValueStore,
   type Logger,
 } from '@cornice/sdk';
 
-/** A ChainContext for unit tests of a VM: memory store, fixed IDs, no-op metrics and keystore. */
-export function testChainContext(o: { db?: KeyValueStore; clock?: Clock; log?: Logger; chainId?: Id; vmId?: Id; signal?: AbortSignal } = {}): ChainContext {
+/** A ChainContext for unit tests of a VM: memory store, fixed IDs, no-op metrics and keystore; gossip goes to `network` (default: nowhere). */
+export function testChainContext(
+  o: { db?: KeyValueStore; clock?: Clock; log?: Logger; chainId?: Id; vmId?: Id; signal?: AbortSignal; network?: ChainNetwork } = {},
+): ChainContext {
   const noop = { inc() {}, set() {}, observe() {} };
   return {
     networkId: 12345,
@@ -34,6 +37,7 @@ export function testChainContext(o: { db?: KeyValueStore; clock?: Clock; log?: L
     },
     nativeAsset: { id: undefined, symbol: 'AVA' },
     validators: { list: async () => [] },
+    network: o.network ?? { gossip: () => {} },
   };
 }
 

@@ -74,7 +74,7 @@ export async function runVM(factory: VMFactory, opts: RunVMOptions = {}): Promis
   const dataDir = opts.dataDir ?? (await mkdtemp(join(tmpdir(), 'cornice-vm-')));
   if (opts.dataDir === undefined) ownedDirs.set(store, dataDir);
   const parsed = parseConfig(
-    ['--http-port=0', `--data-dir=${dataDir}`, '--log-level=off', '--sybil-protection-enabled=false', '--vms=', ...(opts.flags ?? [])],
+    ['--http-port=0', '--staking-port=0', `--data-dir=${dataDir}`, '--log-level=off', '--sybil-protection-enabled=false', '--vms=', ...(opts.flags ?? [])],
     {},
   );
   if (parsed.kind !== 'run') throw new TypeError('runVM: flags must describe a node run');

@@ -47,7 +47,7 @@ const def = (factory: VMFactory, alias: string) => {
 async function nodeWith(factories: VMFactory[], flags: string[] = []): Promise<{ node: RunningNode; lines: Lines }> {
   const lines: Lines = [];
   const parsed = parseConfig(
-    ['--http-port=0', '--db-type=memory', `--data-dir=${dataDir}`, '--sybil-protection-enabled=false', '--vms=', ...flags],
+    ['--http-port=0', '--staking-port=0', '--db-type=memory', `--data-dir=${dataDir}`, '--sybil-protection-enabled=false', '--vms=', ...flags],
     {},
   );
   if (parsed.kind !== 'run') throw new TypeError('run');
@@ -188,7 +188,7 @@ test('a chain whose initialize fails: its VM is shut down, its signal aborted, n
     }
   }
   const lines: Lines = [];
-  const parsed = parseConfig(['--http-port=0', '--db-type=memory', `--data-dir=${dataDir}`, '--sybil-protection-enabled=false', '--vms='], {});
+  const parsed = parseConfig(['--http-port=0', '--staking-port=0', '--db-type=memory', `--data-dir=${dataDir}`, '--sybil-protection-enabled=false', '--vms='], {});
   if (parsed.kind !== 'run') throw new TypeError('run');
   const factory = vmFactory('badinit', () => new BadInit());
   const fine = vmFactory('fine', () => new TestVM());
@@ -275,7 +275,7 @@ test("an uncaught exception or unhandled rejection whose stack runs through a pl
   const good = new TestVM();
   const fine = vmFactory('fine', () => good);
   const lines: Lines = [];
-  const parsed = parseConfig(['--http-port=0', '--db-type=memory', `--data-dir=${dataDir}`, '--sybil-protection-enabled=false', `--vms=${throws},${rejects}`], {});
+  const parsed = parseConfig(['--http-port=0', '--staking-port=0', '--db-type=memory', `--data-dir=${dataDir}`, '--sybil-protection-enabled=false', `--vms=${throws},${rejects}`], {});
   if (parsed.kind !== 'run') throw new TypeError('run');
   const byName = (name: string) => ({ vmId: vmIdFromName(name), name } as unknown as VMFactory);
   const node = await startNode(parsed.config, {

@@ -36,7 +36,7 @@ let node: RunningNode;
 const dataDir = mkdtempSync(join(tmpdir(), 'cornice-manager-'));
 test.after(() => rmSync(dataDir, { recursive: true, force: true }));
 test.before(async () => {
-  const parsed = parseConfig(['--http-port=0', '--db-type=memory', `--data-dir=${dataDir}`, '--log-level=off', '--sybil-protection-enabled=false', '--vms='], {});
+  const parsed = parseConfig(['--http-port=0', '--staking-port=0', '--db-type=memory', `--data-dir=${dataDir}`, '--log-level=off', '--sybil-protection-enabled=false', '--vms='], {});
   if (parsed.kind !== 'run') throw new TypeError('run');
   node = await startNode(parsed.config, {
     log: silentLogger,

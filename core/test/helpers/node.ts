@@ -23,7 +23,7 @@ export interface TestNode extends RunningNode {
 export async function startTestNode(flags: string[] = [], opts: { now?: () => number; dataDir?: string } = {}): Promise<TestNode> {
   const dataDir = opts.dataDir ?? (await mkdtemp(join(tmpdir(), 'cornice-test-')));
   const parsed = parseConfig(
-    ['--http-port=0', '--db-type=memory', `--data-dir=${dataDir}`, '--log-level=off', ...flags],
+    ['--http-port=0', '--staking-port=0', '--db-type=memory', `--data-dir=${dataDir}`, '--log-level=off', ...flags],
     {},
   );
   if (parsed.kind !== 'run') throw new TypeError('expected a run config');

@@ -45,7 +45,7 @@ test.after.each(() => rm(dir, { recursive: true, force: true }));
 
 /** A node with the default leveldb store type, so a store opened on disk would show. */
 function start(overrides: NodeDeps['overrides'], builtinVMs: VMFactory[] = [factory]) {
-  const parsed = parseConfig(['--http-port=0', `--data-dir=${dir}`, '--log-level=off', '--sybil-protection-enabled=false', '--vms='], {});
+  const parsed = parseConfig(['--http-port=0', '--staking-port=0', `--data-dir=${dir}`, '--log-level=off', '--sybil-protection-enabled=false', '--vms='], {});
   if (parsed.kind !== 'run') throw new TypeError('run');
   return startNode(parsed.config, {
     log: silentLogger,

@@ -26,7 +26,7 @@ test.before.each(async () => {
 test.after.each(() => rm(dir, { recursive: true, force: true }));
 
 async function startFails(flags: string[]): Promise<Error> {
-  const parsed = parseConfig(['--http-port=0', '--db-type=memory', `--data-dir=${dir}/data`, '--log-level=off', ...flags], {});
+  const parsed = parseConfig(['--http-port=0', '--staking-port=0', '--db-type=memory', `--data-dir=${dir}/data`, '--log-level=off', ...flags], {});
   if (parsed.kind !== 'run') throw new TypeError('expected a run config');
   try {
     const node = await startNode(parsed.config, { log: silentLogger, keystoreKdf: FAST_KDF });
@@ -83,7 +83,7 @@ test('the local network keeps its built-in genesis', async () => {
 
 test('the database keeps SHA-256 of the platform genesis bytes and refuses another genesis', async () => {
   const store = new MemoryStore();
-  const parsed = parseConfig(['--http-port=0', `--data-dir=${dir}/data`, '--log-level=off', '--sybil-protection-enabled=false', '--vms='], {});
+  const parsed = parseConfig(['--http-port=0', '--staking-port=0', `--data-dir=${dir}/data`, '--log-level=off', '--sybil-protection-enabled=false', '--vms='], {});
   if (parsed.kind !== 'run') throw new TypeError('expected a run config');
   const start = (genesis: NetworkGenesis) => startNode(parsed.config, { log: silentLogger, keystoreKdf: FAST_KDF, db: store, genesis: () => genesis });
   const first = genesisOf(12345, { chains: [], validators: [{ nodeId: ShortId.fromString(LOCAL_STAKER_NODE_IDS[0]!), weight: 1000n }] });

@@ -40,7 +40,7 @@ test.after.each(() => rm(dir, { recursive: true, force: true }));
 
 async function start(atInit: (deps: PlatformVMDeps) => void, vms: VMFactory[] = [testvm]): Promise<{ node: RunningNode; lines: Line[]; deps: () => PlatformVMDeps }> {
   const lines: Line[] = [];
-  const parsed = parseConfig(['--http-port=0', '--db-type=memory', `--data-dir=${dir}`, '--sybil-protection-enabled=false', '--vms='], {});
+  const parsed = parseConfig(['--http-port=0', '--staking-port=0', '--db-type=memory', `--data-dir=${dir}`, '--sybil-protection-enabled=false', '--vms='], {});
   if (parsed.kind !== 'run') throw new TypeError('run');
   const platform = fakePlatformVM(atInit);
   const node = await startNode(parsed.config, {

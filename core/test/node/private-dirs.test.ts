@@ -20,7 +20,7 @@ test.after.each(() => rm(root, { recursive: true, force: true }));
 const modeOf = async (path: string) => (await stat(path)).mode & 0o777;
 
 async function start(dataDir: string) {
-  const parsed = parseConfig(['--http-port=0', '--db-type=leveldb', `--data-dir=${dataDir}`, '--log-level=off'], {});
+  const parsed = parseConfig(['--http-port=0', '--staking-port=0', '--db-type=leveldb', `--data-dir=${dataDir}`, '--log-level=off'], {});
   if (parsed.kind !== 'run') throw new TypeError('expected a run config');
   const log = captureLog();
   const node = await startNode(parsed.config, { log, keystoreKdf: FAST_KDF });

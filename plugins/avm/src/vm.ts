@@ -669,11 +669,36 @@ export class AssetVM implements ChainVM, AvmBackend {
     return out;
   }
 
+  /** Checks a tx and pools it for a block; a tx new to this node is gossiped to the chain's other nodes. */
   async issueTx(tx: Tx, bytes?: Uint8Array): Promise<Id> {
+    const b = bytes ?? encodeTx(tx);
+    const id = await this.#checkAndPool(tx, b);
+    this.#gossipIfNew(id, b);
+    return id;
+  }
+
+  /** A tx another node gossiped: pooled like an issued one (not gossiped again). */
+  async onGossip(_from: ShortId, payload: Uint8Array): Promise<void> {
+    this.#running();
+    if (payload.length > MAX_BLOCK_BYTES) throw new AvmError('InvalidTx', `gossiped tx of ${payload.length} bytes is too large`);
+    await this.#checkAndPool(decodeTx(payload), payload);
+  }
+
+  async #checkAndPool(tx: Tx, bytes: Uint8Array): Promise<Id> {
     // Signatures are recovered on a worker while earlier txs take their turn (rules.ts finds them).
     const hash = signedHash(tx);
     await prerecoverSigners(tx.creds.flatMap((c) => c.sigs.map((sig) => ({ hash, sig }))));
-    return this.#exclusive(() => this.#issue(tx, bytes ?? encodeTx(tx)));
+    return this.#exclusive(() => this.#issue(tx, bytes));
+  }
+
+  /** Txs this node gossiped, so that an issue repeated by a client is not sent again (bounded). */
+  readonly #gossiped = new Set<string>();
+
+  #gossipIfNew(id: Id, bytes: Uint8Array): void {
+    if (this.#gossiped.has(id.key) || !this.#mempool.has(id)) return;
+    if (this.#gossiped.size >= 10_000) this.#gossiped.clear();
+    this.#gossiped.add(id.key);
+    this.#ctx?.network.gossip(bytes);
   }
 
   async #issue(tx: Tx, bytes: Uint8Array): Promise<Id> {

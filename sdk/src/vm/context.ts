@@ -68,4 +68,16 @@ export interface ChainContext {
   /** The native token: its asset ID once an asset chain defines it, and its symbol (e.g. AVA). */
   readonly nativeAsset: { readonly id: Id | undefined; readonly symbol: string };
   readonly validators: ValidatorsView;
+  /** The chain's other nodes. */
+  readonly network: ChainNetwork;
+}
+
+/** What a VM may send to its chain's other nodes. */
+export interface ChainNetwork {
+  /**
+   * Sends `payload` (e.g. a tx this node was given) to the chain's connected peers, whose VMs get it
+   * in `onGossip`. Fire-and-forget; at most 2 MiB minus framing. Gossip what was issued here, not
+   * what arrived by gossip, so that a message is not echoed around the network.
+   */
+  gossip(payload: Uint8Array): void;
 }

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { vmIdFromName, type Id } from '../ids/id.js';
+import { vmIdFromName, type Id, type ShortId } from '../ids/id.js';
 import type { BoundService } from '../rpc/service.js';
 import type { Block } from './block.js';
 import type { ChainContext } from './context.js';
@@ -97,6 +97,12 @@ export interface ChainVM {
   waitForEvent(signal: AbortSignal): Promise<VMEvent>;
   createHandlers(): Promise<ChainHandler[]>;
   shutdown(): Promise<void>;
+  /**
+   * Gossip from another node's instance of this chain (what it sent with `ctx.network.gossip`,
+   * e.g. a new tx). Optional. Untrusted bytes: check them as any input; errors are logged, never
+   * answered.
+   */
+  onGossip?(from: ShortId, payload: Uint8Array): Promise<void>;
 }
 
 /** What a plugin package exports as `vmFactory`. */

@@ -1,4 +1,5 @@
 import { defineService, method, p, result } from '@cornice/sdk';
+import type { PeerSummary } from '../../network/types.js';
 
 /** A file name inside the node's profile directory: no directories, no traversal. */
 export const profileFileName = () =>
@@ -15,7 +16,11 @@ const alias = () => p.string({ min: 1, max: 512 });
 export const adminApi = defineService('admin', {
   getNodeID: method({ params: p.none(), result: result<{ nodeID: string }>(), doc: "This node's ID, derived from its staking certificate" }),
   getNetworkID: method({ params: p.none(), result: result<{ networkID: string }>(), doc: 'The network ID, as a decimal string' }),
-  peers: method({ params: p.none(), result: result<{ peers: string[] }>(), doc: 'Connected peers (ip:port)' }),
+  peers: method({
+    params: p.none(),
+    result: result<{ peers: string[]; details: PeerSummary[] }>(),
+    doc: 'Connected peers: `peers` as ip:port (the reference), `details` with node ID, version, direction and last sent/received times',
+  }),
   alias: method({
     params: p.object({ endpoint: p.string({ min: 1, max: 512 }), alias: alias() }),
     result: result<{ success: boolean }>(),

@@ -1,5 +1,6 @@
 import { bindService, type BoundService } from '@cornice/sdk';
 import type { ChainAliases } from '../../chains/aliases.js';
+import type { PeerSummary } from '../../network/types.js';
 import type { RouteTable } from '../routes.js';
 import { adminApi } from './api.js';
 import { stackTrace, type Profiler } from './profiler.js';
@@ -10,8 +11,8 @@ export interface AdminDeps {
   routes: RouteTable;
   chains: ChainAliases;
   profiler: Profiler;
-  /** Connected peers as ip:port (empty until networking exists). */
-  peers: () => string[];
+  /** Connected peers. */
+  peers: () => PeerSummary[];
 }
 
 export function adminService(d: AdminDeps): BoundService {
@@ -23,7 +24,8 @@ export function adminService(d: AdminDeps): BoundService {
       return { networkID: String(d.networkId) };
     },
     async peers() {
-      return { peers: d.peers() };
+      const details = d.peers();
+      return { peers: details.map((p) => p.ip), details };
     },
     async alias({ endpoint, alias }) {
       d.routes.alias(endpoint.replace(/^\/?(ext\/)?/, ''), alias);

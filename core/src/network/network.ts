@@ -1,0 +1,490 @@
+/**
+ * The node's peer-to-peer network (DESIGN §5): a TLS server on the staking port and TLS connections
+ * to other nodes, both with the staking certificate (mutual; no CA: a peer is who its certificate's
+ * node ID says, and TLS proves it holds the key). One connection per node; peers learned from
+ * `--bootstrap-ips` and then from peer lists; lost connections are dialled again with backoff.
+ *
+ * Each chain opens a ChainLink: its engine's, bootstrapper's and VM's messages go to the peers
+ * they name (messages to this node itself come back on a later turn, as with the loopback), and
+ * messages from peers for that chain are delivered to it. Messages for a chain this node does not
+ * run are ignored.
+ *
+ * Nothing here assumes loopback: a node advertises `--public-ip` when given, otherwise the
+ * unspecified address, which a receiver replaces with the address it sees the node connect from.
+ */
+import { randomBytes } from 'node:crypto';
+import { isIP } from 'node:net';
+import { createServer, connect, type Server, type TLSSocket } from 'node:tls';
+import type { Id, Logger, ShortId } from '@cornice/sdk';
+import type { BootstrapTarget, BootstrapTransport } from '../consensus/bootstrap/types.js';
+import type { EngineTransport, LoopbackTarget } from '../consensus/index.js';
+import { nodeIdFromCert, type StakingCert } from '../staking/cert.js';
+import { MAX_PEERS, type ChainMessage, type IpPort, type Message, type PeerInfo } from './messages.js';
+import { DEFAULT_PEER_LIMITS, Peer, type LocalIdentity, type PeerLimits } from './peer.js';
+import type { ChainLink, EngineNetwork, PeerSummary } from './types.js';
+
+export interface BootstrapPeer extends IpPort {
+  nodeId: ShortId;
+}
+
+export interface NetworkOptions {
+  networkId: number;
+  nodeId: ShortId;
+  cert: Pick<StakingCert, 'certPem' | 'keyPem'>;
+  /** Where to listen ('' or '0.0.0.0' for every interface). */
+  host: string;
+  port: number;
+  /** The IP other nodes should dial (default: what they see this node connect from). */
+  publicIp?: string;
+  /** Nodes to connect to first (and always again when lost). */
+  bootstrappers: readonly BootstrapPeer[];
+  /** `cornice/<major>.<minor>.<patch>` */
+  version: string;
+  log: Logger;
+  limits?: Partial<NetworkLimits>;
+  now?: () => number;
+}
+
+export interface NetworkLimits extends PeerLimits {
+  /** Most peers connected at once. */
+  maxPeers: number;
+  /** TCP+TLS connect bound when dialling (ms). */
+  dialTimeoutMs: number;
+  /** Backoff between dials of one address: first, then doubled up to the max (ms). */
+  dialBackoffMs: number;
+  maxDialBackoffMs: number;
+  /** A learned (non-bootstrap) address is forgotten after this many failed dials in a row. */
+  maxDialFailures: number;
+  /** How often a peer is asked for its peers (ms). */
+  peerListIntervalMs: number;
+}
+
+export const DEFAULT_NETWORK_LIMITS: NetworkLimits = {
+  ...DEFAULT_PEER_LIMITS,
+  maxPeers: 256,
+  dialTimeoutMs: 10_000,
+  dialBackoffMs: 1_000,
+  maxDialBackoffMs: 60_000,
+  maxDialFailures: 10,
+  peerListIntervalMs: 60_000,
+};
+
+/** An address worth dialling. */
+interface Known {
+  ip: string;
+  port: number;
+  nodeId: ShortId | undefined;
+  bootstrap: boolean;
+  failures: number;
+  timer: ReturnType<typeof setTimeout> | undefined;
+  dialling: boolean;
+}
+
+/** A chain's receivers. */
+interface ChainTargets {
+  engine: LoopbackTarget | undefined;
+  bootstrap: BootstrapTarget | undefined;
+  gossip: ((from: ShortId, payload: Uint8Array) => void) | undefined;
+}
+
+const addrKey = (ip: string, port: number) => `${ip}|${port}`;
+const UNSPECIFIED = new Set(['0.0.0.0', '::', '']);
+
+export class Network implements EngineNetwork {
+  readonly #o: NetworkOptions;
+  readonly #limits: NetworkLimits;
+  readonly #log: Logger;
+  readonly #now: () => number;
+  readonly #nonce = randomBytes(8).readBigUInt64BE();
+  /** Ready peers by node ID key. */
+  readonly #peers = new Map<string, Peer>();
+  /** Connections not through the handshake yet. */
+  readonly #pending = new Set<Peer>();
+  readonly #known = new Map<string, Known>();
+  /** Addresses that turned out to be this node. */
+  readonly #selfAddrs = new Set<string>();
+  readonly #chains = new Map<string, ChainTargets>();
+  #server: Server | undefined;
+  #listen: IpPort = { ip: '0.0.0.0', port: 0 };
+  #peerListTimer: ReturnType<typeof setInterval> | undefined;
+  #stopped = false;
+
+  constructor(opts: NetworkOptions) {
+    this.#o = opts;
+    this.#limits = { ...DEFAULT_NETWORK_LIMITS, ...opts.limits };
+    this.#log = opts.log;
+    this.#now = opts.now ?? Date.now;
+  }
+
+  /** Listens, then dials the bootstrap nodes; resolves with the port listened on. */
+  async start(): Promise<IpPort> {
+    const server = createServer({
+      cert: this.#o.cert.certPem,
+      key: this.#o.cert.keyPem,
+      requestCert: true,
+      rejectUnauthorized: false,
+      minVersion: 'TLSv1.3',
+      handshakeTimeout: this.#limits.handshakeTimeoutMs,
+    });
+    server.on('secureConnection', (socket) => this.#accepted(socket));
+    server.on('tlsClientError', (e) => this.#log.debug('inbound TLS handshake failed', { error: e.message }));
+    server.on('error', (e) => this.#log.error('staking server error', { error: e.message }));
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(this.#o.port, this.#o.host || undefined, () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
+    this.#server = server;
+    const address = server.address();
+    const port = typeof address === 'object' && address ? address.port : this.#o.port;
+    this.#listen = { ip: this.#o.publicIp ?? (this.#o.host && !UNSPECIFIED.has(this.#o.host) ? this.#o.host : '0.0.0.0'), port };
+    for (const b of this.#o.bootstrappers) this.#learn({ ip: b.ip, port: b.port, nodeId: b.nodeId }, true);
+    this.#peerListTimer = setInterval(() => this.#askForPeers(), this.#limits.peerListIntervalMs);
+    this.#peerListTimer.unref?.();
+    this.#log.info('staking server listening', { host: this.#o.host || '0.0.0.0', port, advertised: `${this.#listen.ip}:${port}` });
+    return { ip: this.#listen.ip, port };
+  }
+
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    clearInterval(this.#peerListTimer);
+    for (const k of this.#known.values()) clearTimeout(k.timer);
+    for (const p of [...this.#peers.values(), ...this.#pending]) p.close('node stopping');
+    const server = this.#server;
+    this.#server = undefined;
+    if (server) await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+
+  // ---- EngineNetwork ---------------------------------------------------------------------------
+
+  connected(): readonly ShortId[] {
+    return [this.#o.nodeId, ...[...this.#peers.values()].map((p) => p.nodeId)];
+  }
+
+  isConnected(node: ShortId): boolean {
+    return node.equals(this.#o.nodeId) || this.#peers.has(node.key);
+  }
+
+  open(chainId: Id): ChainLink {
+    const targets: ChainTargets = { engine: undefined, bootstrap: undefined, gossip: undefined };
+    this.#chains.set(chainId.key, targets);
+    const self = this.#o.nodeId;
+    const later = (fn: () => void) => void setImmediate(fn);
+    /** Sends to each peer in `to`; delivers to this node on a later turn. */
+    const each = (to: readonly ShortId[], toSelf: () => void, m: () => Message) => {
+      let msg: Message | undefined;
+      for (const node of to) {
+        if (node.equals(self)) later(toSelf);
+        else this.#peers.get(node.key)?.send((msg ??= m()));
+      }
+    };
+    const transport: EngineTransport = {
+      pushQuery: (to, requestId, block) =>
+        each(to, () => void targets.engine?.onPushQuery(self, requestId, block), () => ({ op: 'PushQuery', chainId, requestId, container: block })),
+      chits: (to, requestId, preferred) =>
+        each([to], () => targets.engine?.onChits(self, requestId, preferred), () => ({ op: 'Chits', chainId, requestId, containerIds: [preferred] })),
+      get: (to, requestId, blockId) =>
+        each([to], () => void targets.engine?.onGet(self, requestId, blockId), () => ({ op: 'Get', chainId, requestId, containerId: blockId })),
+      put: (to, requestId, block) => each([to], () => void targets.engine?.onPut(self, requestId, block), () => ({ op: 'Put', chainId, requestId, container: block })),
+    };
+    const bootstrap: BootstrapTransport = {
+      getAcceptedFrontier: (to, requestId) =>
+        each(to, () => void targets.bootstrap?.onGetAcceptedFrontier(self, requestId), () => ({ op: 'GetAcceptedFrontier', chainId, requestId })),
+      getAccepted: (to, requestId, ids) =>
+        each(to, () => void targets.bootstrap?.onGetAccepted(self, requestId, ids), () => ({ op: 'GetAccepted', chainId, requestId, containerIds: [...ids] })),
+      getAncestors: (to, requestId, blockId) =>
+        each([to], () => void targets.bootstrap?.onGetAncestors(self, requestId, blockId), () => ({ op: 'GetAncestors', chainId, requestId, containerId: blockId })),
+      acceptedFrontier: (to, requestId, ids) =>
+        each([to], () => targets.bootstrap?.onAcceptedFrontier(self, requestId, ids), () => ({ op: 'AcceptedFrontier', chainId, requestId, containerIds: [...ids] })),
+      accepted: (to, requestId, ids) =>
+        each([to], () => targets.bootstrap?.onAccepted(self, requestId, ids), () => ({ op: 'Accepted', chainId, requestId, containerIds: [...ids] })),
+      ancestors: (to, requestId, blocks) =>
+        each([to], () => targets.bootstrap?.onAncestors(self, requestId, blocks), () => ({ op: 'Ancestors', chainId, requestId, containers: [...blocks] })),
+    };
+    return {
+      transport,
+      attach: (target) => (targets.engine = target),
+      bootstrap,
+      attachBootstrap: (target) => (targets.bootstrap = target),
+      gossip: (payload) => {
+        const m: Message = { op: 'Gossip', chainId, payload };
+        for (const p of this.#peers.values()) p.send(m);
+      },
+      attachGossip: (receive) => (targets.gossip = receive),
+      close: () => {
+        if (this.#chains.get(chainId.key) === targets) this.#chains.delete(chainId.key);
+      },
+    };
+  }
+
+  /** Connected peers, for admin.peers. */
+  peers(): PeerSummary[] {
+    return [...this.#peers.values()].map((p) => ({
+      ip: `${formatIp(this.#listenOf(p).ip)}:${this.#listenOf(p).port}`,
+      nodeID: p.nodeId.toString(),
+      version: p.info?.version ?? '',
+      direction: p.direction,
+      lastSent: new Date(p.lastSent).toISOString(),
+      lastReceived: new Date(p.lastReceived).toISOString(),
+    }));
+  }
+
+  // ---- connections -----------------------------------------------------------------------------
+
+  #identity(): LocalIdentity {
+    return { networkId: this.#o.networkId, nonce: this.#nonce, listen: this.#listen, version: this.#o.version };
+  }
+
+  #accepted(socket: TLSSocket): void {
+    if (this.#stopped || this.#peers.size + this.#pending.size >= this.#limits.maxPeers) {
+      socket.destroy();
+      return;
+    }
+    const nodeId = this.#certNodeId(socket);
+    if (!nodeId) return;
+    this.#startPeer(socket, nodeId, 'inbound', { ip: normalizeIp(socket.remoteAddress ?? ''), port: socket.remotePort ?? 0 }, undefined);
+  }
+
+  #certNodeId(socket: TLSSocket): ShortId | undefined {
+    try {
+      const raw = socket.getPeerCertificate(true)?.raw;
+      if (!raw || raw.length === 0) throw new Error('no certificate');
+      return nodeIdFromCert(new Uint8Array(raw));
+    } catch (e) {
+      this.#log.info('dropping connection: unusable peer certificate', { remote: `${socket.remoteAddress}:${socket.remotePort}`, error: (e as Error).message });
+      socket.destroy();
+      return undefined;
+    }
+  }
+
+  #startPeer(socket: TLSSocket, nodeId: ShortId, direction: 'inbound' | 'outbound', remote: IpPort, dialled: Known | undefined): void {
+    const peer = new Peer(
+      socket,
+      nodeId,
+      direction,
+      remote,
+      this.#identity(),
+      {
+        ready: (p) => this.#ready(p, dialled),
+        message: (p, m) => this.#message(p, m),
+        closed: (p, reason) => this.#closed(p, reason, dialled),
+      },
+      this.#log,
+      this.#limits,
+      this.#now,
+    );
+    if (!peer.closed) this.#pending.add(peer);
+  }
+
+  #ready(peer: Peer, dialled: Known | undefined): void {
+    this.#pending.delete(peer);
+    if (this.#stopped) return peer.close('node stopping');
+    const existing = this.#peers.get(peer.nodeId.key);
+    if (existing) {
+      // Both dialled each other: keep the connection dialled by the smaller node ID (both sides agree).
+      const preferred = this.#o.nodeId.compare(peer.nodeId) < 0 ? 'outbound' : 'inbound';
+      const keepNew = peer.direction === preferred && existing.direction !== preferred;
+      if (!keepNew) return peer.close('duplicate connection');
+      this.#peers.delete(peer.nodeId.key);
+      existing.close('duplicate connection');
+    }
+    this.#peers.set(peer.nodeId.key, peer);
+    if (dialled) dialled.failures = 0;
+    const listen = this.#listenOf(peer);
+    const known = this.#known.get(addrKey(listen.ip, listen.port));
+    if (known) known.nodeId ??= peer.nodeId;
+    this.#log.info('peer connected', { nodeId: peer.nodeId.toString(), ip: `${listen.ip}:${listen.port}`, direction: peer.direction, version: peer.info!.version });
+    peer.send({ op: 'PeerList', peers: this.#peerList(peer) });
+  }
+
+  #closed(peer: Peer, reason: string, dialled: Known | undefined): void {
+    this.#pending.delete(peer);
+    if (this.#peers.get(peer.nodeId.key) === peer) {
+      this.#peers.delete(peer.nodeId.key);
+      this.#log.info('peer disconnected', { nodeId: peer.nodeId.toString(), reason });
+    }
+    if (reason === 'self-connection' && dialled) {
+      this.#selfAddrs.add(addrKey(dialled.ip, dialled.port));
+      this.#known.delete(addrKey(dialled.ip, dialled.port));
+      return;
+    }
+    if (dialled && !this.#stopped) {
+      if (!this.#peers.has(peer.nodeId.key)) this.#scheduleDial(dialled, reason);
+    } else if (!this.#stopped && peer.info) {
+      // An inbound peer went away: dial it back at the address it listens on.
+      const listen = this.#listenOf(peer);
+      this.#learn({ ip: listen.ip, port: listen.port, nodeId: peer.nodeId }, false);
+    }
+  }
+
+  /** Where a peer accepts connections: its advertised address, or the IP it connected from. */
+  #listenOf(peer: Peer): IpPort {
+    const listen = peer.info?.listen;
+    if (!listen) return peer.remote;
+    return { ip: UNSPECIFIED.has(listen.ip) ? peer.remote.ip : listen.ip, port: listen.port };
+  }
+
+  #peerList(to: Peer): PeerInfo[] {
+    const out: PeerInfo[] = [];
+    for (const p of this.#peers.values()) {
+      if (p === to || out.length >= MAX_PEERS) continue;
+      out.push({ ...this.#listenOf(p), nodeId: p.nodeId });
+    }
+    return out;
+  }
+
+  #askForPeers(): void {
+    const peers = [...this.#peers.values()];
+    const p = peers[Math.floor(Math.random() * peers.length)];
+    p?.send({ op: 'GetPeerList' });
+  }
+
+  /** Remembers an address and dials it unless connected to it already. */
+  #learn(addr: { ip: string; port: number; nodeId: ShortId | undefined }, bootstrap: boolean): void {
+    if (this.#stopped || !isIP(addr.ip) || UNSPECIFIED.has(addr.ip) || addr.port <= 0) return;
+    if (addr.nodeId?.equals(this.#o.nodeId)) return;
+    const key = addrKey(addr.ip, addr.port);
+    if (this.#selfAddrs.has(key)) return;
+    let k = this.#known.get(key);
+    if (!k) {
+      if (!bootstrap && this.#known.size >= this.#limits.maxPeers * 4) return;
+      k = { ip: addr.ip, port: addr.port, nodeId: addr.nodeId, bootstrap, failures: 0, timer: undefined, dialling: false };
+      this.#known.set(key, k);
+    }
+    if (k.nodeId && this.#peers.has(k.nodeId.key)) return;
+    if (!k.timer && !k.dialling) this.#dial(k);
+  }
+
+  #scheduleDial(k: Known, reason: string): void {
+    if (this.#stopped || k.timer) return;
+    k.failures += 1;
+    if (!k.bootstrap && k.failures > this.#limits.maxDialFailures) {
+      this.#known.delete(addrKey(k.ip, k.port));
+      this.#log.debug('forgetting peer address', { ip: `${k.ip}:${k.port}`, reason });
+      return;
+    }
+    const delay = Math.min(this.#limits.maxDialBackoffMs, this.#limits.dialBackoffMs * 2 ** Math.min(16, k.failures - 1));
+    this.#log.debug('will dial again', { ip: `${k.ip}:${k.port}`, inMs: delay, reason });
+    k.timer = setTimeout(() => {
+      k.timer = undefined;
+      if (!(k.nodeId && this.#peers.has(k.nodeId.key))) this.#dial(k);
+    }, delay);
+    k.timer.unref?.();
+  }
+
+  #dial(k: Known): void {
+    if (this.#stopped || this.#peers.size + this.#pending.size >= this.#limits.maxPeers) return;
+    k.dialling = true;
+    const socket = connect({
+      host: k.ip,
+      port: k.port,
+      cert: this.#o.cert.certPem,
+      key: this.#o.cert.keyPem,
+      rejectUnauthorized: false,
+      minVersion: 'TLSv1.3',
+    });
+    const timer = setTimeout(() => socket.destroy(new Error(`no TLS connection within ${this.#limits.dialTimeoutMs} ms`)), this.#limits.dialTimeoutMs);
+    timer.unref?.();
+    const failed = (e: Error) => {
+      clearTimeout(timer);
+      k.dialling = false;
+      this.#scheduleDial(k, e.message);
+    };
+    socket.once('error', failed);
+    socket.once('secureConnect', () => {
+      clearTimeout(timer);
+      socket.off('error', failed);
+      k.dialling = false;
+      if (this.#stopped) return void socket.destroy();
+      const nodeId = this.#certNodeId(socket);
+      if (!nodeId) return this.#scheduleDial(k, 'unusable certificate');
+      if (k.nodeId && !k.nodeId.equals(nodeId)) {
+        this.#log.warn('peer at a bootstrap address has another node ID', { ip: `${k.ip}:${k.port}`, expected: k.nodeId.toString(), got: nodeId.toString() });
+        socket.destroy();
+        return this.#scheduleDial(k, 'unexpected node ID');
+      }
+      if (this.#peers.has(nodeId.key)) {
+        socket.destroy(); // connected meanwhile (it dialled us)
+        return;
+      }
+      this.#startPeer(socket, nodeId, 'outbound', { ip: k.ip, port: k.port }, k);
+    });
+  }
+
+  // ---- messages --------------------------------------------------------------------------------
+
+  #message(peer: Peer, m: Message): void {
+    switch (m.op) {
+      case 'GetPeerList':
+        peer.send({ op: 'PeerList', peers: this.#peerList(peer) });
+        return;
+      case 'PeerList':
+        for (const info of m.peers) this.#learn(info, false);
+        return;
+      case 'Version':
+      case 'GetVersion':
+      case 'Ping':
+      case 'Pong':
+        return;
+      default:
+        this.#route(peer.nodeId, m);
+    }
+  }
+
+  /** Delivers a chain's message to its engine, bootstrapper or VM. */
+  #route(from: ShortId, m: ChainMessage): void {
+    const t = this.#chains.get(m.chainId.key);
+    if (!t) {
+      this.#log.debug('message for a chain this node does not run', { op: m.op, chainId: m.chainId.toString() });
+      return;
+    }
+    switch (m.op) {
+      case 'PushQuery':
+        void t.engine?.onPushQuery(from, m.requestId, m.container);
+        return;
+      case 'PullQuery':
+        return; // this node polls with PushQuery only; a PullQuery goes unanswered and times out there
+      case 'Chits':
+        if (m.containerIds.length >= 1) t.engine?.onChits(from, m.requestId, m.containerIds[0]!);
+        return;
+      case 'Get':
+        void t.engine?.onGet(from, m.requestId, m.containerId);
+        return;
+      case 'Put':
+        void t.engine?.onPut(from, m.requestId, m.container);
+        return;
+      case 'GetAcceptedFrontier':
+        void t.bootstrap?.onGetAcceptedFrontier(from, m.requestId);
+        return;
+      case 'AcceptedFrontier':
+        t.bootstrap?.onAcceptedFrontier(from, m.requestId, m.containerIds);
+        return;
+      case 'GetAccepted':
+        void t.bootstrap?.onGetAccepted(from, m.requestId, m.containerIds);
+        return;
+      case 'Accepted':
+        t.bootstrap?.onAccepted(from, m.requestId, m.containerIds);
+        return;
+      case 'GetAncestors':
+        void t.bootstrap?.onGetAncestors(from, m.requestId, m.containerId);
+        return;
+      case 'Ancestors':
+        t.bootstrap?.onAncestors(from, m.requestId, m.containers);
+        return;
+      case 'Gossip':
+        t.gossip?.(from, m.payload);
+        return;
+    }
+  }
+}
+
+/** node:net prints IPv4 peers on a dual-stack socket as `::ffff:a.b.c.d`. */
+function normalizeIp(ip: string): string {
+  return ip.startsWith('::ffff:') && isIP(ip.slice(7)) === 4 ? ip.slice(7) : ip;
+}
+
+function formatIp(ip: string): string {
+  return isIP(ip) === 6 ? `[${ip}]` : ip;
+}
