@@ -13,10 +13,12 @@ import { installFaultHandlers } from './chains/faults.js';
 import { ConfigError, type NodeConfig } from './config/config.js';
 import { parseConfig } from './config/parse.js';
 import { createLogger } from './log/logger.js';
+import { networkCommand } from './runner/local-network.js';
 import type { RunningNode } from './node/node.js';
 
 /** Runs the CLI; resolves with an exit code once startup failed or the node was stopped. */
 export async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
+  if (argv[0] === 'network') return networkCommand(argv.slice(1));
   let parsed: ReturnType<typeof parseConfig>;
   try {
     parsed = parseConfig(argv, env);
