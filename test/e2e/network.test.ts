@@ -1,0 +1,169 @@
+/**
+ * Five real node processes on loopback, connected over TLS, with the default consensus settings
+ * (sybil protection on: the five local genesis validators, k = 20, alpha = 15): blocks and txs
+ * issued at one node are accepted by all with the same IDs; conflicting txs at two nodes end with
+ * one accepted everywhere; garbage on the staking port drops that connection only.
+ */
+import { readFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { connect } from 'node:tls';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { Id, PrivateKey, ShortId, cb58Decode, cb58Encode } from '@cornice/sdk';
+import { decodeUtxo, encodeTx, unsignedBytes, type Tx, type UnsignedTx, type Utxo } from '@cornice/avm';
+import { REPO } from '../src/fixtures.js';
+import { LOCAL_NODE_IDS, startLocalNetwork, until, type LocalNetwork } from '../src/network.js';
+import type { NodeProcess } from '../src/process.js';
+
+const EWOQ = PrivateKey.fromString('ewoqjP7PxY4yr3iLTpLisriqt94hdyDFNgchSxGGztUrTXtNN');
+const EWOQ_X = `X-${EWOQ.address}`;
+const X_CHAIN = '4R5p2RXDGLqaifZE4hHWH9owe34pfoBULn1DrQTWivjg8o4aH';
+
+let dir: string;
+let net: LocalNetwork;
+const node = (i: number): NodeProcess => net.nodes[i - 1]!.proc;
+
+test.before(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'cornice-e2e-net-'));
+  net = await startLocalNetwork(dir, 5);
+});
+test.after(async () => {
+  await net?.stop();
+  await rm(dir, { recursive: true, force: true });
+});
+
+async function ok(n: NodeProcess, path: string, method: string, params: unknown = {}) {
+  const r = await n.call(path, method, params);
+  if (r.error) throw new Error(`${method}: ${JSON.stringify(r.error)}`);
+  return r.result as Record<string, unknown>;
+}
+
+const tip = async (n: NodeProcess) => (await ok(n, 'bc/timestamp', 'timestamp.getBlock')) as { id: string; parentID: string; data: string };
+
+/** The last `depth` timestamp block IDs of a node, newest first. */
+async function chainOf(n: NodeProcess, depth: number): Promise<string[]> {
+  const ids: string[] = [];
+  let b = await tip(n);
+  for (let i = 0; i < depth; i++) {
+    ids.push(b.id);
+    if (b.parentID === '11111111111111111111111111111111LpoYY') break;
+    b = (await ok(n, 'bc/timestamp', 'timestamp.getBlock', { id: b.parentID })) as typeof b;
+  }
+  return ids;
+}
+
+test('every node connects to the four others (peer lists from the beacon); admin.peers names them', async () => {
+  for (const n of net.nodes) {
+    const peers = await until(`node ${n.index} has 4 peers`, async () => {
+      const r = await ok(n.proc, 'admin', 'admin.peers');
+      return (r.peers as string[]).length === 4 ? r : undefined;
+    });
+    const ids = (peers.details as Array<{ nodeID: string; ip: string; version: string }>).map((d) => d.nodeID).sort();
+    assert.equal(ids, LOCAL_NODE_IDS.filter((_, i) => i !== n.index - 1).sort());
+    for (const d of peers.details as Array<{ ip: string; version: string }>) {
+      assert.match(d.ip, /^127\.0\.0\.1:\d+$/);
+      assert.match(d.version, /^cornice\/\d+\.\d+\.\d+$/);
+    }
+  }
+});
+
+test('timestamp blocks proposed at different nodes end in one agreed chain on all five', async () => {
+  const data = (b: number) => cb58Encode(new Uint8Array(32).fill(b));
+  const landed = (d: string) => until(`${d} accepted everywhere`, async () => ((await Promise.all(net.nodes.map((n) => tip(n.proc)))).every((t) => t.data === d) ? true : undefined));
+  // One after the other, at nodes 2 and 4.
+  await ok(node(2), 'bc/timestamp', 'timestamp.proposeBlock', { data: data(2) });
+  await landed(data(2));
+  await ok(node(4), 'bc/timestamp', 'timestamp.proposeBlock', { data: data(4) });
+  await landed(data(4));
+  // At the same moment at nodes 1 and 5: competing blocks at one height; every node ends on the same chain.
+  await Promise.all([ok(node(1), 'bc/timestamp', 'timestamp.proposeBlock', { data: data(1) }), ok(node(5), 'bc/timestamp', 'timestamp.proposeBlock', { data: data(5) })]);
+  const chains = await until('one chain on all five, past both proposals', async () => {
+    const cs = await Promise.all(net.nodes.map((n) => chainOf(n.proc, 6)));
+    const top = await tip(node(1));
+    const same = cs.every((c) => JSON.stringify(c) === JSON.stringify(cs[0]));
+    return same && [data(1), data(5)].includes(top.data) ? cs : undefined;
+  });
+  assert.ok(chains[0]!.length >= 3);
+});
+
+/** A BaseTx spending `utxo` (ewoq's): `amount` to `to`, the rest back to ewoq; signed offline. */
+function transfer(utxo: Utxo, to: ShortId, amount: bigint): { tx: string } {
+  if (utxo.out.kind !== 'transfer') throw new Error('not a transfer output');
+  const out = (a: ShortId, amt: bigint) => ({ assetId: utxo.assetId, out: { kind: 'transfer' as const, amount: amt, locktime: 0n, threshold: 1, addresses: [a] } });
+  const outs = [out(to, amount), out(EWOQ.address, utxo.out.amount - amount)].sort((a, b) => (a.out.amount < b.out.amount ? -1 : 1));
+  const unsigned: UnsignedTx = {
+    kind: 'base',
+    networkId: 12345,
+    chainId: Id.fromString(X_CHAIN),
+    outs,
+    ins: [{ txId: utxo.txId, outputIndex: utxo.outputIndex, assetId: utxo.assetId, input: { amount: utxo.out.amount, sigIndices: [0] } }],
+  };
+  const tx: Tx = { unsigned, creds: [{ sigs: [EWOQ.sign(unsignedBytes(unsigned))] }] };
+  return { tx: cb58Encode(encodeTx(tx)) };
+}
+
+async function ewoqUtxo(n: NodeProcess): Promise<Utxo> {
+  const { utxos } = await ok(n, 'bc/X', 'avm.getUTXOs', { addresses: [EWOQ_X] });
+  const amount = (u: Utxo) => (u.out.kind === 'transfer' ? u.out.amount : 0n);
+  return (utxos as string[]).map((u) => decodeUtxo(cb58Decode(u))).sort((a, b) => (amount(a) < amount(b) ? 1 : -1))[0]!;
+}
+
+const statusAt = async (n: NodeProcess, txID: string) => (await ok(n, 'bc/X', 'avm.getTxStatus', { txID })).status as string;
+
+test('an X-Chain tx issued at node 3 is accepted by all five', async () => {
+  const to = PrivateKey.generate().address;
+  const { tx } = transfer(await ewoqUtxo(node(3)), to, 1_000n);
+  const { txID } = (await ok(node(3), 'bc/X', 'avm.issueTx', { tx })) as { txID: string };
+  await until('accepted on every node', async () => ((await Promise.all(net.nodes.map((n) => statusAt(n.proc, txID)))).every((s) => s === 'Accepted') ? true : undefined));
+  for (const n of net.nodes) {
+    const { balance } = await ok(n.proc, 'bc/X', 'avm.getBalance', { address: `X-${to}`, assetID: 'AVA' });
+    assert.is(balance, '1000');
+  }
+});
+
+test('two conflicting txs issued at the same moment at nodes 2 and 4: exactly one is accepted, on every node', async () => {
+  const utxo = await ewoqUtxo(node(1));
+  const a = transfer(utxo, PrivateKey.generate().address, 1n);
+  const b = transfer(utxo, PrivateKey.generate().address, 2n);
+  const [ra, rb] = await Promise.all([node(2).call('bc/X', 'avm.issueTx', { tx: a.tx }), node(4).call('bc/X', 'avm.issueTx', { tx: b.tx })]);
+  const ids = [ra, rb].map((r) => (r.result as { txID?: string } | undefined)?.txID).filter((x): x is string => x !== undefined);
+  assert.ok(ids.length >= 1, `at least one issued: ${JSON.stringify([ra.error, rb.error])}`);
+  const decided = await until('one accepted everywhere', async () => {
+    const statuses = await Promise.all(ids.map(async (id) => Promise.all(net.nodes.map((n) => statusAt(n.proc, id)))));
+    const acceptedEverywhere = statuses.filter((s) => s.every((x) => x === 'Accepted')).length;
+    return acceptedEverywhere === 1 ? statuses : undefined;
+  });
+  // The other is accepted nowhere.
+  const others = decided.filter((s) => !s.every((x) => x === 'Accepted'));
+  for (const s of others) assert.not.ok(s.includes('Accepted'), JSON.stringify(s));
+});
+
+test('garbage on the staking port (no certificate, then bad frames from a real one) drops that connection only', async () => {
+  const port = net.nodes[0]!.stakingPort;
+  // 1. A TLS client without a certificate: the node closes the connection.
+  const anonymous = connect({ host: '127.0.0.1', port, rejectUnauthorized: false });
+  await new Promise<void>((resolve) => anonymous.once('close', () => resolve()).once('error', () => undefined));
+  // 2. A client with a valid certificate sending random frames and an oversized length prefix.
+  const cert = readFileSync(`${REPO}core/fixtures/staking/local/staker5.crt`);
+  const key = readFileSync(`${REPO}core/fixtures/staking/local/staker5.key`);
+  for (let round = 0; round < 20; round++) {
+    const s = connect({ host: '127.0.0.1', port, cert, key, rejectUnauthorized: false });
+    await new Promise<void>((resolve) => s.once('secureConnect', () => resolve()).once('error', () => resolve()));
+    const junk = new Uint8Array(64 + round * 7).map((_, i) => (i * 31 + round * 17) & 0xff);
+    if (round % 3 === 0) junk.set([0x7f, 0xff, 0xff, 0xff], 0); // announces ~2 GiB
+    s.write(junk);
+    await new Promise<void>((resolve) => s.once('close', () => resolve()).once('error', () => undefined));
+  }
+  const health = await fetch(`${node(1).url}/ext/health`).then((r) => r.json() as Promise<{ healthy: boolean }>);
+  assert.ok(health.healthy, JSON.stringify(health));
+  // Still in consensus with the others.
+  const data = cb58Encode(new Uint8Array(32).fill(0x5a));
+  await ok(node(1), 'bc/timestamp', 'timestamp.proposeBlock', { data });
+  await until('accepted on all five', async () => ((await Promise.all(net.nodes.map((n) => tip(n.proc)))).every((t) => t.data === data) ? true : undefined));
+  const logs = node(1).logs.filter((l) => l.msg === 'dropping peer' || l.msg === 'dropping connection: unusable peer certificate');
+  assert.ok(logs.length >= 1, 'the drops are logged');
+});
+
+test.run();
