@@ -433,7 +433,7 @@ export const flags: readonly Flag[] = [
     default: undefined,
     defaultText: 'the address peers see this node connect from',
     description: 'IP address other nodes should dial to reach this node (its staking port).',
-    validate: (ip) => (ip === undefined || isIP(ip) ? undefined : `expected an IPv4 or IPv6 address, got ${JSON.stringify(ip)}`),
+    validate: (ip) => (ip === undefined || isIP(ip) ? undefined : `an IPv4 or IPv6 address (got ${JSON.stringify(ip.slice(0, 80))})`),
   }),
   field('bootstrapIps', {
     name: 'bootstrap-ips',

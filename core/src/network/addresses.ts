@@ -16,7 +16,7 @@ export function parseIpPort(text: string): IpPort | undefined {
 }
 
 export function ipPortProblem(text: string): string | undefined {
-  return parseIpPort(text) ? undefined : `expected ip:port (e.g. 127.0.0.1:9651 or [::1]:9651), got ${JSON.stringify(text.slice(0, 80))}`;
+  return parseIpPort(text) ? undefined : `staking addresses such as 127.0.0.1:9651 or [::1]:9651 (got ${JSON.stringify(text.slice(0, 80))})`;
 }
 
 /** A node ID (cb58, optionally prefixed `NodeID-`), or undefined. */
@@ -30,5 +30,5 @@ export function parseNodeId(text: string): ShortId | undefined {
 }
 
 export function nodeIdProblem(text: string): string | undefined {
-  return parseNodeId(text) ? undefined : `expected a node ID (cb58, e.g. 7Xhw2mDxuDS44j42TCB6U5579esbSt3Lg), got ${JSON.stringify(text.slice(0, 80))}`;
+  return parseNodeId(text) ? undefined : `node IDs such as LHgqGqV1QYBuyTywXEvmswXme3iH8myRY (got ${JSON.stringify(text.slice(0, 80))})`;
 }

@@ -219,6 +219,19 @@ export class Network implements EngineNetwork {
     };
   }
 
+  /**
+   * The `network` health check: connected peers and bootstrap nodes; unhealthy while this node has
+   * bootstrap nodes and is connected to none of them.
+   */
+  health(): { peers: number; bootstrapNodes: number; bootstrapNodesConnected: number } {
+    const bootstrapNodesConnected = this.#o.bootstrappers.filter((b) => this.#peers.has(b.nodeId.key)).length;
+    const status = { peers: this.#peers.size, bootstrapNodes: this.#o.bootstrappers.length, bootstrapNodesConnected };
+    if (status.bootstrapNodes > 0 && bootstrapNodesConnected === 0) {
+      throw Object.assign(new Error(`not connected to any of the ${status.bootstrapNodes} bootstrap node(s)`), { details: status });
+    }
+    return status;
+  }
+
   /** Connected peers, for admin.peers. */
   peers(): PeerSummary[] {
     return [...this.#peers.values()].map((p) => ({

@@ -203,6 +203,7 @@ export async function startNode(config: NodeConfig, deps: NodeDeps): Promise<Run
         stops.push(() => network.stop());
         provide(c, TOKENS.network, network);
         peers = () => network.peers();
+        get(c, TOKENS.health).register('network', async () => network.health());
       } else provide(c, TOKENS.network, loopbackNetwork(get(c, TOKENS.nodeId)));
     }
 

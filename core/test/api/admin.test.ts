@@ -50,8 +50,8 @@ test('getNetworkID answers the configured network as a decimal string', async ()
   }
 });
 
-test('peers is empty without networking', async () => {
-  assert.equal((await node.call('admin', 'admin.peers')).result, { peers: [] });
+test('peers is empty on a node with no other nodes', async () => {
+  assert.equal((await node.call('admin', 'admin.peers')).result, { peers: [], details: [] });
 });
 
 test('no-param methods refuse unknown fields and wrong shapes', async () => {

@@ -87,6 +87,29 @@ test('invalid command-line values name the flag and what was expected', () => {
   fails(['--help=maybe'], 'invalid value "maybe" for --help: expected true or false', 'InvalidValue');
 });
 
+test('network flags: bootstrap addresses and IDs are checked item by item and must pair up; the public IP is an IP', () => {
+  fails(
+    ['--bootstrap-ips=127.0.0.1:9651,localhost:9651'],
+    'invalid value "127.0.0.1:9651,localhost:9651" for --bootstrap-ips: expected staking addresses such as 127.0.0.1:9651 or [::1]:9651 (got "localhost:9651")',
+    'InvalidValue',
+  );
+  fails(['--bootstrap-ips=10.0.0.1:0'], 'invalid value "10.0.0.1:0" for --bootstrap-ips: expected staking addresses such as 127.0.0.1:9651 or [::1]:9651 (got "10.0.0.1:0")', 'InvalidValue');
+  fails(
+    ['--bootstrap-ids=LHgqGqV1QYBuyTywXEvmswXme3iH8myRY,nope'],
+    'invalid value "LHgqGqV1QYBuyTywXEvmswXme3iH8myRY,nope" for --bootstrap-ids: expected node IDs such as LHgqGqV1QYBuyTywXEvmswXme3iH8myRY (got "nope")',
+    'InvalidValue',
+  );
+  fails(
+    ['--bootstrap-ips=127.0.0.1:9651,[::1]:9653', '--bootstrap-ids=LHgqGqV1QYBuyTywXEvmswXme3iH8myRY'],
+    '--bootstrap-ips names 2 node(s) but --bootstrap-ids 1: give one node ID per address, in the same order',
+    'InvalidValue',
+  );
+  fails(['--public-ip=node.example'], 'invalid value "node.example" for --public-ip: expected an IPv4 or IPv6 address (got "node.example")', 'InvalidValue');
+  fails(['--staking-port=65536'], 'invalid value "65536" for --staking-port: expected an integer from 0 to 65535', 'InvalidValue');
+  const ok = parseConfig(['--bootstrap-ips=127.0.0.1:9651,[::1]:9653', '--bootstrap-ids=LHgqGqV1QYBuyTywXEvmswXme3iH8myRY,NodeID-BrUCFthHgbBG5SkGZsVRRtxPh9uYufHr7', '--public-ip=203.0.113.7'], {}, { homedir: '/home/op', readFile: files({}) });
+  assert.ok(ok.kind === 'run' && ok.config.bootstrapIds.length === 2 && ok.config.publicIp === '203.0.113.7');
+});
+
 test('allowed origins and hosts are checked item by item', () => {
   fails(
     ['--http-allowed-origins=https://ok.example,evil.example'],
