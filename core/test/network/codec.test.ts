@@ -4,17 +4,8 @@ import { Id, ShortId, toHex } from '@cornice/sdk';
 import { decodeMessage, encodeMessage, HEADER_BYTES, ipFromBytes, ipToBytes } from '../../src/network/codec.js';
 import { NetworkError } from '../../src/network/errors.js';
 import { MAX_PAYLOAD_BYTES } from '../../src/network/framing.js';
-import {
-  MAX_ANCESTORS,
-  MAX_CONTAINER_IDS,
-  MAX_MESSAGE_BYTES,
-  MAX_PEERS,
-  MAX_VERSION_BYTES,
-  Op,
-  type Message,
-  type OpName,
-  type PeerInfo,
-} from '../../src/network/messages.js';
+import { MAX_ANCESTORS, MAX_CONTAINER_IDS, MAX_MESSAGE_BYTES, MAX_PEERS, MAX_VERSION_BYTES, Op } from '../../src/network/messages.js';
+import type { Message, OpName, PeerInfo } from '../../src/network/messages.js';
 import { Prng } from '../../src/consensus/sim/prng.js';
 import { plain, throwsNetwork, unhex } from './helpers.js';
 
