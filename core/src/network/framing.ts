@@ -67,7 +67,7 @@ export class FrameDecoder {
 
   /** Bytes held of an incomplete frame (prefix included): nonzero when a stream ends mid-frame. */
   get buffered(): number {
-    return this.#prefixFill + this.#bodyFill;
+    return this.#body ? FRAME_PREFIX_BYTES + this.#bodyFill : this.#prefixFill;
   }
 
   push(chunk: Uint8Array): Uint8Array[] {
