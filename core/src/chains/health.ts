@@ -4,6 +4,7 @@
  * processing longer than `maxProcessingMs`. Unhealthy checks throw an Error whose message lists every
  * problem, so the report says what is wrong.
  */
+import type { BootstrapProgress } from '../consensus/bootstrap/types.js';
 import { canPoll, describeReachability, type SnowParams, type SnowmanEngine, type ValidatorSampler } from '../consensus/index.js';
 
 export interface ChainHealthSource {
@@ -11,6 +12,8 @@ export interface ChainHealthSource {
   readonly sampler: ValidatorSampler;
   /** Set once the chain was halted (a VM fault), with the reason. */
   readonly fault: string | undefined;
+  /** While the chain bootstraps: what it has done so far. */
+  readonly bootstrapping?: BootstrapProgress | undefined;
 }
 
 export class ChainUnhealthy extends Error {
@@ -24,6 +27,7 @@ export function chainHealth(c: ChainHealthSource, snow: Pick<SnowParams, 'k' | '
   const s = c.engine.stats;
   const problems: string[] = [];
   if (c.fault !== undefined || s.state === 'halted') problems.push(`halted: ${c.fault ?? s.haltReason ?? 'unknown reason'}`);
+  else if (c.bootstrapping) problems.push(`bootstrapping: ${describeBootstrap(c.bootstrapping)}`);
   else if (s.state === 'idle' || s.state === 'starting') problems.push('not bootstrapped: the engine is starting');
   else if (s.state !== 'running') problems.push(`engine ${s.state}`);
   const reach = c.sampler.reachability();
@@ -42,4 +46,11 @@ export function chainHealth(c: ChainHealthSource, snow: Pick<SnowParams, 'k' | '
   };
   if (problems.length > 0) throw new ChainUnhealthy(problems, details);
   return details;
+}
+
+/** One line on a bootstrap's progress, e.g. `fetching: 1200 blocks fetched, 800 accepted, height 800 of 5000, about 3 s left`. */
+export function describeBootstrap(p: BootstrapProgress): string {
+  const target = p.targetHeight === undefined ? '' : ` of ${p.targetHeight}`;
+  const eta = p.etaMs === undefined ? '' : `, about ${Math.ceil(p.etaMs / 1000)} s left`;
+  return `${p.phase}: ${p.fetched} blocks fetched, ${p.accepted} accepted, height ${p.height}${target}${eta}`;
 }

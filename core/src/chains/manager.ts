@@ -32,14 +32,16 @@ import {
 } from '../consensus/index.js';
 import type { ChainDefinition } from '../genesis/genesis.js';
 import type { EngineNetwork } from '../network/loopback.js';
+import { Bootstrapper } from '../consensus/bootstrap/bootstrapper.js';
+import type { Beacon, BootstrapProgress } from '../consensus/bootstrap/types.js';
 import { validatorSampler, type ValidatorSets } from '../validators/validators.js';
 import type { VMRegistry } from '../vms/registry.js';
 import type { ChainAliases } from './aliases.js';
 import { guardVM } from './guard.js';
-import { chainHealth } from './health.js';
+import { chainHealth, describeBootstrap } from './health.js';
 import { containedStream, describeFault, type FaultTarget } from './faults.js';
 
-export class ChainError extends NodeError<'UnknownVM' | 'Exists' | 'InitFailed' | 'BadHandler' | 'Halted'> {}
+export class ChainError extends NodeError<'UnknownVM' | 'Exists' | 'InitFailed' | 'BadHandler' | 'Halted' | 'Bootstrapping'> {}
 
 export interface AcceptedBlock {
   id: Id;
@@ -84,6 +86,10 @@ export interface ChainManagerDeps {
   metrics: Registry;
   nodeId: ShortId;
   validators: ValidatorSets;
+  /** The nodes every chain bootstraps from (the --bootstrap-ids), equal weight. */
+  beacons: readonly Beacon[];
+  /** Every chain's bootstrap progress (the progress bar / log lines). */
+  bootstrapProgress?: (p: BootstrapProgress) => void;
   /** Who is connected (each chain's link comes with its parts). */
   network: Pick<EngineNetwork, 'connected' | 'isConnected'>;
   snow: SnowParams;
@@ -265,27 +271,52 @@ export class ChainManager {
       d.aliases.register(def.id, def.aliases);
       undo.push(() => d.aliases.unregister(def.id));
 
+      // Bootstrapping (from the beacons, before the engine starts): the API answers that it is.
+      let bootstrapping: BootstrapProgress | undefined = { chain: name, phase: 'waiting for beacons', fetched: 0, accepted: 0, targetHeight: undefined, height: 0, etaMs: undefined };
+      const bootstrapper = new Bootstrapper({
+        vm: vmGuard,
+        transport: link.bootstrap,
+        beacons: () => d.beacons,
+        isConnected: (node) => d.network.isConnected(node),
+        nodeId: d.nodeId,
+        scheduler: d.scheduler,
+        log: log.child({ module: 'bootstrap' }),
+        chain: name,
+        timeouts: d.timeouts,
+        onProgress: (p) => {
+          if (bootstrapping) bootstrapping = p;
+          d.bootstrapProgress?.(p);
+        },
+      });
+      link.attachBootstrap(bootstrapper);
+
       const checkName = `chain ${name}`;
       d.health.register(checkName, async () =>
-        chainHealth({ engine: theEngine, sampler, fault }, d.snow, d.maxProcessingMs, d.scheduler.now()),
+        chainHealth({ engine: theEngine, sampler, fault, bootstrapping }, d.snow, d.maxProcessingMs, d.scheduler.now()),
       );
       undo.push(() => d.health.unregister(checkName));
 
       const mounted: string[] = [];
       undo.push(() => mounted.forEach((p) => d.routes.unmount(p)));
-      const isHalted = () => (fault === undefined ? undefined : `chain ${name} is halted: ${fault}`);
+      /** Why the chain cannot serve now (halted, or still bootstrapping), or undefined. */
+      const unavailable = (): ChainError | undefined =>
+        fault !== undefined
+          ? new ChainError('Halted', `chain ${name} is halted: ${fault}`)
+          : bootstrapping
+            ? new ChainError('Bootstrapping', `chain ${name} is bootstrapping (${describeBootstrap(bootstrapping)}); try again once it is done`)
+            : undefined;
       for (const h of await vmGuard.createHandlers()) {
         const path = h.path ? `bc/${def.id}/${h.path}` : `bc/${def.id}`;
         const kinds = [h.services?.length ? 'services' : undefined, h.http ? 'http' : undefined, h.websocket ? 'websocket' : undefined].filter(Boolean);
         if (kinds.length > 1) throw new ChainError('BadHandler', `chain "${def.name}": handler ${h.path || '/'} has ${kinds.join(' and ')}; give one kind`);
         if (h.services?.length) {
-          d.routes.mount(path, { kind: 'jsonrpc', endpoint: d.endpoint(h.services.map((s) => chainService(s, isHalted))) });
+          d.routes.mount(path, { kind: 'jsonrpc', endpoint: d.endpoint(h.services.map((s) => chainService(s, unavailable))) });
         } else if (h.http) {
           const http = h.http;
           d.routes.mount(path, {
             kind: 'http',
             handle: (req, res) => {
-              const halted = isHalted();
+              const halted = unavailable()?.message;
               if (halted === undefined) return http(req, res);
               req.resume();
               res.writeHead(503, { 'content-type': 'text/plain' });
@@ -297,9 +328,9 @@ export class ChainManager {
           d.routes.mount(path, {
             kind: 'websocket',
             accept: (conn) => {
-              const halted = isHalted();
+              const halted = unavailable()?.message;
               if (halted === undefined) accept(conn);
-              else conn.close(1011, halted);
+              else conn.close(1011, halted.slice(0, 120));
             },
           });
         } else continue;
@@ -307,7 +338,19 @@ export class ChainManager {
       }
       for (const alias of def.endpointAliases ?? []) d.routes.alias(`bc/${def.id}`, alias);
 
-      await theEngine.start();
+      // Bootstrap, then run consensus. With no other beacon there is nothing to fetch: done at once,
+      // before the chain counts as created; otherwise in the background (the API says so meanwhile).
+      const bootstrapThenRun = async () => {
+        await bootstrapper.run(abort.signal);
+        bootstrapping = undefined;
+        await theEngine.start();
+      };
+      if (d.beacons.every((b) => b.nodeId.equals(d.nodeId))) await bootstrapThenRun();
+      else {
+        void bootstrapThenRun().catch((e: unknown) => {
+          if (!abort.signal.aborted) faultTarget.fault(`bootstrapping failed: ${describeError(e)}`);
+        });
+      }
       const chain: RunningChain = {
         id: def.id,
         name: def.name,
@@ -396,13 +439,13 @@ function chainStateMetrics(registry: Registry, chains: () => readonly RunningCha
   }
 }
 
-/** A chain's service as mounted: its methods refuse while the chain is halted. */
-function chainService(service: BoundService, halted: () => string | undefined): BoundService {
+/** A chain's service as mounted: its methods refuse while the chain is halted or bootstrapping. */
+function chainService(service: BoundService, unavailable: () => ChainError | undefined): BoundService {
   const methods = new Map<string, (raw: unknown) => Promise<unknown>>();
   for (const [name, method] of service.methods) {
     methods.set(name, (raw) => {
-      const reason = halted();
-      return reason === undefined ? method(raw) : Promise.reject(new ChainError('Halted', reason));
+      const refused = unavailable();
+      return refused === undefined ? method(raw) : Promise.reject(refused);
     });
   }
   return { def: service.def, methods };

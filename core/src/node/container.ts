@@ -30,6 +30,8 @@ import { genesisValidators, type ChainDefinition, type NetworkGenesis } from '..
 import { Keystore } from '../keystore/keystore.js';
 import type { KdfParams } from '../keystore/crypto.js';
 import type { EngineNetwork } from '../network/loopback.js';
+import { BootstrapProgressOutput } from '../consensus/bootstrap/progress.js';
+import { bootstrapPeersOf } from './network.js';
 import { platformStaticService } from '../platform/static-service.js';
 import { platformVMFactory, type PlatformVMDeps } from '../platform/vm.js';
 import { ValidatorSets } from '../validators/validators.js';
@@ -164,6 +166,13 @@ export function registerNodeParts(c: DependencyContainer): void {
       nodeId: get(r, TOKENS.nodeId),
       validators: get(r, TOKENS.validators),
       network: get(r, TOKENS.network),
+      beacons: bootstrapPeersOf(cfg).map((b) => ({ nodeId: b.nodeId, weight: 1n })),
+      bootstrapProgress: new BootstrapProgressOutput({
+        isTTY: process.stderr.isTTY === true,
+        write: (text) => process.stderr.write(text),
+        log: get(r, TOKENS.log).child({ module: 'bootstrap' }),
+        now: () => get(r, TOKENS.scheduler).now(),
+      }).update,
       snow: snowParamsOf(cfg),
       sybilProtection: cfg.sybilProtectionEnabled,
       scheduler: get(r, TOKENS.scheduler),
