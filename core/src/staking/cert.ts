@@ -17,7 +17,7 @@ import { createPrivateKey, createPublicKey, randomBytes, webcrypto, type KeyObje
 import { chmod, mkdir, open, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { NodeError, ShortId, ripemd160, sha256 } from '@cornice/sdk';
-import { BasicConstraintsExtension, PemConverter, X509Certificate, X509CertificateGenerator } from './x509.js';
+import { BasicConstraintsExtension, Name, PemConverter, X509Certificate, X509CertificateGenerator } from './x509.js';
 
 export type StakingErrorCode = 'MissingFile' | 'InvalidCert' | 'InvalidKey' | 'KeyMismatch' | 'Io';
 
@@ -161,8 +161,8 @@ export async function generateStakingCert(opts: GenerateOptions = {}): Promise<S
   const cert = await X509CertificateGenerator.createSelfSigned(
     {
       serialNumber: randomSerial(),
-      // A JSON name, so that the common name is one attribute whatever characters it holds.
-      name: [{ CN: [opts.commonName ?? 'cornice'] }],
+      // A typed value is taken as is (a plain string would be read as an RFC 2253 escaped one).
+      name: new Name([{ CN: [{ utf8String: opts.commonName ?? 'cornice' }] }]),
       notBefore: truncateToSeconds(now.getTime() - DAY_MS),
       notAfter: truncateToSeconds(notAfter.getTime()),
       keys,
@@ -242,11 +242,16 @@ function certificateFromFile(bytes: Uint8Array, path: string): X509Certificate {
   return cert;
 }
 
-/** Whether the certificate's public key is the public half of `key`. */
+/**
+ * Whether the certificate's public key is the public half of `key`. Both are compared as node's SPKI
+ * export: KeyObject.equals on keys of different types leaves an OpenSSL error queued (node 20) that
+ * makes the next createPrivateKey fail.
+ */
 function keyMatches(cert: X509Certificate, key: KeyObject): boolean {
+  const spki = (k: KeyObject): Buffer => k.export({ type: 'spki', format: 'der' });
   try {
     const certKey = createPublicKey({ key: Buffer.from(cert.publicKey.rawData), format: 'der', type: 'spki' });
-    return certKey.equals(createPublicKey(key));
+    return spki(certKey).equals(spki(createPublicKey(key)));
   } catch {
     return false;
   }

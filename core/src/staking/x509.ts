@@ -10,6 +10,7 @@ import 'reflect-metadata';
 
 export {
   BasicConstraintsExtension,
+  Name,
   PemConverter,
   X509Certificate,
   X509CertificateGenerator,
