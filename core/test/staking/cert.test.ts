@@ -14,6 +14,7 @@ import {
   nodeIdFromCert,
 } from '../../src/staking/cert.js';
 import * as x509 from '../../src/staking/x509.js';
+import { REFERENCE_NODE_IDS, referenceFile } from './reference.js';
 
 const dirs: string[] = [];
 async function tempDir(): Promise<string> {
@@ -40,23 +41,11 @@ async function rejects(p: Promise<unknown>, code: string, ...mentions: string[])
   throw new Error(`expected a StakingError ${code}`);
 }
 
-const REFERENCE = new URL('../../../test/staking/fixtures/reference/', import.meta.url);
 const LOCAL = new URL('../../../fixtures/staking/local/', import.meta.url);
-const reference = (name: string): string => fileURLToPath(new URL(name, REFERENCE));
-
-// Public test vectors: the reference node's local staker certificates (RSA-4096, v1, not self-signed)
-// and their node IDs (reference §9).
-const REFERENCE_NODE_IDS = [
-  '7Xhw2mDxuDS44j42TCB6U5579esbSt3Lg',
-  'MFrZFVCXPv5iCn6M9K6XduxGTYp891xXZ',
-  'NFBbbJ4qCmNaCzeW7sxErhvWqvEQMnYcN',
-  'GWPcbFJZFfZreETSoWjPimr846mXEKCtu',
-  'P7oB2McjBGgW2NXXWVYjV8JEDFoW9xDE5',
-];
 
 test('nodeIdFromCert = RIPEMD160(SHA256(DER)) in cb58 (reference stakers 1-5)', async () => {
   for (const [i, id] of REFERENCE_NODE_IDS.entries()) {
-    const der = new X509Certificate(await readFile(reference(`staker${i + 1}.crt`))).raw;
+    const der = new X509Certificate(await readFile(referenceFile(`staker${i + 1}.crt`))).raw;
     assert.is(nodeIdFromCert(der).toString(), id, `staker ${i + 1}`);
   }
 });
@@ -200,7 +189,7 @@ test('unparseable files are errors naming the file', async () => {
 });
 
 test('loads a certificate and key of another tool (reference staker 1: RSA-4096, PKCS#1 key)', async () => {
-  const files = { certFile: reference('staker1.crt'), keyFile: reference('staker1.key') };
+  const files = { certFile: referenceFile('staker1.crt'), keyFile: referenceFile('staker1.key') };
   const loaded = await loadOrCreateStakingCert(files);
   assert.is(loaded.nodeId.toString(), REFERENCE_NODE_IDS[0]);
   assert.ok(sameBytes(loaded.certDer, new X509Certificate(await readFile(files.certFile)).raw));
@@ -211,14 +200,14 @@ test('loads a certificate and key of another tool (reference staker 1: RSA-4096,
 });
 
 test('a key of another certificate is KeyMismatch, RSA or EC', async () => {
-  await rejects(loadStakingCert({ certFile: reference('staker2.crt'), keyFile: reference('staker1.key') }), 'KeyMismatch');
+  await rejects(loadStakingCert({ certFile: referenceFile('staker2.crt'), keyFile: referenceFile('staker1.key') }), 'KeyMismatch');
   const dir = await tempDir();
   const ec = await generateStakingCert();
   const files = { certFile: join(dir, 'staker.crt'), keyFile: join(dir, 'staker.key') };
   await writeFile(files.certFile, ec.certPem);
-  await writeFile(files.keyFile, await readFile(reference('staker1.key')));
+  await writeFile(files.keyFile, await readFile(referenceFile('staker1.key')));
   await rejects(loadStakingCert(files), 'KeyMismatch', files.keyFile, files.certFile);
-  await writeFile(files.certFile, await readFile(reference('staker1.crt')));
+  await writeFile(files.certFile, await readFile(referenceFile('staker1.crt')));
   await writeFile(files.keyFile, ec.keyPem);
   await rejects(loadStakingCert(files), 'KeyMismatch', files.keyFile, files.certFile);
 });

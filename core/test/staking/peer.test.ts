@@ -3,15 +3,7 @@ import * as assert from 'uvu/assert';
 import { X509Certificate, createPrivateKey, createPublicKey } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { MAX_CERT_BYTES, StakingError, generateStakingCert, peerCertificate } from '../../src/staking/cert.js';
-
-const REFERENCE = new URL('../../../test/staking/fixtures/reference/', import.meta.url);
-const REFERENCE_NODE_IDS = [
-  '7Xhw2mDxuDS44j42TCB6U5579esbSt3Lg',
-  'MFrZFVCXPv5iCn6M9K6XduxGTYp891xXZ',
-  'NFBbbJ4qCmNaCzeW7sxErhvWqvEQMnYcN',
-  'GWPcbFJZFfZreETSoWjPimr846mXEKCtu',
-  'P7oB2McjBGgW2NXXWVYjV8JEDFoW9xDE5',
-];
+import { REFERENCE_NODE_IDS, referenceFile } from './reference.js';
 
 function invalid(der: Uint8Array | undefined, ...mentions: string[]): StakingError {
   try {
@@ -38,7 +30,7 @@ test('a generated certificate: node ID, a copy of the DER, the validity window',
 
 test('the reference stakers 1-5 (RSA, v1, not self-signed) give their node IDs', async () => {
   for (const [i, id] of REFERENCE_NODE_IDS.entries()) {
-    const der = new X509Certificate(await readFile(new URL(`staker${i + 1}.crt`, REFERENCE))).raw;
+    const der = new X509Certificate(await readFile(referenceFile(`staker${i + 1}.crt`))).raw;
     assert.is(peerCertificate(der).nodeId.toString(), id, `staker ${i + 1}`);
   }
 });

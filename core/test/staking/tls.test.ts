@@ -5,8 +5,8 @@ import { readFile } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { connect, createServer, type TLSSocket } from 'node:tls';
 import { generateStakingCert, loadStakingCert, peerCertificate } from '../../src/staking/cert.js';
+import { REFERENCE_NODE_IDS, referenceFile } from './reference.js';
 
-const REFERENCE = new URL('../../../test/staking/fixtures/reference/', import.meta.url);
 /** Every wait of a connection is bounded. */
 const wait = () => ({ signal: AbortSignal.timeout(20_000) });
 
@@ -61,18 +61,18 @@ test("mutual TLS between two generated certificates; each side derives the other
 
 test('mutual TLS between a loaded RSA certificate of another tool (reference staker 1) and a generated one', async () => {
   const rsa = await loadStakingCert({
-    certFile: new URL('staker1.crt', REFERENCE).pathname,
-    keyFile: new URL('staker1.key', REFERENCE).pathname,
+    certFile: referenceFile('staker1.crt'),
+    keyFile: referenceFile('staker1.key'),
   });
   const ec = await generateStakingCert();
   const a = await mutualTls(rsa, ec);
-  assert.is(a.seenByClient, '7Xhw2mDxuDS44j42TCB6U5579esbSt3Lg');
+  assert.is(a.seenByClient, REFERENCE_NODE_IDS[0]);
   assert.is(a.seenByServer, ec.nodeId.toString());
   const b = await mutualTls(ec, rsa);
   assert.is(b.seenByClient, ec.nodeId.toString());
-  assert.is(b.seenByServer, '7Xhw2mDxuDS44j42TCB6U5579esbSt3Lg');
+  assert.is(b.seenByServer, REFERENCE_NODE_IDS[0]);
   // What TLS reports is exactly the file's certificate.
-  const fileDer = Buffer.from((await readFile(new URL('staker1.crt', REFERENCE), 'utf8')).replace(/-----[^-]+-----|\s/g, ''), 'base64');
+  const fileDer = Buffer.from((await readFile(referenceFile('staker1.crt'), 'utf8')).replace(/-----[^-]+-----|\s/g, ''), 'base64');
   assert.ok(Buffer.from(rsa.certDer).equals(fileDer));
 });
 
