@@ -67,9 +67,9 @@ function errorText(err: unknown): string {
 }
 
 /**
- * The size of the DER element that starts `der` (header and contents), or undefined when its header is
- * not a definite length of at most 3 bytes. The library reads one element and ignores what follows it;
- * the node ID hashes every byte, so bytes after the certificate must be refused here.
+ * The size of the DER element that starts `der` (header and contents), or undefined when its length is
+ * not a DER one (indefinite, or more than 3 bytes: beyond MAX_CERT_BYTES anyway). The library reads one
+ * element and ignores what follows it; the node ID hashes every byte, so trailing bytes are refused here.
  */
 function elementSize(der: Uint8Array): number | undefined {
   const first = der[1];
@@ -88,7 +88,8 @@ function parseDer(der: Uint8Array): X509Certificate | string {
   if (der.byteLength > MAX_CERT_BYTES) return `${der.byteLength} bytes, more than the ${MAX_CERT_BYTES} allowed`;
   if (der[0] !== 0x30) return 'it does not start with a DER SEQUENCE';
   const size = elementSize(der);
-  if (size !== undefined && size < der.byteLength) return `${der.byteLength - size} bytes follow the certificate`;
+  if (size === undefined) return 'its length is not a definite DER length';
+  if (size < der.byteLength) return `${der.byteLength - size} bytes follow the certificate`;
   try {
     const cert = new X509Certificate(der, PARSE_OPTIONS);
     // Touch the lazily decoded parts a caller reads, so that they fail here and not later.

@@ -79,11 +79,14 @@ test('oversized input -> InvalidCert before any parsing', async () => {
   invalid(new Uint8Array(64 * 1024 * 1024), 'more than');
 });
 
-test('deep nesting within the size bound -> InvalidCert, not a stack overflow', () => {
-  const depth = MAX_CERT_BYTES / 2 - 1; // SEQUENCEs of indefinite length, each opening another
-  const bytes = new Uint8Array(depth * 2);
-  for (let i = 0; i < depth; i++) bytes.set([0x30, 0x80], i * 2);
-  invalid(bytes);
+test('an indefinite length, and deep nesting within the size bound -> InvalidCert, not a stack overflow', () => {
+  invalid(Uint8Array.of(0x30, 0x80, 0x00, 0x00), 'definite');
+  // A definite outer SEQUENCE holding SEQUENCEs of indefinite length, each opening the next.
+  const inner = MAX_CERT_BYTES - 4;
+  const bytes = new Uint8Array(MAX_CERT_BYTES);
+  bytes.set([0x30, 0x82, inner >> 8, inner & 0xff]);
+  for (let i = 4; i < bytes.length; i += 2) bytes.set([0x30, 0x80], i);
+  invalid(bytes, 'depth');
 });
 
 test.run();
