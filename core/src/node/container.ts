@@ -83,7 +83,10 @@ export const vmToken = (vmId: Id): Token<VMFactory> => `vm:${vmId.toString()}`;
 
 export type { DependencyContainer, PlatformVMDeps };
 
-/** A fresh root container for one node (the global container stays empty). */
+/**
+ * A fresh root container for one node. The node registers nothing in the global container; only
+ * @peculiar/x509 keeps its algorithms there, under its own string tokens (see staking/x509.ts).
+ */
 export const nodeContainer = (): DependencyContainer => globalContainer.createChildContainer();
 
 export function get<T>(c: DependencyContainer, t: Token<T>): T {

@@ -7,19 +7,17 @@
  *   with mode 0600, the certificate as PEM with mode 0644, creating missing directories 0700.
  * - Existing files are loaded whatever their key type (RSA certificates of other tools work), and
  *   must parse and match; anything else is a StakingError naming the file.
+ * - A peer's certificate (the DER a TLS socket reports) is parsed by `peerCertificate`, which gives
+ *   its node ID or a StakingError InvalidCert.
+ *
+ * Certificates are built and parsed by @peculiar/x509 (through ./x509.js) on node's WebCrypto;
+ * private keys are read by node:crypto.
  */
-import {
-  X509Certificate,
-  createPrivateKey,
-  generateKeyPair,
-  randomBytes,
-  sign,
-  type KeyObject,
-} from 'node:crypto';
-import { chmod, mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { createPrivateKey, createPublicKey, randomBytes, webcrypto, type KeyObject } from 'node:crypto';
+import { chmod, mkdir, open, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { NodeError, ShortId, ripemd160, sha256 } from '@cornice/sdk';
-import { bitString, boolean, explicit, integer, octetString, oid, sequence, set, time, utf8String } from './asn1.js';
+import { BasicConstraintsExtension, Name, PemConverter, X509Certificate, X509CertificateGenerator } from './x509.js';
 
 export type StakingErrorCode = 'MissingFile' | 'InvalidCert' | 'InvalidKey' | 'KeyMismatch' | 'Io';
 
@@ -56,17 +54,91 @@ export function nodeIdFromCert(der: Uint8Array): ShortId {
 }
 
 // ---------------------------------------------------------------------------------------------
+// Parsing
+
+/** The largest certificate accepted, in DER bytes (staking certificates are 0.3-2 KB). */
+export const MAX_CERT_BYTES = 16 * 1024;
+
+/** Limits for the ASN.1 reader on untrusted bytes (already bounded by MAX_CERT_BYTES). */
+const PARSE_OPTIONS = { berOptions: { maxDepth: 32, maxNodes: 4096, maxContentLength: MAX_CERT_BYTES } };
+
+function errorText(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+/**
+ * The size of the DER element that starts `der` (header and contents), or undefined when its length is
+ * not a DER one (indefinite, or more than 3 bytes: beyond MAX_CERT_BYTES anyway). The library reads one
+ * element and ignores what follows it; the node ID hashes every byte, so trailing bytes are refused here.
+ */
+function elementSize(der: Uint8Array): number | undefined {
+  const first = der[1];
+  if (first === undefined) return undefined;
+  if (first < 0x80) return 2 + first;
+  const n = first & 0x7f;
+  if (n === 0 || n > 3 || der.length < 2 + n) return undefined;
+  let len = 0;
+  for (let i = 0; i < n; i++) len = len * 256 + der[2 + i]!;
+  return 2 + n + len;
+}
+
+/** Why `der` is not exactly one X.509 certificate, or the parsed certificate. */
+function parseDer(der: Uint8Array): X509Certificate | string {
+  if (der.byteLength === 0) return 'no bytes';
+  if (der.byteLength > MAX_CERT_BYTES) return `${der.byteLength} bytes, more than the ${MAX_CERT_BYTES} allowed`;
+  if (der[0] !== 0x30) return 'it does not start with a DER SEQUENCE';
+  const size = elementSize(der);
+  if (size === undefined) return 'its length is not a definite DER length';
+  if (size < der.byteLength) return `${der.byteLength - size} bytes follow the certificate`;
+  try {
+    const cert = new X509Certificate(der, PARSE_OPTIONS);
+    // Touch the lazily decoded parts a caller reads, so that they fail here and not later.
+    void cert.notBefore;
+    void cert.notAfter;
+    void cert.publicKey.rawData;
+    return cert;
+  } catch (err) {
+    return errorText(err);
+  }
+}
+
+/** What the node learns from a peer's certificate. */
+export interface PeerCertificate {
+  /** RIPEMD160(SHA256(der)): the peer's node ID. */
+  nodeId: ShortId;
+  /** A copy of the DER bytes. */
+  der: Uint8Array;
+  notBefore: Date;
+  notAfter: Date;
+}
+
+/**
+ * Parses a peer's certificate, as DER (`socket.getPeerCertificate(true).raw`), and derives its node
+ * ID. Anything but exactly one X.509 certificate of at most MAX_CERT_BYTES is StakingError InvalidCert.
+ */
+export function peerCertificate(der: Uint8Array | undefined): PeerCertificate {
+  if (!(der instanceof Uint8Array)) throw new StakingError('InvalidCert', 'the peer sent no certificate');
+  // Checked before the copy; the copy detaches the bytes from a larger buffer they may be a view of.
+  const bytes = der.byteLength > MAX_CERT_BYTES ? der : new Uint8Array(der);
+  const cert = parseDer(bytes);
+  if (typeof cert === 'string') {
+    throw new StakingError('InvalidCert', `the peer certificate is not an X.509 certificate: ${cert}`, {
+      bytes: der.byteLength,
+    });
+  }
+  return { nodeId: nodeIdFromCert(bytes), der: bytes, notBefore: cert.notBefore, notAfter: cert.notAfter };
+}
+
+// ---------------------------------------------------------------------------------------------
 // Generation
 
-const OID_ECDSA_WITH_SHA256 = '1.2.840.10045.4.3.2'; // ecdsa-with-SHA256
-const OID_COMMON_NAME = '2.5.4.3';
-const OID_BASIC_CONSTRAINTS = '2.5.29.19';
+const EC_P256 = { name: 'ECDSA', namedCurve: 'P-256' } as const;
+const ECDSA_SHA256 = { name: 'ECDSA', hash: 'SHA-256' } as const;
 const DAY_MS = 24 * 60 * 60 * 1000;
 
-function pem(label: string, der: Uint8Array): string {
-  const b64 = Buffer.from(der.buffer, der.byteOffset, der.byteLength).toString('base64');
-  const lines = b64.match(/.{1,64}/g) ?? [];
-  return `-----BEGIN ${label}-----\n${lines.join('\n')}\n-----END ${label}-----\n`;
+/** PEM with 64-character lines and a final newline. */
+function pem(tag: string, der: Uint8Array): string {
+  return `${PemConverter.encode(der, tag)}\n`;
 }
 
 /** Whole seconds: X.509 times carry no fractions. */
@@ -74,49 +146,11 @@ function truncateToSeconds(ms: number): Date {
   return new Date(Math.floor(ms / 1000) * 1000);
 }
 
-/** A random positive serial of exactly 16 bytes (top bit clear, next bit set). */
-function randomSerial(): Uint8Array {
-  const serial = new Uint8Array(randomBytes(16));
+/** A random positive serial of exactly 16 bytes (top bit clear, next bit set), in hex. */
+function randomSerial(): string {
+  const serial = randomBytes(16);
   serial[0] = (serial[0]! & 0x7f) | 0x40;
-  return serial;
-}
-
-function distinguishedName(commonName: string): Uint8Array {
-  return sequence(set(sequence(oid(OID_COMMON_NAME), utf8String(commonName))));
-}
-
-/** The DER of a self-signed X.509 v3 certificate for `publicKey`, signed by `privateKey` (ECDSA). */
-export function buildSelfSignedCert(
-  publicKey: KeyObject,
-  privateKey: KeyObject,
-  opts: { notBefore: Date; notAfter: Date; commonName: string; serial: Uint8Array },
-): Uint8Array {
-  const algorithm = sequence(oid(OID_ECDSA_WITH_SHA256));
-  const name = distinguishedName(opts.commonName);
-  const spki = new Uint8Array(publicKey.export({ type: 'spki', format: 'der' }));
-  // basicConstraints, critical, CA:FALSE (an empty SEQUENCE: cA defaults to FALSE).
-  const basicConstraints = sequence(oid(OID_BASIC_CONSTRAINTS), boolean(true), octetString(sequence()));
-  const tbs = sequence(
-    explicit(0, integer(2)), // version v3
-    integer(opts.serial),
-    algorithm,
-    name, // issuer
-    sequence(time(opts.notBefore), time(opts.notAfter)),
-    name, // subject
-    spki,
-    explicit(3, sequence(basicConstraints)),
-  );
-  const signature = new Uint8Array(sign('sha256', tbs, privateKey)); // DER ECDSA-Sig-Value
-  return sequence(tbs, algorithm, bitString(signature));
-}
-
-function generateP256(): Promise<{ publicKey: KeyObject; privateKey: KeyObject }> {
-  return new Promise((resolve, reject) => {
-    generateKeyPair('ec', { namedCurve: 'P-256' }, (err, publicKey, privateKey) => {
-      if (err) reject(err);
-      else resolve({ publicKey, privateKey });
-    });
-  });
+  return serial.toString('hex');
 }
 
 /** A new ECDSA P-256 key and self-signed certificate (not written anywhere). */
@@ -124,16 +158,25 @@ export async function generateStakingCert(opts: GenerateOptions = {}): Promise<S
   const now = opts.now ?? new Date();
   const notAfter = new Date(now.getTime());
   notAfter.setUTCFullYear(notAfter.getUTCFullYear() + (opts.validityYears ?? 100));
-  const { publicKey, privateKey } = await generateP256();
-  const certDer = buildSelfSignedCert(publicKey, privateKey, {
-    notBefore: truncateToSeconds(now.getTime() - DAY_MS),
-    notAfter: truncateToSeconds(notAfter.getTime()),
-    commonName: opts.commonName ?? 'cornice',
-    serial: randomSerial(),
-  });
+  const keys = await webcrypto.subtle.generateKey(EC_P256, true, ['sign', 'verify']);
+  const cert = await X509CertificateGenerator.createSelfSigned(
+    {
+      serialNumber: randomSerial(),
+      // A typed value is taken as is (a plain string would be read as an RFC 2253 escaped one).
+      name: new Name([{ CN: [{ utf8String: opts.commonName ?? 'cornice' }] }]),
+      notBefore: truncateToSeconds(now.getTime() - DAY_MS),
+      notAfter: truncateToSeconds(notAfter.getTime()),
+      keys,
+      signingAlgorithm: ECDSA_SHA256,
+      extensions: [new BasicConstraintsExtension(false, undefined, true)], // critical, CA:FALSE
+    },
+    webcrypto,
+  );
+  const certDer = new Uint8Array(cert.rawData);
+  const pkcs8 = new Uint8Array(await webcrypto.subtle.exportKey('pkcs8', keys.privateKey));
   return {
-    certPem: pem('CERTIFICATE', certDer),
-    keyPem: privateKey.export({ type: 'pkcs8', format: 'pem' }) as string,
+    certPem: pem(PemConverter.CertificateTag, certDer),
+    keyPem: pem(PemConverter.PrivateKeyTag, pkcs8),
     certDer,
     nodeId: nodeIdFromCert(certDer),
   };
@@ -142,9 +185,8 @@ export async function generateStakingCert(opts: GenerateOptions = {}): Promise<S
 // ---------------------------------------------------------------------------------------------
 // Files
 
-function errorText(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
-}
+/** The largest staking certificate or key file read (a PEM of MAX_CERT_BYTES is ~22 KiB). */
+const MAX_FILE_BYTES = 64 * 1024;
 
 async function exists(path: string): Promise<boolean> {
   try {
@@ -157,49 +199,87 @@ async function exists(path: string): Promise<boolean> {
   }
 }
 
-async function readOrThrow(path: string, what: string): Promise<Buffer> {
+/** Reads a staking file of at most MAX_FILE_BYTES; a larger one is `tooLarge`. */
+async function readStakingFile(path: string, what: string, tooLarge: StakingErrorCode): Promise<Buffer> {
+  let bytes: Buffer;
   try {
-    return await readFile(path);
+    const file = await open(path, 'r');
+    try {
+      const { size } = await file.stat();
+      if (size > MAX_FILE_BYTES) {
+        throw new StakingError(tooLarge, `staking ${what} ${path} is ${size} bytes, more than the ${MAX_FILE_BYTES} allowed`, {
+          path,
+        });
+      }
+      bytes = await file.readFile();
+    } finally {
+      await file.close();
+    }
   } catch (err) {
+    if (err instanceof StakingError) throw err;
     throw new StakingError('Io', `cannot read staking ${what} ${path}: ${errorText(err)}`, { path });
+  }
+  return bytes;
+}
+
+/** The certificate in a PEM or DER file. */
+function certificateFromFile(bytes: Uint8Array, path: string): X509Certificate {
+  let der: Uint8Array | string;
+  const text = Buffer.from(bytes).toString('utf8');
+  if (PemConverter.isPem(text)) {
+    try {
+      const block = PemConverter.decodeWithHeaders(text).find((b) => b.type === PemConverter.CertificateTag);
+      der = block ? new Uint8Array(block.rawData) : 'no CERTIFICATE block in the PEM';
+    } catch (err) {
+      der = errorText(err);
+    }
+  } else {
+    der = bytes;
+  }
+  const cert = typeof der === 'string' ? der : parseDer(der);
+  if (typeof cert === 'string') {
+    throw new StakingError('InvalidCert', `cannot parse staking certificate ${path}: ${cert}`, { path });
+  }
+  return cert;
+}
+
+/**
+ * Whether the certificate's public key is the public half of `key`. Both are compared as node's SPKI
+ * export: KeyObject.equals on keys of different types leaves an OpenSSL error queued (node 20) that
+ * makes the next createPrivateKey fail.
+ */
+function keyMatches(cert: X509Certificate, key: KeyObject): boolean {
+  const spki = (k: KeyObject): Buffer => k.export({ type: 'spki', format: 'der' });
+  try {
+    const certKey = createPublicKey({ key: Buffer.from(cert.publicKey.rawData), format: 'der', type: 'spki' });
+    return spki(certKey).equals(spki(createPublicKey(key)));
+  } catch {
+    return false;
   }
 }
 
 /** Reads and checks an existing certificate and key. */
 export async function loadStakingCert(files: StakingCertFiles): Promise<StakingCert> {
   const { certFile, keyFile } = files;
-  const certBytes = await readOrThrow(certFile, 'certificate');
-  const keyBytes = await readOrThrow(keyFile, 'key');
-  let cert: X509Certificate;
-  try {
-    cert = new X509Certificate(certBytes);
-  } catch (err) {
-    throw new StakingError('InvalidCert', `cannot parse staking certificate ${certFile}: ${errorText(err)}`, {
-      path: certFile,
-    });
-  }
+  const certBytes = await readStakingFile(certFile, 'certificate', 'InvalidCert');
+  const keyBytes = await readStakingFile(keyFile, 'key', 'InvalidKey');
+  const cert = certificateFromFile(certBytes, certFile);
   let key: KeyObject;
   try {
     key = createPrivateKey(keyBytes);
   } catch (err) {
     throw new StakingError('InvalidKey', `cannot parse staking key ${keyFile}: ${errorText(err)}`, { path: keyFile });
   }
-  let matches: boolean;
-  try {
-    matches = cert.checkPrivateKey(key);
-  } catch {
-    matches = false;
-  }
-  if (!matches) {
+  if (!keyMatches(cert, key)) {
     throw new StakingError('KeyMismatch', `staking key ${keyFile} does not match the certificate ${certFile}`, {
       certFile,
       keyFile,
     });
   }
-  const certDer = new Uint8Array(cert.raw);
+  const certDer = new Uint8Array(cert.rawData);
   return {
-    certPem: cert.toString(),
-    keyPem: key.export({ type: 'pkcs8', format: 'pem' }) as string,
+    certPem: pem(PemConverter.CertificateTag, certDer),
+    keyPem: pem(PemConverter.PrivateKeyTag, key.export({ type: 'pkcs8', format: 'der' })),
     certDer,
     nodeId: nodeIdFromCert(certDer),
   };

@@ -1,15 +1,20 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { X509Certificate, createPrivateKey, createPublicKey } from 'node:crypto';
+import { X509Certificate, createPrivateKey, createPublicKey, webcrypto } from 'node:crypto';
 import { mkdir, mkdtemp, readFile, rm, stat, unlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { LOCAL_STAKER_NODE_IDS } from '../../src/genesis/genesis.js';
 import {
   StakingError,
   generateStakingCert,
   loadOrCreateStakingCert,
+  loadStakingCert,
   nodeIdFromCert,
 } from '../../src/staking/cert.js';
+import * as x509 from '../../src/staking/x509.js';
+import { REFERENCE_NODE_IDS, referenceFile } from './reference.js';
 
 const dirs: string[] = [];
 async function tempDir(): Promise<string> {
@@ -36,45 +41,50 @@ async function rejects(p: Promise<unknown>, code: string, ...mentions: string[])
   throw new Error(`expected a StakingError ${code}`);
 }
 
-// A public test vector: the reference node's local staker 1 certificate (RSA) and its node ID.
-const staker1Pem = `-----BEGIN CERTIFICATE-----
-MIIFNzCCAx8CCQC687XFxtDRSjANBgkqhkiG9w0BAQsFADB/MQswCQYDVQQGEwJV
-UzELMAkGA1UECAwCTlkxDzANBgNVBAcMBkl0aGFjYTEQMA4GA1UECgwHQXZhbGFi
-czEOMAwGA1UECwwFR2Vja28xDDAKBgNVBAMMA2F2YTEiMCAGCSqGSIb3DQEJARYT
-c3RlcGhlbkBhdmFsYWJzLm9yZzAgFw0xOTA3MDIxNjEyMTVaGA8zMDE5MDcxMDE2
-MTIxNVowOjELMAkGA1UEBhMCVVMxCzAJBgNVBAgMAk5ZMRAwDgYDVQQKDAdBdmFs
-YWJzMQwwCgYDVQQDDANhdmEwggIiMA0GCSqGSIb3DQEBAQUAA4ICDwAwggIKAoIC
-AQDKYSRw/W0YpYH/MTQhiFrR0m89l6yTuzLpDtjudr/5RnhIPvtqk7YIGm/m9l29
-xwR4J5r7SZGs+70yBetkbS+h7PwJ2rmWDwbrdyJKvVBhqf8kSn+VU2LePSIcJj19
-3LDyWhV1H4lqNkUkcAR76Fh9qjMvA2p0vJ66+eDLXlph/RYapQx9HgOj/0BmAKMr
-YCyo5BhRih+Ougg8aK4G9PQTIA5G2wTWW2QkHxM/QppFjZd/XwQeJ2H6ubWMFc5f
-ttf6AzpJvFIDBu/JDCKWiCu5m8t4GL8w2OrIx8Js19lF4YYE2eojCreqgPi64S3o
-cqwKsDoySTw6/5iKQ5BUYwUXX3z7EXOqD8SMHefUKeczj4WvAaZLzR27qXm55EgR
-YQAIX4fhmY7NfSop3Wh0Eo62+JHoM/1g+UgOXlbnWpY95Mgd7/fwDSWLu4IxE0/u
-q8VufIbfC4yrY8qlTVfAffI1ldRdvJjPJBPiQ0CNrOl60LVptpkGc9shH7wZ2bP0
-bEnYKTgLAfOzD8Ut71O2AOIa80A1GNFl4Yle/MSNJOcQOSpgtWdREzIUoenAjfuz
-M4OeTr4cRg4+VYTAo9KHKriN1DuewNzGd8WjKAVHmcIMjqISLTlzMhdsdm+OmfQ6
-OvyX7v0GTOBbhP09NGcww5A0gCzXN18FS5oxnxe6OG9D0wIDAQABMA0GCSqGSIb3
-DQEBCwUAA4ICAQAqL1TWI1PTMm3JaXkhdTBe8tsk7+FsHAFzTcBVBsB8dkJNGhxb
-dlu7XIm+AyGUn0j8siz8qojKbO+rEPV/ImTH5W7Q36rXSdgvNUWpKrKIC5S8PUF5
-T4pH+lpYIlQHnTaKMuqH3nO3I40IhEhPaa2wAwy2kDlz46fJcr6aMzj6Zg43J5UK
-Zid+BQsiWAUau5V7CpC7GMCx4YdOZWWsT3dAsug9hvwTe81kK1JoTH0juwPTBH0t
-xUgUVIWyuweM1UwYF3n8Hmwq6B46YmujhMDKT+3lgqZt7eZ1XvieLdBRlVQWzOa/
-6QYTkrqwPZioKIStrxVGYjk40qECNodCSCIwRDgbnQubRWrdslxiIyc5blJNuOV+
-jgv5d2EeUpwUjvpZuEV7FqPKGRgiG0jfl6Psms9gYUXd+y3ytG9HeoDNmLTSTBE4
-nCQXX935P2/xOuok6CpiGpP89DX7t8yiwk8LFNnY3rvv50nVy8kerVdnfHTmoMZ9
-/IBgojSIKov4lmPKdgzFfimzhbssVCa4DO/LIhTF7bQbH1ut/Oq7npdOpMjLYIBE
-9lagvRVTVFwT/uwrCcXHCb21b/puwV94SNXVwt7BheFTFBdtxJrR4jjr2T5odLkX
-6nQcY8V2OT7KOxn0KVc6pl3saJTLmL+H/3CtAao9NtmuUDapKINRSVNyvg==
------END CERTIFICATE-----
-`;
+const LOCAL = new URL('../../../fixtures/staking/local/', import.meta.url);
 
-test('nodeIdFromCert = RIPEMD160(SHA256(DER)) in cb58 (reference staker 1)', () => {
-  const der = new X509Certificate(staker1Pem).raw;
-  assert.is(nodeIdFromCert(der).toString(), '7Xhw2mDxuDS44j42TCB6U5579esbSt3Lg');
+test('nodeIdFromCert = RIPEMD160(SHA256(DER)) in cb58 (reference stakers 1-5)', async () => {
+  for (const [i, id] of REFERENCE_NODE_IDS.entries()) {
+    const der = new X509Certificate(await readFile(referenceFile(`staker${i + 1}.crt`))).raw;
+    assert.is(nodeIdFromCert(der).toString(), id, `staker ${i + 1}`);
+  }
 });
 
-test('a generated certificate parses, matches its key and verifies', async () => {
+test('a generated certificate parses with the X.509 library: self-signed, verifies, CA:FALSE critical', async () => {
+  const now = new Date('2024-06-01T12:00:00.500Z');
+  const c = await generateStakingCert({ now });
+  const x = new x509.X509Certificate(c.certDer);
+  assert.ok(sameBytes(new Uint8Array(x.rawData), c.certDer));
+  assert.is(x.subject, 'CN=cornice');
+  assert.is(x.issuer, 'CN=cornice');
+  assert.ok(await x.isSelfSigned(webcrypto));
+  assert.ok(await x.verify({ signatureOnly: true }, webcrypto));
+  assert.equal(x.signatureAlgorithm, { name: 'ECDSA', hash: { name: 'SHA-256' } });
+  assert.equal((await x.publicKey.export(webcrypto)).algorithm, { name: 'ECDSA', namedCurve: 'P-256' });
+  assert.is(x.notBefore.toISOString(), '2024-05-31T12:00:00.000Z');
+  assert.is(x.notAfter.toISOString(), '2124-06-01T12:00:00.000Z');
+  const bc = x.getExtension(x509.BasicConstraintsExtension);
+  assert.ok(bc, 'basicConstraints present');
+  assert.is(bc.ca, false);
+  assert.is(bc.critical, true);
+  assert.is(x.extensions.length, 1);
+  // Another certificate's key does not verify it.
+  const other = new x509.X509Certificate((await generateStakingCert({ now })).certDer);
+  assert.not.ok(await x.verify({ publicKey: other.publicKey, signatureOnly: true }, webcrypto));
+});
+
+test('validityYears and commonName: the window and the name are as asked', async () => {
+  const now = new Date('2025-02-03T04:05:06Z');
+  const c = await generateStakingCert({ now, validityYears: 1, commonName: 'node,one=+"x"' });
+  const x = new x509.X509Certificate(c.certDer);
+  assert.is(x.notBefore.toISOString(), '2025-02-02T04:05:06.000Z');
+  assert.is(x.notAfter.toISOString(), '2026-02-03T04:05:06.000Z');
+  assert.equal(x.subjectName.getField('CN'), ['node,one=+"x"']);
+  assert.equal(x.issuerName.getField('CN'), ['node,one=+"x"']);
+  assert.ok(await x.isSelfSigned(webcrypto));
+});
+
+test('a generated certificate parses with node:crypto, matches its key and verifies', async () => {
   const now = new Date('2024-06-01T12:00:00.500Z');
   const c = await generateStakingCert({ now });
   const x = new X509Certificate(c.certPem);
@@ -176,6 +186,67 @@ test('unparseable files are errors naming the file', async () => {
   await rm(files.certFile);
   await mkdir(files.certFile);
   await rejects(loadOrCreateStakingCert(files), 'Io', files.certFile);
+});
+
+test('loads a certificate and key of another tool (reference staker 1: RSA-4096, PKCS#1 key)', async () => {
+  const files = { certFile: referenceFile('staker1.crt'), keyFile: referenceFile('staker1.key') };
+  const loaded = await loadOrCreateStakingCert(files);
+  assert.is(loaded.nodeId.toString(), REFERENCE_NODE_IDS[0]);
+  assert.ok(sameBytes(loaded.certDer, new X509Certificate(await readFile(files.certFile)).raw));
+  // The key is handed on as PKCS#8 whatever the file's format, and is the same key.
+  assert.ok(loaded.keyPem.startsWith('-----BEGIN PRIVATE KEY-----\n'));
+  assert.ok(createPrivateKey(loaded.keyPem).equals(createPrivateKey(await readFile(files.keyFile))));
+  assert.is(createPrivateKey(loaded.keyPem).asymmetricKeyDetails?.modulusLength, 4096);
+});
+
+test('a key of another certificate is KeyMismatch, RSA or EC', async () => {
+  await rejects(loadStakingCert({ certFile: referenceFile('staker2.crt'), keyFile: referenceFile('staker1.key') }), 'KeyMismatch');
+  const dir = await tempDir();
+  const ec = await generateStakingCert();
+  const files = { certFile: join(dir, 'staker.crt'), keyFile: join(dir, 'staker.key') };
+  await writeFile(files.certFile, ec.certPem);
+  await writeFile(files.keyFile, await readFile(referenceFile('staker1.key')));
+  await rejects(loadStakingCert(files), 'KeyMismatch', files.keyFile, files.certFile);
+  await writeFile(files.certFile, await readFile(referenceFile('staker1.crt')));
+  await writeFile(files.keyFile, ec.keyPem);
+  await rejects(loadStakingCert(files), 'KeyMismatch', files.keyFile, files.certFile);
+});
+
+test('the committed local stakers load and give the local genesis node IDs', async () => {
+  for (const [i, id] of LOCAL_STAKER_NODE_IDS.entries()) {
+    const loaded = await loadStakingCert({
+      certFile: fileURLToPath(new URL(`staker${i + 1}.crt`, LOCAL)),
+      keyFile: fileURLToPath(new URL(`staker${i + 1}.key`, LOCAL)),
+    });
+    assert.is(loaded.nodeId.toString(), id, `staker ${i + 1}`);
+  }
+});
+
+test('a DER certificate file loads like its PEM; bytes after the DER certificate do not', async () => {
+  const dir = await tempDir();
+  const c = await generateStakingCert();
+  const files = { certFile: join(dir, 'staker.der'), keyFile: join(dir, 'staker.key') };
+  await writeFile(files.keyFile, c.keyPem);
+  await writeFile(files.certFile, c.certDer);
+  const loaded = await loadStakingCert(files);
+  assert.is(loaded.nodeId.toString(), c.nodeId.toString());
+  assert.is(loaded.certPem, c.certPem);
+  await writeFile(files.certFile, Buffer.concat([c.certDer, Buffer.of(0)]));
+  await rejects(loadStakingCert(files), 'InvalidCert', files.certFile, 'follow');
+});
+
+test('a PEM without a CERTIFICATE block, and oversized files, are errors naming the file', async () => {
+  const dir = await tempDir();
+  const c = await generateStakingCert();
+  const files = { certFile: join(dir, 'staker.crt'), keyFile: join(dir, 'staker.key') };
+  await writeFile(files.keyFile, c.keyPem);
+  await writeFile(files.certFile, c.keyPem); // a key where the certificate should be
+  await rejects(loadStakingCert(files), 'InvalidCert', files.certFile, 'CERTIFICATE');
+  await writeFile(files.certFile, c.certPem + 'x'.repeat(70 * 1024));
+  await rejects(loadStakingCert(files), 'InvalidCert', files.certFile, 'bytes');
+  await writeFile(files.certFile, c.certPem);
+  await writeFile(files.keyFile, c.keyPem + '\n'.repeat(70 * 1024));
+  await rejects(loadStakingCert(files), 'InvalidKey', files.keyFile, 'bytes');
 });
 
 test.run();
