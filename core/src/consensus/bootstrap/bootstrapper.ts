@@ -429,9 +429,11 @@ export class Bootstrapper implements BootstrapTarget {
         continue;
       }
       const linked = await this.#link(reply, want, last, signal);
+      if (linked.problem !== undefined) {
+        this.#distrusted.add(node.key);
+        this.#log.debug('bad ancestors reply', { from: node.toString(), block: want.toString(), problem: linked.problem, usable: linked.blocks.length });
+      }
       if (linked.blocks.length > 0) return linked;
-      this.#distrusted.add(node.key);
-      this.#log.debug('bad ancestors reply', { from: node.toString(), block: want.toString(), problem: linked.problem });
     }
     throw new AttemptFailed(`no beacon sent the ancestors of block ${want.toString()} (${this.#limits.maxAncestorsTries} tries)`);
   }
