@@ -19,7 +19,8 @@
  *    ours: the run fails for good.
  * 4. Verifies and accepts the fetched blocks oldest first. A block that fails verification fails
  *    the attempt; one whose accept fails ends the run (the VM could not persist it).
- * 5. An attempt that failed is retried after `retryDelayMs`, at most `maxFailedAttempts` in a row.
+ * 5. An attempt that failed is retried after `retryDelayMs`; after `maxFailedAttempts` in a row
+ *    that accepted nothing, run() gives up.
  *    A round that fetched something is followed by another (the network moved on meanwhile), until
  *    a round fetches nothing or `maxRounds` were run; the engine catches up on the rest.
  *
@@ -52,7 +53,7 @@ export interface BootstrapLimits {
   ancestorsTimeoutMs: number;
   /** Tries for one batch of ancestors (a beacon each, in turn) before the attempt fails. */
   maxAncestorsTries: number;
-  /** Attempts in a row that may fail before run() gives up. */
+  /** Attempts in a row that may fail without accepting anything before run() gives up. */
   maxFailedAttempts: number;
   /** Pause before retrying a failed attempt. */
   retryDelayMs: number;
@@ -264,6 +265,9 @@ export class Bootstrapper implements BootstrapTarget {
       this.#emit('done');
       this.#log.info('bootstrap finished', { fetched: this.#fetched, accepted: this.#accepted, height: this.#height, rounds, ms: this.#o.scheduler.now() - startedAt });
       return { fetched: this.#fetched, accepted: this.#accepted, height: this.#height, rounds };
+    } catch (err) {
+      if (!signal.aborted) this.#log.error('bootstrap failed', { reason: describe(err), accepted: this.#accepted, height: this.#height });
+      throw err;
     } finally {
       this.#requests.endAll();
       this.#held = 0;
@@ -276,6 +280,7 @@ export class Bootstrapper implements BootstrapTarget {
   /** Agrees on a frontier and brings the chain up to it; returns how many blocks were fetched. */
   async #round(signal: AbortSignal): Promise<number> {
     for (let failures = 0; ; ) {
+      const acceptedBefore = this.#accepted;
       try {
         const targets = await this.#frontier(signal);
         let fetched = 0;
@@ -287,7 +292,8 @@ export class Bootstrapper implements BootstrapTarget {
       } catch (err) {
         this.#checkAborted(signal);
         if (!(err instanceof AttemptFailed)) throw err;
-        failures += 1;
+        // Failures count in a row: an attempt that accepted blocks before failing made progress.
+        failures = this.#accepted > acceptedBefore ? 1 : failures + 1;
         this.#held = 0;
         this.#log.warn('bootstrap attempt failed', { attempt: failures, reason: err.message });
         if (failures >= this.#limits.maxFailedAttempts) {
