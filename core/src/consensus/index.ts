@@ -45,3 +45,24 @@ export {
   type TestBlockStatus,
   type TestVMOptions,
 } from './simulation.js';
+export type { Beacon, BootstrapProgress, BootstrapTarget, BootstrapTransport } from './bootstrap/types.js';
+export {
+  Bootstrapper,
+  DEFAULT_BOOTSTRAP_LIMITS,
+  exceedsHalf,
+  type BootstrapperOptions,
+  type BootstrapLimits,
+  type BootstrapResult,
+  type BootstrapStats,
+} from './bootstrap/bootstrapper.js';
+export {
+  BootstrapServer,
+  DEFAULT_SERVER_LIMITS,
+  ANCESTORS_HEADER_BYTES,
+  ANCESTORS_BYTES_PER_BLOCK,
+  isAccepted,
+  type BootstrapServerOptions,
+  type BootstrapServerLimits,
+  type BootstrapRequestHandler,
+} from './bootstrap/server.js';
+export { BootstrapProgressOutput, type BootstrapProgressOutputOptions } from './bootstrap/progress.js';

@@ -1,0 +1,128 @@
+/**
+ * The answering half of bootstrapping: what this node tells other nodes that bootstrap from it,
+ * straight from its VM (it answers while it bootstraps itself too: beacons restarting together
+ * bootstrap from each other).
+ *
+ * - GetAcceptedFrontier -> our last accepted block (a linear chain's frontier is one block).
+ * - GetAccepted(ids) -> those of the IDs (at most MAX_CONTAINER_IDS are looked at) that this VM has
+ *   accepted: a block the VM knows whose height maps back to it in the height index.
+ * - GetAncestors(id) -> that block, its parent, its grandparent… newest first, while the VM has them
+ *   (processing or accepted), at most MAX_ANCESTORS blocks, and stopping before the reply would pass
+ *   MAX_MESSAGE_BYTES. An unknown block gets an empty reply, so the asker turns to another beacon at
+ *   once instead of waiting for its deadline (the same for a first block too big to fit a message).
+ *
+ * Nothing here throws: bad input and VM failures are logged at debug and answered as far as possible.
+ */
+import { Id, type Block, type ChainVM, type Logger, type ShortId } from '@cornice/sdk';
+import { MAX_ANCESTORS, MAX_CONTAINER_IDS, MAX_MESSAGE_BYTES } from '../../network/messages.js';
+import type { BootstrapTarget, BootstrapTransport } from './types.js';
+
+/**
+ * Room left in an Ancestors frame for everything but the blocks: codec version (2), op (1), chain
+ * ID (32), request ID (4) and the count (4) are 43 bytes; each block also costs its u32 length.
+ */
+export const ANCESTORS_HEADER_BYTES = 64;
+export const ANCESTORS_BYTES_PER_BLOCK = 4;
+
+export interface BootstrapServerLimits {
+  /** Most blocks in one Ancestors reply. */
+  maxAncestors: number;
+  /** Most bytes of one Ancestors reply, each block counted with its length prefix. */
+  maxAncestorsBytes: number;
+}
+
+export const DEFAULT_SERVER_LIMITS: Readonly<BootstrapServerLimits> = Object.freeze({
+  maxAncestors: MAX_ANCESTORS,
+  maxAncestorsBytes: MAX_MESSAGE_BYTES - ANCESTORS_HEADER_BYTES,
+});
+
+export interface BootstrapServerOptions {
+  vm: ChainVM;
+  transport: BootstrapTransport;
+  log: Logger;
+  limits?: Partial<BootstrapServerLimits>;
+}
+
+/** The requests of BootstrapTarget (the replies go to a Bootstrapper). */
+export type BootstrapRequestHandler = Pick<BootstrapTarget, 'onGetAcceptedFrontier' | 'onGetAccepted' | 'onGetAncestors'>;
+
+const describe = (err: unknown): string => (err instanceof Error ? `${err.name}: ${err.message}` : String(err));
+
+export class BootstrapServer implements BootstrapRequestHandler {
+  readonly #vm: ChainVM;
+  readonly #transport: BootstrapTransport;
+  readonly #log: Logger;
+  readonly #limits: BootstrapServerLimits;
+
+  constructor(opts: BootstrapServerOptions) {
+    this.#vm = opts.vm;
+    this.#transport = opts.transport;
+    this.#log = opts.log;
+    this.#limits = { ...DEFAULT_SERVER_LIMITS, ...opts.limits };
+  }
+
+  async onGetAcceptedFrontier(from: ShortId, requestId: number): Promise<void> {
+    try {
+      const last = await this.#vm.lastAccepted();
+      this.#transport.acceptedFrontier(from, requestId, [last]);
+    } catch (err) {
+      this.#log.debug('get accepted frontier not answered', { from: String(from), error: describe(err) });
+    }
+  }
+
+  async onGetAccepted(from: ShortId, requestId: number, blockIds: readonly Id[]): Promise<void> {
+    try {
+      const ids = Array.isArray(blockIds) ? blockIds.slice(0, MAX_CONTAINER_IDS) : [];
+      const seen = new Set<string>();
+      const accepted: Id[] = [];
+      for (const id of ids) {
+        if (!(id instanceof Id) || seen.has(id.key)) continue;
+        seen.add(id.key);
+        if (await isAccepted(this.#vm, id)) accepted.push(id);
+      }
+      this.#transport.accepted(from, requestId, accepted);
+    } catch (err) {
+      this.#log.debug('get accepted not answered', { from: String(from), error: describe(err) });
+    }
+  }
+
+  async onGetAncestors(from: ShortId, requestId: number, blockId: Id): Promise<void> {
+    try {
+      const blocks = blockId instanceof Id ? await this.#ancestors(blockId) : [];
+      this.#transport.ancestors(from, requestId, blocks);
+    } catch (err) {
+      this.#log.debug('get ancestors not answered', { from: String(from), error: describe(err) });
+    }
+  }
+
+  /** The block and its ancestors, newest first, within the count and byte limits. */
+  async #ancestors(blockId: Id): Promise<Uint8Array[]> {
+    const out: Uint8Array[] = [];
+    let bytes = 0;
+    let next: Id = blockId;
+    while (out.length < this.#limits.maxAncestors) {
+      let block: Block;
+      try {
+        block = await this.#vm.getBlock(next);
+      } catch {
+        break; // unknown here (below genesis, or never seen)
+      }
+      const size = block.bytes.length + ANCESTORS_BYTES_PER_BLOCK;
+      if (bytes + size > this.#limits.maxAncestorsBytes) break;
+      out.push(block.bytes);
+      bytes += size;
+      next = block.parentId;
+    }
+    return out;
+  }
+}
+
+/** Whether `vm` has accepted the block `id`: it knows the block, and its height index names it. */
+export async function isAccepted(vm: ChainVM, id: Id): Promise<boolean> {
+  try {
+    const block = await vm.getBlock(id);
+    return (await vm.getBlockIdAtHeight(block.height)).equals(id);
+  } catch {
+    return false; // unknown, above the last accepted height, or a height not known yet
+  }
+}
