@@ -18,7 +18,7 @@ import { createServer, connect, type Server, type TLSSocket } from 'node:tls';
 import type { Id, Logger, ShortId } from '@cornice/sdk';
 import type { BootstrapTarget, BootstrapTransport } from '../consensus/bootstrap/types.js';
 import type { EngineTransport, LoopbackTarget } from '../consensus/index.js';
-import { nodeIdFromCert, type StakingCert } from '../staking/cert.js';
+import { peerCertificate, type StakingCert } from '../staking/cert.js';
 import { MAX_PEERS, type ChainMessage, type IpPort, type Message, type PeerInfo } from './messages.js';
 import { DEFAULT_PEER_LIMITS, Peer, type LocalIdentity, type PeerLimits } from './peer.js';
 import type { ChainLink, EngineNetwork, PeerSummary } from './types.js';
@@ -264,7 +264,7 @@ export class Network implements EngineNetwork {
     try {
       const raw = socket.getPeerCertificate(true)?.raw;
       if (!raw || raw.length === 0) throw new Error('no certificate');
-      return nodeIdFromCert(new Uint8Array(raw));
+      return peerCertificate(new Uint8Array(raw)).nodeId;
     } catch (e) {
       this.#log.info('dropping connection: unusable peer certificate', { remote: `${socket.remoteAddress}:${socket.remotePort}`, error: (e as Error).message });
       socket.destroy();
