@@ -166,4 +166,92 @@ test('garbage on the staking port (no certificate, then bad frames from a real o
   assert.ok(logs.length >= 1, 'the drops are logged');
 });
 
+/** The timestamp tip of a node, or undefined while it cannot say (bootstrapping, restarting). */
+async function tipOrNothing(n: NodeProcess): Promise<{ id: string; data: string } | undefined> {
+  try {
+    const r = await n.call('bc/timestamp', 'timestamp.getBlock', {});
+    return r.result as { id: string; data: string } | undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Resolves once every given node has the same timestamp tip, holding `data` when given; that tip's ID. */
+function sameTip(nodes: NodeProcess[], data?: string, maxMs = 30_000): Promise<string> {
+  let seen = '';
+  return until(
+    'the same timestamp tip everywhere',
+    async () => {
+      const tips = await Promise.all(nodes.map(tipOrNothing));
+      seen = JSON.stringify(tips.map((t) => t?.id.slice(0, 8)));
+      const first = tips[0];
+      if (!first || tips.some((t) => t?.id !== first.id)) return undefined;
+      return data === undefined || first.data === data ? first.id : undefined;
+    },
+    maxMs,
+  ).catch((e: Error) => {
+    throw new Error(`${e.message}; last seen: ${seen}`);
+  });
+}
+
+const payload = (n: number) => cb58Encode(new Uint8Array(32).fill(n));
+
+test('a sixth node (not a validator) joins by bootstrapping from scratch, then follows new blocks', async () => {
+  const sixth = await net.add(6);
+  if (process.env.DEBUG_NET) setTimeout(() => console.log(sixth.proc.logs.filter((l) => l.level !== 'debug').map((l) => JSON.stringify(l).slice(0, 300)).join('\n')), 8000);
+  assert.not.ok(LOCAL_NODE_IDS.includes(sixth.proc.nodeId), 'a generated certificate');
+  await sameTip(net.nodes.map((n) => n.proc));
+  await ok(node(2), 'bc/timestamp', 'timestamp.proposeBlock', { data: payload(0x66) });
+  await sameTip(net.nodes.map((n) => n.proc), payload(0x66));
+  // The X-Chain too: what node 3 accepted earlier is there.
+  const { balance } = await ok(sixth.proc, 'bc/X', 'avm.getBalance', { address: EWOQ_X, assetID: 'AVA' });
+  assert.is(balance, (await ok(node(1), 'bc/X', 'avm.getBalance', { address: EWOQ_X, assetID: 'AVA' })).balance);
+});
+
+test('kill -9 one validator under load: the others keep accepting; restarted, it catches up to the same last accepted block', async () => {
+  const victim = net.nodes[4]!;
+  const others = net.nodes.filter((n) => n !== victim).map((n) => n.proc);
+  let proposals = 0;
+  let loading = true;
+  const load = (async () => {
+    while (loading) {
+      await node(1).call('bc/timestamp', 'timestamp.proposeBlock', { data: payload(0x80 + (proposals++ % 64)) }).catch(() => undefined);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  })();
+  await new Promise((r) => setTimeout(r, 500));
+  await victim.proc.stop('SIGKILL');
+  const before = (await tip(node(1))).id;
+  await until('blocks accepted without the killed node', async () => ((await tip(node(1))).id !== before ? true : undefined));
+  loading = false;
+  await load;
+  const last = payload(0x7e);
+  await ok(node(2), 'bc/timestamp', 'timestamp.proposeBlock', { data: last });
+  const tipId = await sameTip(others, last);
+  await victim.restart();
+  assert.is(await sameTip([victim.proc, node(1)], last, 60_000), tipId);
+  const boot = victim.proc.logs.filter((l) => l.msg === 'bootstrapping' || l.msg === 'bootstrapped');
+  assert.ok(proposals > 3 && boot.length >= 0);
+});
+
+test('with 3 of 5 validators stopped nothing is accepted; restarted, the network resumes', async () => {
+  const stopped = net.nodes.filter((n) => [3, 4, 5].includes(n.index));
+  await Promise.all(stopped.map((n) => n.proc.stop()));
+  const before = (await tip(node(1))).id;
+  await ok(node(1), 'bc/timestamp', 'timestamp.proposeBlock', { data: payload(0x33) });
+  await new Promise((r) => setTimeout(r, 3_000));
+  assert.is((await tip(node(1))).id, before, 'nothing accepted at node 1');
+  assert.is((await tip(node(2))).id, before, 'nothing accepted at node 2');
+  const health = (await fetch(`${node(1).url}/ext/health`).then((r) => r.json())) as { healthy: boolean; checks: Record<string, { error?: { message: string } }> };
+  assert.not.ok(health.healthy);
+  assert.match(health.checks['chain timestamp']?.error?.message ?? '', /waiting for validators/);
+  await Promise.all(stopped.map((n) => n.restart()));
+  await ok(node(3), 'bc/timestamp', 'timestamp.proposeBlock', { data: payload(0x34) }).catch(() => undefined);
+  await until('a block accepted again on all validators', async () => {
+    const t = await tip(node(1));
+    return t.id !== before ? true : undefined;
+  }, 60_000);
+  await sameTip(net.nodes.filter((n) => n.index <= 5).map((n) => n.proc), undefined, 60_000);
+});
+
 test.run();

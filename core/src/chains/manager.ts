@@ -253,7 +253,15 @@ export class ChainManager {
         scheduler: d.scheduler,
         log,
         queryTimeoutMs: d.timeouts.maximumMs,
-        onAccepted: (block: Block) => acceptedSubject.next({ id: block.id, height: block.height, bytes: block.bytes }),
+        onAccepted: (block: Block) => {
+          acceptedSubject.next({ id: block.id, height: block.height, bytes: block.bytes });
+          // No poll reaches a node that does not validate: it hears of accepted blocks this way.
+          if (d.sybilProtection) {
+            const validators = new Set(d.validators.listNow(def.subnetId).map((v) => v.nodeId.key));
+            const others = d.network.connected().filter((n) => !validators.has(n.key) && !n.equals(d.nodeId));
+            if (others.length > 0) link.gossipAccepted(others, block.bytes);
+          }
+        },
         onHalt: (reason) => faultTarget.fault(reason),
       });
       engine = theEngine;

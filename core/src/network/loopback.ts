@@ -31,6 +31,7 @@ export function loopbackNetwork(self: ShortId): EngineNetwork {
         attach: (target) => transport.attach(target),
         bootstrap: nowhere,
         attachBootstrap() {},
+        gossipAccepted() {},
         gossip() {},
         attachGossip() {},
         close() {},

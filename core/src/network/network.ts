@@ -88,6 +88,8 @@ interface ChainTargets {
 }
 
 const addrKey = (ip: string, port: number) => `${ip}|${port}`;
+/** A Put under this request ID is an accepted block sent unasked (the reference's GossipMsgRequestID); engines never use it. */
+export const GOSSIP_REQUEST_ID = 0xffff_ffff;
 const UNSPECIFIED = new Set(['0.0.0.0', '::', '']);
 
 export class Network implements EngineNetwork {
@@ -208,6 +210,10 @@ export class Network implements EngineNetwork {
       attach: (target) => (targets.engine = target),
       bootstrap,
       attachBootstrap: (target) => (targets.bootstrap = target),
+      gossipAccepted: (to, block) => {
+        let m: Message | undefined;
+        for (const node of to) this.#peers.get(node.key)?.send((m ??= { op: 'Put', chainId, requestId: GOSSIP_REQUEST_ID, container: block }));
+      },
       gossip: (payload) => {
         const m: Message = { op: 'Gossip', chainId, payload };
         for (const p of this.#peers.values()) p.send(m);
@@ -466,7 +472,8 @@ export class Network implements EngineNetwork {
         void t.engine?.onGet(from, m.requestId, m.containerId);
         return;
       case 'Put':
-        void t.engine?.onPut(from, m.requestId, m.container);
+        if (m.requestId === GOSSIP_REQUEST_ID) void t.engine?.onGossipedBlock?.(from, m.container);
+        else void t.engine?.onPut(from, m.requestId, m.container);
         return;
       case 'GetAcceptedFrontier':
         void t.bootstrap?.onGetAcceptedFrontier(from, m.requestId);

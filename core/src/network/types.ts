@@ -9,6 +9,8 @@ export interface ChainLink {
   attach(target: LoopbackTarget): void;
   bootstrap: BootstrapTransport;
   attachBootstrap(target: BootstrapTarget): void;
+  /** Sends a block this node accepted to `to` (peers no poll reaches: non-validators). */
+  gossipAccepted(to: readonly ShortId[], block: Uint8Array): void;
   /** Sends a VM's gossip (new txs) to the chain's peers. */
   gossip(payload: Uint8Array): void;
   attachGossip(receive: (from: ShortId, payload: Uint8Array) => void): void;

@@ -2,9 +2,9 @@
  * Requests between an engine and its validators, with avalanchego's sender semantics: every query
  * and Get the engine sends is registered with a deadline from the adaptive timeout, and the engine
  * hears `onQueryFailed` when no answer came by then. A request to a validator that is not connected
- * is not sent and fails at its deadline (never at once: an engine whose every query failed
- * instantly would repoll in a tight loop); a request to a benched validator fails on the next turn
- * without waiting. Each timeout counts against the validator in the benchlist; any answer clears it.
+ * is not sent: it fails on the next turn when other requests of its batch were sent, else at its
+ * deadline (never at once: an engine whose every query failed instantly would repoll in a tight
+ * loop); a request to a benched validator fails on the next turn without waiting. Each timeout counts against the validator in the benchlist; any answer clears it.
  *
  * It sits between the engine and a link (the loopback now, TCP peers later): the engine sends through
  * it (it is the engine's EngineTransport) and the link delivers to it (it is the link's target).
@@ -116,13 +116,19 @@ export class RequestSender implements EngineTransport, LoopbackTarget {
       batch.pending.set(node.key, node);
       if (this.#o.isConnected(node)) send.push(node);
     }
+    // Requests to nodes not connected fail on the next turn when some of the batch went out (the
+    // poll then ends with the answers of those connected); only a batch that went nowhere waits
+    // for its deadline, so that an engine cut off from everyone does not repoll in a tight loop.
+    const unsent = send.length > 0 ? [...batch.pending.values()].filter((n) => !this.#o.isConnected(n)) : [];
+    for (const node of unsent) batch.pending.delete(node.key);
     if (batch.pending.size > 0) {
       this.#batches.set(requestId, batch);
       batch.timer = this.#o.scheduler.setTimeout(() => this.#expire(batch), this.#o.timeouts.currentMs);
     }
-    if (benched.length > 0) {
+    const failNow = [...benched, ...unsent];
+    if (failNow.length > 0) {
       this.#o.scheduler.setTimeout(() => {
-        if (!this.#stopped) for (const node of benched) this.#engine?.onQueryFailed(node, requestId);
+        if (!this.#stopped) for (const node of failNow) this.#engine?.onQueryFailed(node, requestId);
       }, 0);
     }
     return send;
@@ -186,6 +192,10 @@ export class RequestSender implements EngineTransport, LoopbackTarget {
 
   onPut(from: ShortId, requestId: number, bytes: Uint8Array): Promise<void> {
     return this.#answered(from, requestId) && this.#engine ? this.#engine.onPut(from, requestId, bytes) : Promise.resolve();
+  }
+
+  onGossipedBlock(from: ShortId, bytes: Uint8Array): Promise<void> {
+    return this.#stopped || !this.#engine?.onGossipedBlock ? Promise.resolve() : this.#engine.onGossipedBlock(from, bytes);
   }
 
   /** The link could not deliver a request: it fails now and counts against the validator. */

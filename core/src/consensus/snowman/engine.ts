@@ -677,7 +677,8 @@ export class SnowmanEngine {
   #newRequestId(): number {
     do {
       this.#nextRequestId = (this.#nextRequestId + 1) >>> 0;
-    } while (this.#polls.has(this.#nextRequestId) || this.#getsByRequest.has(this.#nextRequestId));
+      // 0xffffffff marks a gossiped block (network GOSSIP_REQUEST_ID).
+    } while (this.#polls.has(this.#nextRequestId) || this.#getsByRequest.has(this.#nextRequestId) || this.#nextRequestId === 0xffff_ffff);
     return this.#nextRequestId;
   }
 
@@ -1013,6 +1014,30 @@ export class SnowmanEngine {
       if (this.#state === 'running') this.#transport.put(from, requestId, block.bytes);
     } catch (err) {
       this.#log.warn('get handling failed', { error: describe(err) });
+    }
+  }
+
+  /**
+   * A block another node accepted, sent unasked (to nodes that are not validators, which no poll
+   * reaches): issued like a pushed block — unknown ancestors fetched from the sender, then polled
+   * among the validators — but not answered.
+   */
+  async onGossipedBlock(from: ShortId, bytes: Uint8Array): Promise<void> {
+    if (this.#state !== 'running') return;
+    try {
+      let block: Block;
+      try {
+        block = await this.#vm.parseBlock(bytes);
+      } catch (err) {
+        this.#log.debug('unparseable gossiped block', { from: from.toString(), error: describe(err) });
+        return;
+      }
+      const key = block.id.key;
+      if (this.#state === 'running' && !this.#processing.has(key) && key !== this.#root?.key && block.height > (this.#root?.height ?? 0)) {
+        await this.#enqueue(() => this.#add(block, from));
+      }
+    } catch (err) {
+      this.#log.warn('gossiped block handling failed', { from: String(from), error: describe(err) });
     }
   }
 

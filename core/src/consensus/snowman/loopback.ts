@@ -8,6 +8,8 @@ export interface LoopbackTarget {
   onQueryFailed(from: ShortId, requestId: number): void;
   onGet(from: ShortId, requestId: number, blockId: Id): Promise<void>;
   onPut(from: ShortId, requestId: number, bytes: Uint8Array): Promise<void>;
+  /** A block another node accepted, sent unasked (optional: the engine handles it). */
+  onGossipedBlock?(from: ShortId, bytes: Uint8Array): Promise<void>;
 }
 
 /**

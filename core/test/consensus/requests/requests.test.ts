@@ -75,18 +75,28 @@ function senderWith(opts: { connected: (id: ShortId) => boolean; failThreshold?:
 const a = nodeIdOf(2);
 const b = nodeIdOf(3);
 
-test('sender: a query to a node that is not connected is not sent and fails at its deadline, not at once', () => {
+test('sender: a query to a node that is not connected is not sent; it fails on the next turn when others of the poll were sent', () => {
   const s = senderWith({ connected: (id) => id === a });
   s.sender.pushQuery([a, b], 7, new Uint8Array([1]));
   const sent = s.link.take('pushQuery');
   assert.equal(sent.map((m) => m.to), [a], 'only the connected one is sent to');
   assert.equal(s.heard, []);
+  s.clock.runNext();
+  assert.equal(s.heard, ['failed b 7 at 0'], 'the poll need not wait for a node it could not reach');
+  s.clock.runNext();
+  assert.equal(s.heard, ['failed b 7 at 0', 'failed a 7 at 2000']);
+  assert.is(s.sender.stats.timedOut, 1);
+  assert.is(s.sender.stats.outstanding, 0);
+});
+
+test('sender: a poll that reached no one fails at its deadline, not at once (no tight repoll loop)', () => {
+  const s = senderWith({ connected: () => false });
+  s.sender.pushQuery([a, b], 8, new Uint8Array([1]));
+  assert.equal(s.link.take('pushQuery'), []);
   assert.is(s.clock.peekTime(), 2_000);
   s.clock.runNext();
   s.clock.runNext();
-  assert.equal(s.heard, ['failed a 7 at 2000', 'failed b 7 at 2000']);
-  assert.is(s.sender.stats.timedOut, 2);
-  assert.is(s.sender.stats.outstanding, 0);
+  assert.equal(s.heard, ['failed a 8 at 2000', 'failed b 8 at 2000']);
 });
 
 test('sender: an answer clears the deadline, is passed on once, and its latency shortens the next deadline', () => {
