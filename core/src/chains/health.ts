@@ -39,6 +39,7 @@ export function chainHealth(c: ChainHealthSource, snow: Pick<SnowParams, 'k' | '
   const details = {
     state: s.state,
     lastAcceptedHeight: s.lastAcceptedHeight,
+    polls: { successful: s.successfulPolls, failed: s.failedPolls },
     processing: s.processing,
     longestProcessingMs: stuckMs,
     validators: describeReachability(reach, snow),

@@ -124,6 +124,15 @@ interface TreeNode {
   sb: Snowball | undefined;
 }
 
+/** A block's height, or undefined when its VM cannot tell yet (it throws until it knows the parent). */
+function heightOf(block: Block): number | undefined {
+  try {
+    return block.height;
+  } catch {
+    return undefined;
+  }
+}
+
 interface Poll {
   readonly requestId: number;
   /** Validators yet to answer (node key -> how often it was drawn). */
@@ -498,10 +507,16 @@ export class SnowmanEngine {
     if (this.#state !== 'running' || !root) return 'ignored';
     if (this.#processing.has(key) || key === root.key) return 'known';
     if (this.#recentlyDecided.has(key)) return 'ignored';
-    const height = block.height;
-    if (!Number.isSafeInteger(height) || height <= root.height) return 'ignored'; // decided height
     const parentKey = block.parentId.key;
     const parent = parentKey === root.key ? root : this.#processing.get(parentKey);
+    // Some VMs (the timestamp VM) know a block's height only once they know its parent.
+    const known = heightOf(block);
+    if (known === undefined && !parent) {
+      this.#hold(block, key, parentKey, source);
+      return 'held';
+    }
+    const height = known ?? Number.NaN;
+    if (!Number.isSafeInteger(height) || height <= root.height) return 'ignored'; // decided height
     if (!parent) {
       if (height === root.height + 1 || this.#recentlyDecided.has(parentKey)) {
         // Its parent conflicts with the last accepted block, or was dropped or rejected.
@@ -558,7 +573,8 @@ export class SnowmanEngine {
       h = parent;
     }
     // A missing link at or below the last accepted height can only conflict with it: leave it to expire.
-    if (!h || h.block.height <= (this.#root?.height ?? 0) + 1) return;
+    const lowest = h ? heightOf(h.block) : undefined;
+    if (!h || (lowest !== undefined && lowest <= (this.#root?.height ?? 0) + 1)) return;
     const missing = h.block.parentId;
     const missingKey = missing.key;
     if (this.#processing.has(missingKey) || missingKey === this.#root?.key || this.#recentlyDecided.has(missingKey)) return;
@@ -878,7 +894,7 @@ export class SnowmanEngine {
     this.#lastGc = now;
     const rootHeight = this.#root?.height ?? 0;
     for (const [key, h] of this.#held) {
-      if (now - h.since > this.#limits.heldTtlMs || h.block.height <= rootHeight) {
+      if (now - h.since > this.#limits.heldTtlMs || (heightOf(h.block) ?? Number.POSITIVE_INFINITY) <= rootHeight) {
         this.#unhold(key);
       }
     }
@@ -950,7 +966,7 @@ export class SnowmanEngine {
           await this.#enqueue(() => this.#add(b, from));
         }
       }
-      const vote = await this.#voteAtHeight(block?.height);
+      const vote = await this.#voteAtHeight(block ? heightOf(block) : undefined);
       if (this.#state === 'running' && vote) this.#transport.chits(from, requestId, vote);
     } catch (err) {
       this.#log.warn('push query handling failed', { from: String(from), error: describe(err) });
@@ -1033,7 +1049,7 @@ export class SnowmanEngine {
         return;
       }
       const key = block.id.key;
-      if (this.#state === 'running' && !this.#processing.has(key) && key !== this.#root?.key && block.height > (this.#root?.height ?? 0)) {
+      if (this.#state === 'running' && !this.#processing.has(key) && key !== this.#root?.key && (heightOf(block) ?? Number.POSITIVE_INFINITY) > (this.#root?.height ?? 0)) {
         await this.#enqueue(() => this.#add(block, from));
       }
     } catch (err) {

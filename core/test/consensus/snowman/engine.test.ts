@@ -250,6 +250,42 @@ test('a pushed block with unknown ancestors: ancestors are fetched from the push
   await h.engine.stop();
 });
 
+test('a VM that knows a block\'s height only once it knows the parent (the timestamp VM): pushed blocks are held, fetched and answered', async () => {
+  const peer = nodeIdOf(2);
+  const h = harness({ bag: [peer], params: { ...DEFAULT_SNOW_PARAMS, k: 1, alpha: 1 } });
+  await h.engine.start();
+  const known = new Set<string>([h.vm.genesis.id.key]);
+  const parse = h.vm.parseBlock.bind(h.vm);
+  h.vm.parseBlock = async (bytes: Uint8Array) => {
+    const block = await parse(bytes);
+    known.add(block.id.key);
+    return new Proxy(block, {
+      get(target, prop) {
+        if (prop === 'height' && !known.has(target.parentId.key)) throw new Error(`height of block ${target.id} is unknown until its parent ${target.parentId} is`);
+        const v = Reflect.get(target, prop, target) as unknown;
+        return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
+      },
+    });
+  };
+  const peerVm = new TestVM();
+  const a = peerVm.makeBlock(peerVm.genesis);
+  const b = peerVm.makeBlock(a);
+  const c = peerVm.makeBlock(b);
+  await h.engine.onPushQuery(peer, 90, c.bytes);
+  const [chit] = h.transport.take('chits') as [Extract<Message, { type: 'chits' }>];
+  assert.ok(chit.preferred.equals(h.vm.genesis.id), 'answered with the preference, not an error');
+  assert.is(h.engine.held, 1);
+  for (const expected of [b, a]) {
+    const gets = h.transport.take('get') as Array<Extract<Message, { type: 'get' }>>;
+    assert.is(gets.length, 1);
+    assert.ok((gets[0] as { blockId: Id }).blockId.equals(expected.id));
+    await h.engine.onPut(peer, (gets[0] as Message).requestId, expected.bytes);
+  }
+  assert.is(h.engine.processing, 3);
+  assert.ok(h.engine.preference.equals(c.id));
+  await h.engine.stop();
+});
+
 test('a lost Get is asked again once it timed out', async () => {
   const peer = nodeIdOf(2);
   const h = harness({ bag: [peer], params: { ...DEFAULT_SNOW_PARAMS, k: 1, alpha: 1 }, queryTimeoutMs: 500 });
