@@ -20,7 +20,7 @@ const EWOQ = PrivateKey.fromString('ewoqjP7PxY4yr3iLTpLisriqt94hdyDFNgchSxGGztUr
 const X_CHAIN = Id.fromString('4R5p2RXDGLqaifZE4hHWH9owe34pfoBULn1DrQTWivjg8o4aH');
 const agent = new Agent({ keepAlive: true, maxSockets: 4 });
 
-function post(url, body) {
+export function post(url, body) {
   return new Promise((resolve, reject) => {
     const req = request(url, { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
       let text = '';
@@ -33,16 +33,16 @@ function post(url, body) {
   });
 }
 
-async function call(url, method, params) {
+export async function call(url, method, params) {
   const r = await post(url, JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }));
   if (r.error) throw new Error(`${method}: ${JSON.stringify(r.error)}`);
   return r.result;
 }
 
-const transferOut = (assetId, address, amount) => ({ assetId, out: { kind: 'transfer', amount, locktime: 0n, threshold: 1, addresses: [address] } });
+export const transferOut = (assetId, address, amount) => ({ assetId, out: { kind: 'transfer', amount, locktime: 0n, threshold: 1, addresses: [address] } });
 
 /** A signed BaseTx spending `utxos` (all the key's) into `outs`; its cb58 bytes and ID. */
-function signedTx(utxos, outs) {
+export function signedTx(utxos, outs) {
   const unsigned = {
     kind: 'base',
     networkId: 12345,
@@ -58,7 +58,7 @@ function signedTx(utxos, outs) {
 }
 
 /** Follows the pubsub `accepted` channel; `wait(id)` resolves when that tx is reported. */
-async function acceptedFeed(wsUrl) {
+export async function acceptedFeed(wsUrl) {
   const ws = new WebSocket(wsUrl);
   await new Promise((resolve, reject) => (ws.once('open', resolve), ws.once('error', reject)));
   const seen = new Set();
@@ -79,6 +79,30 @@ async function acceptedFeed(wsUrl) {
   };
 }
 
+/**
+ * Splits the ewoq key's biggest UTXO into `count` outputs of 1,000 nAVA (txs of 150 outputs, each
+ * awaited on the pubsub feed); the UTXOs made.
+ */
+export async function fanOut(xUrl, feed, count) {
+  const own = (await call(xUrl, 'avm.getUTXOs', { addresses: [`X-${EWOQ.address}`] })).utxos.map((u) => decodeUtxo(cb58Decode(u)));
+  let genesis = own.filter((u) => u.out.kind === 'transfer').sort((a, b) => (a.out.amount < b.out.amount ? 1 : -1))[0];
+  const pieces = [];
+  for (let left = count; left > 0; ) {
+    const n = Math.min(150, left); // a tx stays under the API's size bound
+    const outs = Array.from({ length: n }, () => transferOut(genesis.assetId, EWOQ.address, 1_000n));
+    outs.push(transferOut(genesis.assetId, EWOQ.address, genesis.out.amount - 1_000n * BigInt(n)));
+    const { tx, id, unsigned } = signedTx([genesis], outs);
+    const accepted = feed.wait(id.toString());
+    await call(xUrl, 'avm.issueTx', { tx });
+    await accepted;
+    const made = producedUtxos(id, unsigned);
+    genesis = made.find((u) => u.out.amount > 1_000n);
+    pieces.push(...made.filter((u) => u.out.amount === 1_000n));
+    left -= n;
+  }
+  return pieces;
+}
+
 export async function benchAvm({ transfers = 5000, latencySamples = 200, baselineBareNodeHttp } = {}) {
   const dir = await mkdtemp(join(tmpdir(), 'cornice-bench-x-'));
   const node = await startNode([
@@ -90,22 +114,7 @@ export async function benchAvm({ transfers = 5000, latencySamples = 200, baselin
   const X = `${node.url}/ext/bc/X`;
   const feed = await acceptedFeed(`${node.url.replace('http', 'ws')}/ext/bc/X/pubsub`);
   try {
-    // Fan-out: the genesis UTXO into `transfers + latencySamples` outputs of 1,000 nAVA (and change), in txs of 150 outputs.
-    let [genesis] = (await call(X, 'avm.getUTXOs', { addresses: [`X-${EWOQ.address}`] })).utxos.map((u) => decodeUtxo(cb58Decode(u)));
-    const pieces = [];
-    for (let left = transfers + latencySamples; left > 0; ) {
-      const n = Math.min(150, left); // a tx stays under the API's size bound
-      const outs = Array.from({ length: n }, () => transferOut(genesis.assetId, EWOQ.address, 1_000n));
-      outs.push(transferOut(genesis.assetId, EWOQ.address, genesis.out.amount - 1_000n * BigInt(n)));
-      const { tx, id, unsigned } = signedTx([genesis], outs);
-      const accepted = feed.wait(id.toString());
-      await call(X, 'avm.issueTx', { tx });
-      await accepted;
-      const made = producedUtxos(id, unsigned);
-      genesis = made.find((u) => u.out.amount > 1_000n);
-      pieces.push(...made.filter((u) => u.out.amount === 1_000n));
-      left -= n;
-    }
+    const pieces = await fanOut(X, feed, transfers + latencySamples);
     const to = PrivateKey.generate().address;
     const signed = pieces.map((u) => signedTx([u], [transferOut(u.assetId, to, 1_000n)]));
 

@@ -39,6 +39,7 @@ import type { VMRegistry } from '../vms/registry.js';
 import type { ChainAliases } from './aliases.js';
 import { guardVM } from './guard.js';
 import { chainHealth, describeBootstrap } from './health.js';
+import { proposerDelay } from './proposers.js';
 import { containedStream, describeFault, type FaultTarget } from './faults.js';
 
 export class ChainError extends NodeError<'UnknownVM' | 'Exists' | 'InitFailed' | 'BadHandler' | 'Halted' | 'Bootstrapping'> {}
@@ -263,6 +264,16 @@ export class ChainManager {
           }
         },
         onHalt: (reason) => faultTarget.fault(reason),
+        ...(d.sybilProtection
+          ? {
+              proposerDelay: proposerDelay({
+                chainId: def.id,
+                nodeId: d.nodeId,
+                validators: () => d.validators.listNow(def.subnetId),
+                isConnected: (node) => d.network.isConnected(node),
+              }),
+            }
+          : {}),
       });
       engine = theEngine;
       undo.push(() => theEngine.stop());

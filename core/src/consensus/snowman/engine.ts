@@ -75,6 +75,12 @@ export interface SnowmanEngineOptions {
   onAccepted?: (block: Block) => void;
   /** Called once when the engine halts (see halt()). */
   onHalt?: (reason: string) => void;
+  /**
+   * How long after its parent became preferred this node may build a block at `height` (ms; 0 or
+   * absent: at once). Gives each height one proposer first, so that validators holding the same
+   * gossiped txs do not all build competing blocks (see chains/proposers.ts).
+   */
+  proposerDelay?: (height: number) => number;
   limits?: Partial<EngineLimits>;
 }
 
@@ -209,6 +215,11 @@ export class SnowmanEngine {
   readonly #transport: EngineTransport;
   readonly #validators: ValidatorSampler;
   readonly #nodeId: ShortId;
+  readonly #proposerDelay: ((height: number) => number) | undefined;
+  /** The preference this node first had something to build on, and when (the proposer delay counts from there). */
+  #buildWindow: { key: string; since: number } | undefined;
+  /** Set while the build loop waits for this node's proposer window. */
+  #proposerSleep: Promise<void> | undefined;
   /** Blocks this engine sent in its queries, by their bytes object (see onPushQuery). */
   readonly #queried = new WeakMap<Uint8Array, Block>();
   readonly #scheduler: Scheduler;
@@ -267,6 +278,7 @@ export class SnowmanEngine {
     this.#log = opts.log.child({ module: 'snowman' });
     this.#queryTimeoutMs = opts.queryTimeoutMs ?? 2_000;
     this.#onAccepted = opts.onAccepted;
+    this.#proposerDelay = opts.proposerDelay;
     this.#onHalt = opts.onHalt;
     this.#limits = { ...DEFAULT_ENGINE_LIMITS, getTimeoutMs: this.#queryTimeoutMs, ...opts.limits };
     this.#recentlyDecided = new RecentSet(this.#limits.maxRecentlyDecided);
@@ -339,6 +351,15 @@ export class SnowmanEngine {
       }
       if (this.#state !== 'running') break;
       if (event !== 'pendingTxs') continue;
+      const wait = this.#proposerWait();
+      if (wait > 0) {
+        // Then ask the VM again (another node's block may have taken the txs); a new preference
+        // (a new height, another window) wakes it early.
+        this.#proposerSleep = this.#sleep(wait);
+        await this.#proposerSleep;
+        this.#proposerSleep = undefined;
+        continue;
+      }
       const outcome = await this.#enqueue(() => this.#build()).catch((err: unknown) => ({ problem: 'block building failed', error: describe(err) }));
       if (this.#state !== 'running') break;
       if (outcome === undefined) {
@@ -350,6 +371,20 @@ export class SnowmanEngine {
         await this.#buildFailed(problem, fields);
       }
     }
+  }
+
+  /**
+   * Ms before this node may build on its preference: its proposer window for the next height, counted
+   * from when it first had txs to build on this preference (the txs reach every node at about the
+   * same time, so the windows line up across nodes).
+   */
+  #proposerWait(): number {
+    if (!this.#proposerDelay) return 0;
+    const tip = this.#processing.get(this.#preferenceKey) ?? this.#root;
+    if (!tip) return 0;
+    const now = this.#scheduler.now();
+    if (this.#buildWindow?.key !== tip.key) this.#buildWindow = { key: tip.key, since: now };
+    return this.#buildWindow.since + this.#proposerDelay(tip.height + 1) - now;
   }
 
   /** Builds one block and issues it; undefined when a new block joined the tree, else what went wrong. */
@@ -855,6 +890,7 @@ export class SnowmanEngine {
     if (node.key === this.#preferenceKey) return;
     this.#preference = node.block.id;
     this.#preferenceKey = node.key;
+    if (this.#proposerSleep) this.#backoff?.wake();
     try {
       await this.#vm.setPreference(node.block.id);
     } catch (err) {

@@ -1,0 +1,38 @@
+/**
+ * Who builds first at each height. Validators hold the same txs (the VMs gossip them), and if all of
+ * them built as soon as they could, every height would see competing blocks and consensus would
+ * spend its polls rejecting them. So each height has an order of proposers: validators ranked by
+ * SHA-256(chainID ‖ height ‖ nodeID) — the same order at every node — among those connected;
+ * rank r may build `r × window` ms after its parent became preferred. The first is usually alone;
+ * when it is down or has nothing, the next one steps in a window later. A node that does not
+ * validate builds last. (Equal chances per validator, whatever its stake.)
+ */
+import { Writer, compareBytes, concatBytes, sha256, type Id, type ShortId } from '@cornice/sdk';
+
+/** How long each proposer rank waits after the one before it. */
+export const PROPOSER_WINDOW_MS = 500;
+
+export interface ProposerOptions {
+  chainId: Id;
+  nodeId: ShortId;
+  /** The chain's validators now. */
+  validators: () => readonly { nodeId: ShortId }[];
+  isConnected: (node: ShortId) => boolean;
+  windowMs?: number;
+}
+
+/** The engine's `proposerDelay` for one chain. */
+export function proposerDelay(o: ProposerOptions): (height: number) => number {
+  const window = o.windowMs ?? PROPOSER_WINDOW_MS;
+  return (height) => {
+    const others = o.validators().filter((v) => !v.nodeId.equals(o.nodeId) && o.isConnected(v.nodeId));
+    if (others.length === 0) return 0;
+    if (!o.validators().some((v) => v.nodeId.equals(o.nodeId))) return (others.length + 1) * window;
+    const prefix = new Writer().fixedBytes(o.chainId.bytes).u64(BigInt(height)).finish();
+    const rankKey = (node: ShortId) => sha256(concatBytes(prefix, node.bytes));
+    const mine = rankKey(o.nodeId);
+    const rank = others.filter((v) => compareBytes(rankKey(v.nodeId), mine) < 0).length;
+    return rank * window;
+  };
+}
+
