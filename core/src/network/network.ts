@@ -185,6 +185,8 @@ export class Network implements EngineNetwork {
     const transport: EngineTransport = {
       pushQuery: (to, requestId, block) =>
         each(to, () => void targets.engine?.onPushQuery(self, requestId, block), () => ({ op: 'PushQuery', chainId, requestId, container: block })),
+      pullQuery: (to, requestId, blockId) =>
+        each(to, () => void targets.engine?.onPullQuery?.(self, requestId, blockId), () => ({ op: 'PullQuery', chainId, requestId, containerId: blockId })),
       chits: (to, requestId, preferred) =>
         each([to], () => targets.engine?.onChits(self, requestId, preferred), () => ({ op: 'Chits', chainId, requestId, containerIds: [preferred] })),
       get: (to, requestId, blockId) =>
@@ -464,7 +466,8 @@ export class Network implements EngineNetwork {
         void t.engine?.onPushQuery(from, m.requestId, m.container);
         return;
       case 'PullQuery':
-        return; // this node polls with PushQuery only; a PullQuery goes unanswered and times out there
+        void t.engine?.onPullQuery?.(from, m.requestId, m.containerId);
+        return;
       case 'Chits':
         if (m.containerIds.length >= 1) t.engine?.onChits(from, m.requestId, m.containerIds[0]!);
         return;

@@ -70,6 +70,7 @@ export class Peer {
   /** Messages dropped because the socket's send buffer was full. */
   droppedSends = 0;
   #closed = false;
+  #corked = false;
   readonly #decoder: FrameDecoder;
   readonly #bytes: TokenBucket;
   readonly #messages: TokenBucket;
@@ -122,6 +123,15 @@ export class Peer {
     } catch (e) {
       this.log.warn('message not sent: it does not encode', { op: m.op, error: (e as Error).message });
       return false;
+    }
+    // Messages of one turn (a poll's queries, a burst of gossip) leave in one TLS record.
+    if (!this.#corked) {
+      this.#corked = true;
+      this.socket.cork();
+      process.nextTick(() => {
+        this.#corked = false;
+        this.socket.uncork();
+      });
     }
     this.socket.write(bytes);
     this.lastSent = this.now();

@@ -33,6 +33,7 @@ import { AvmError } from './errors.js';
 import { assetIdOf, decodeGenesis } from './genesis.js';
 import { Mempool, DEFAULT_MEMPOOL_BYTES, DEFAULT_MEMPOOL_CAPACITY } from './mempool.js';
 import type { AssetDescription, AvmBackend, GenesisAsset, Tx, TxStatus, Utxo } from './model.js';
+import { decodeGossip, encodeGossip } from './gossip.js';
 import { pubsubHandler } from './pubsub.js';
 import { avmService } from './service.js';
 import { applyEffect, checkTx, signedHash, type RuleContext, type TxEffect, type UtxoSource } from './rules.js';
@@ -360,6 +361,12 @@ export class AssetVM implements ChainVM, AvmBackend {
       const diff = new StateDiff(() => this.#stateAt(parent));
       const time = BigInt(block.timestamp);
       const txs = block.txs ?? block.txBytes.map((b) => decodeTx(b));
+      // The signatures of txs not seen before, recovered together on the sdk's workers first.
+      const unseen = txs.filter((_, i) => {
+        const id = txIdOf(block.txBytes[i]!);
+        return !this.#mempool.has(id) && !this.#effects.has(id.key);
+      });
+      await prerecoverSigners(unseen.flatMap((tx) => tx.creds.flatMap((c) => c.sigs.map((sig) => ({ hash: signedHash(tx), sig })))));
       for (let i = 0; i < txs.length; i++) {
         const bytes = block.txBytes[i]!;
         const id = txIdOf(bytes);
@@ -677,11 +684,14 @@ export class AssetVM implements ChainVM, AvmBackend {
     return id;
   }
 
-  /** A tx another node gossiped: pooled like an issued one (not gossiped again). */
+  /**
+   * Txs another node gossiped (gossip.ts: several per message): each pooled like an issued one, not
+   * gossiped again; one that fails its checks is skipped. Throws for a payload that does not decode.
+   */
   async onGossip(_from: ShortId, payload: Uint8Array): Promise<void> {
     this.#running();
-    if (payload.length > MAX_BLOCK_BYTES) throw new AvmError('InvalidTx', `gossiped tx of ${payload.length} bytes is too large`);
-    await this.#checkAndPool(decodeTx(payload), payload);
+    const txs = decodeGossip(payload).map((bytes) => ({ bytes, tx: decodeTx(bytes) }));
+    await Promise.all(txs.map(({ tx, bytes }) => this.#checkAndPool(tx, bytes).catch(() => undefined)));
   }
 
   async #checkAndPool(tx: Tx, bytes: Uint8Array): Promise<Id> {
@@ -694,11 +704,22 @@ export class AssetVM implements ChainVM, AvmBackend {
   /** Txs this node gossiped, so that an issue repeated by a client is not sent again (bounded). */
   readonly #gossiped = new Set<string>();
 
+  /** Txs to gossip at the end of this turn (one message for all of them). */
+  #toGossip: Uint8Array[] = [];
+
   #gossipIfNew(id: Id, bytes: Uint8Array): void {
     if (this.#gossiped.has(id.key) || !this.#mempool.has(id)) return;
     if (this.#gossiped.size >= 10_000) this.#gossiped.clear();
     this.#gossiped.add(id.key);
-    this.#ctx?.network.gossip(bytes);
+    if (this.#toGossip.length === 0) setImmediate(() => this.#flushGossip());
+    this.#toGossip.push(bytes);
+  }
+
+  #flushGossip(): void {
+    const txs = this.#toGossip;
+    this.#toGossip = [];
+    if (this.#shutDown) return;
+    for (const payload of encodeGossip(txs)) this.#ctx?.network.gossip(payload);
   }
 
   async #issue(tx: Tx, bytes: Uint8Array): Promise<Id> {

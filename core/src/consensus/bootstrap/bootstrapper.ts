@@ -78,7 +78,7 @@ export const DEFAULT_BOOTSTRAP_LIMITS: Readonly<BootstrapLimits> = Object.freeze
   maxRounds: 10,
   maxHeldBlocks: 65_536,
   maxHeldBytes: 128 * 1024 * 1024,
-  beaconRecheckMs: 1_000,
+  beaconRecheckMs: 250,
   waitLogIntervalMs: 60_000,
   maxFrontierIdsPerBeacon: 16,
 });

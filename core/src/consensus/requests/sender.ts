@@ -86,6 +86,16 @@ export class RequestSender implements EngineTransport, LoopbackTarget {
     if (send.length > 0) this.#o.link.pushQuery(send, requestId, block);
   }
 
+  /** Present when the link can send PullQuery. */
+  get pullQuery(): ((to: readonly ShortId[], requestId: number, blockId: Id) => void) | undefined {
+    const link = this.#o.link;
+    if (!link.pullQuery) return undefined;
+    return (to, requestId, blockId) => {
+      const send = this.#register(to, requestId);
+      if (send.length > 0) link.pullQuery!(send, requestId, blockId);
+    };
+  }
+
   get(to: ShortId, requestId: number, blockId: Id): void {
     if (this.#register([to], requestId).length > 0) this.#o.link.get(to, requestId, blockId);
   }
@@ -180,6 +190,10 @@ export class RequestSender implements EngineTransport, LoopbackTarget {
 
   onPushQuery(from: ShortId, requestId: number, bytes: Uint8Array): Promise<void> {
     return this.#stopped || !this.#engine ? Promise.resolve() : this.#engine.onPushQuery(from, requestId, bytes);
+  }
+
+  onPullQuery(from: ShortId, requestId: number, blockId: Id): Promise<void> {
+    return this.#stopped || !this.#engine?.onPullQuery ? Promise.resolve() : this.#engine.onPullQuery(from, requestId, blockId);
   }
 
   onGet(from: ShortId, requestId: number, blockId: Id): Promise<void> {

@@ -128,6 +128,8 @@ interface TreeNode {
   readonly children: string[];
   /** Decides among the children; created with the first child. */
   sb: Snowball | undefined;
+  /** Validators sent this block in a PushQuery already: later polls ask them by ID (PullQuery). */
+  pushedTo?: Set<string>;
 }
 
 /** A block's height, or undefined when its VM cannot tell yet (it throws until it knows the parent). */
@@ -718,7 +720,12 @@ export class SnowmanEngine {
     poll.timer = this.#scheduler.setTimeout(() => this.#finishPoll(requestId), this.#queryTimeoutMs);
     this.#queried.set(tip.block.bytes, tip.block);
     try {
-      this.#transport.pushQuery(to, requestId, tip.block.bytes);
+      const pushed = (tip.pushedTo ??= new Set());
+      if (this.#transport.pullQuery && to.every((n) => pushed.has(n.key))) this.#transport.pullQuery(to, requestId, tip.block.id);
+      else {
+        for (const n of to) pushed.add(n.key);
+        this.#transport.pushQuery(to, requestId, tip.block.bytes);
+      }
     } catch (err) {
       this.#log.warn('pushQuery failed', { error: describe(err) });
     }
@@ -1006,6 +1013,24 @@ export class SnowmanEngine {
       if (this.#state === 'running' && vote) this.#transport.chits(from, requestId, vote);
     } catch (err) {
       this.#log.warn('push query handling failed', { from: String(from), error: describe(err) });
+    }
+  }
+
+  /**
+   * A peer asks for our preference at a block it sent us before (by ID): answered with our preference
+   * at that block's height; a block we do not know is fetched from the asker and answered with our
+   * preference meanwhile.
+   */
+  async onPullQuery(from: ShortId, requestId: number, blockId: Id): Promise<void> {
+    if (this.#state !== 'running') return;
+    try {
+      const key = blockId.key;
+      const known = this.#processing.get(key) ?? (key === this.#root?.key ? this.#root : undefined);
+      if (!known && !this.#held.has(key) && !this.#recentlyDecided.has(key)) this.#fetch(blockId, key, from);
+      const vote = await this.#voteAtHeight(known?.height);
+      if (this.#state === 'running' && vote) this.#transport.chits(from, requestId, vote);
+    } catch (err) {
+      this.#log.warn('pull query handling failed', { from: String(from), error: describe(err) });
     }
   }
 

@@ -4,6 +4,8 @@ import type { EngineTransport } from './types.js';
 /** What LoopbackTransport delivers to (a SnowmanEngine). */
 export interface LoopbackTarget {
   onPushQuery(from: ShortId, requestId: number, bytes: Uint8Array): Promise<void>;
+  /** A poll by block ID (optional: the engine handles it). */
+  onPullQuery?(from: ShortId, requestId: number, blockId: Id): Promise<void>;
   onChits(from: ShortId, requestId: number, preferred: Id): void;
   onQueryFailed(from: ShortId, requestId: number): void;
   onGet(from: ShortId, requestId: number, blockId: Id): Promise<void>;

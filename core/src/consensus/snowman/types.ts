@@ -6,6 +6,8 @@ import type { Id, ShortId } from '@cornice/sdk';
  */
 export interface EngineTransport {
   pushQuery(to: readonly ShortId[], requestId: number, block: Uint8Array): void;
+  /** A poll by block ID, for validators that were sent the block already (optional: without it every poll pushes the block). */
+  pullQuery?(to: readonly ShortId[], requestId: number, blockId: Id): void;
   chits(to: ShortId, requestId: number, preferred: Id): void;
   get(to: ShortId, requestId: number, blockId: Id): void;
   put(to: ShortId, requestId: number, block: Uint8Array): void;

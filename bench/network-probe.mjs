@@ -1,0 +1,153 @@
+// Five local nodes over TLS (the five genesis validators, default consensus settings, LevelDB):
+// 1. X-Chain offline-signed transfers accepted/s: transfers issued round-robin to the five nodes in
+//    JSON-RPC batches of 100; the clock stops when node 1's pubsub has reported every one accepted.
+// 2. issue -> accept latency: one transfer at a time issued at node 3, until node 3's pubsub
+//    reports it accepted; p50/p99.
+// 3. bootstrap speed: a sixth node (not a validator) joins from scratch and bootstraps every chain
+//    from node 1; blocks/s of its largest chain, from its 'bootstrap finished' log line.
+import { spawn } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { PrivateKey } from '@cornice/sdk';
+import { acceptedFeed, call, fanOut, post, signedTx, transferOut } from '/work/main/bench/avm.mjs';
+import { CORNICE_BIN, freePort, report, rpc } from '/work/main/bench/lib.mjs';
+
+const fixture = (f) => fileURLToPath(new URL(`file:///work/main/core/fixtures/staking/local/${f}`, import.meta.url));
+const NODE1_ID = 'LHgqGqV1QYBuyTywXEvmswXme3iH8myRY';
+
+/** Starts node `i`; resolves once its HTTP API answers; collects its JSON log lines. */
+async function startNode(i, dir, beaconPort, stakingPort) {
+  const httpPort = await freePort();
+  const args = [`--data-dir=${join(dir, `node${i}`)}`, `--http-port=${httpPort}`, `--staking-port=${stakingPort}`, '--staking-host=127.0.0.1', '--log-level=info'];
+  if (i <= 5) args.push(`--staking-tls-cert-file=${fixture(`staker${i}.crt`)}`, `--staking-tls-key-file=${fixture(`staker${i}.key`)}`);
+  if (i > 1) args.push(`--bootstrap-ips=127.0.0.1:${beaconPort}`, `--bootstrap-ids=${NODE1_ID}`);
+  const proc = spawn(process.execPath, [...(i === 2 && process.env.PROF ? ['--cpu-prof', '--cpu-prof-dir=/tmp/prof'] : []), CORNICE_BIN, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const logs = [];
+  let buffered = '';
+  proc.stdout.on('data', (d) => {
+    buffered += d;
+    let nl;
+    while ((nl = buffered.indexOf('\n')) >= 0) {
+      const line = buffered.slice(0, nl);
+      buffered = buffered.slice(nl + 1);
+      try {
+        logs.push(JSON.parse(line));
+      } catch {}
+    }
+  });
+  const url = `http://127.0.0.1:${httpPort}`;
+  const t0 = performance.now();
+  for (;;) {
+    if (proc.exitCode !== null) throw new Error(`node ${i} exited with ${proc.exitCode}`);
+    if (performance.now() - t0 > 60_000) throw new Error(`node ${i} did not answer`);
+    try {
+      if ((await rpc(`${url}/ext/admin`, 'admin.getNodeID')).result) break;
+    } catch {}
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  const exited = new Promise((resolve) => proc.on('close', resolve));
+  return { url, logs, pid: proc.pid, startedAt: t0, stop: () => (proc.kill('SIGTERM'), exited) };
+}
+
+async function until(what, read, maxMs = 120_000) {
+  const t0 = performance.now();
+  for (;;) {
+    const v = await read();
+    if (v !== undefined) return v;
+    if (performance.now() - t0 > maxMs) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+export async function benchNetwork({ transfers = 5000, latencySamples = 100 } = {}) {
+  const dir = await mkdtemp(join(tmpdir(), 'cornice-bench-net-'));
+  const beaconPort = await freePort();
+  const nodes = [];
+  let feed1;
+  let feed3;
+  try {
+    nodes.push(await startNode(1, dir, beaconPort, beaconPort));
+    nodes.push(...(await Promise.all([2, 3, 4, 5].map(async (i) => startNode(i, dir, beaconPort, await freePort())))));
+    const X = nodes.map((n) => `${n.url}/ext/bc/X`);
+    await until('all connected', async () => {
+      const counts = await Promise.all(nodes.map(async (n) => (await rpc(`${n.url}/ext/admin`, 'admin.peers')).result?.peers.length));
+      return counts.every((c) => c === 4) ? true : undefined;
+    });
+    feed1 = await acceptedFeed(`${nodes[0].url.replace('http', 'ws')}/ext/bc/X/pubsub`);
+    feed3 = await acceptedFeed(`${nodes[2].url.replace('http', 'ws')}/ext/bc/X/pubsub`);
+    const pieces = await fanOut(X[0], feed1, transfers + latencySamples);
+    const to = PrivateKey.generate().address;
+    const signed = pieces.map((u) => signedTx([u], [transferOut(u.assetId, to, 1_000n)]));
+
+    // 2. latency, at node 3.
+    const latencies = [];
+    for (const { tx, id } of signed.splice(transfers, latencySamples)) {
+      const t0 = performance.now();
+      const accepted = feed3.wait(id.toString());
+      await call(X[2], 'avm.issueTx', { tx });
+      await accepted;
+      latencies.push(performance.now() - t0);
+    }
+    latencies.sort((a, b) => a - b);
+    const pct = (p) => Math.round(latencies[Math.floor((latencies.length - 1) * p)] * 10) / 10;
+
+    // 1. throughput, round-robin over the five nodes.
+    const { readFileSync } = await import('node:fs');
+    const cpu = () => nodes.map((n) => { const r = readFileSync(`/proc/${n.pid}/stat`, 'utf8'); const f = r.slice(r.lastIndexOf(')') + 2).split(' '); return (Number(f[11]) + Number(f[12])) * 10; });
+    const c0 = cpu(); const u0 = process.cpuUsage();
+    const t0 = performance.now();
+    const all = Promise.all(signed.map(({ id }) => feed1.wait(id.toString())));
+    const batches = [];
+    for (let i = 0; i < signed.length; i += 100) batches.push(signed.slice(i, i + 100));
+    let next = 0;
+    let errors = 0;
+    await Promise.all(
+      nodes.map(async (_, k) => {
+        while (next < batches.length) {
+          const batch = batches[next++];
+          const replies = await post(X[k], JSON.stringify(batch.map(({ tx }, i) => ({ jsonrpc: '2.0', id: i, method: 'avm.issueTx', params: { tx } }))));
+          errors += replies.filter((r) => r.error).length;
+        }
+      }),
+    );
+    await all;
+    const ms = performance.now() - t0;
+    const c1 = cpu(); const u1 = process.cpuUsage(u0);
+    console.log('wall', Math.round(ms), 'node cpu ms', c1.map((c, i) => c - c0[i]), 'bench cpu', Math.round((u1.user + u1.system) / 1000));
+    report({
+      bench: 'X-Chain transfers accepted/s on 5 local nodes (issued round-robin, JSON-RPC batches of 100)',
+      value: Math.round((signed.length / ms) * 1000),
+      unit: 'tx/s',
+      target: '>= 1500',
+      errors,
+      transfers: signed.length,
+    });
+    report({ bench: 'X-Chain issue -> accept latency on 5 local nodes (issued at node 3)', value: pct(0.5), unit: 'ms', target: 'p50 <= 300', p90: pct(0.9), p99: pct(0.99), samples: latencies.length });
+
+    // 3. a sixth node bootstraps from node 1.
+    const sixth = await startNode(6, dir, beaconPort, await freePort());
+    nodes.push(sixth);
+    const finished = await until('the sixth node bootstrapped every chain', async () => {
+      const done = sixth.logs.filter((l) => l.msg === 'bootstrap finished');
+      return done.length >= 3 ? done : undefined;
+    });
+    const biggest = finished.sort((a, b) => b.accepted - a.accepted)[0];
+    report({
+      bench: 'bootstrap of a new node from a 5-node network (its largest chain)',
+      value: Math.round((biggest.accepted / biggest.ms) * 1000),
+      unit: 'blocks/s',
+      target: '>= 2000',
+      chain: biggest.chain,
+      blocks: biggest.accepted,
+      ms: biggest.ms,
+      chains: finished.map((l) => ({ chain: l.chain, blocks: l.accepted, ms: l.ms })),
+    });
+  } finally {
+    feed1?.close();
+    feed3?.close();
+    await Promise.all(nodes.map((n) => n.stop()));
+    await rm(dir, { recursive: true, force: true });
+  }
+}
