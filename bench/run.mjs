@@ -10,6 +10,7 @@ import { promisify } from 'node:util';
 import { benchEngine } from './engine.mjs';
 import { benchPlatform } from './platform.mjs';
 import { benchAvm } from './avm.mjs';
+import { benchNetwork } from './network.mjs';
 import { median, report, rssMb, startNode } from './lib.mjs';
 import { benchStuckNode } from './stuck.mjs';
 import { benchTimestamp } from './timestamp.mjs';
@@ -71,7 +72,10 @@ try {
   // 7. X-Chain offline-signed transfers accepted/s and issue -> accept latency.
   await benchAvm({ transfers: quick ? 500 : 5000, latencySamples: quick ? 50 : 200, baselineBareNodeHttp: base.perSecond });
 
-  // 8. CPU of a node stuck waiting for validators (issue: < 0.5 s over 30 s).
+  // 8. Five local nodes: X-Chain throughput and latency; bootstrap of a sixth node.
+  await benchNetwork({ transfers: quick ? 500 : 3000, latencySamples: quick ? 30 : 100 });
+
+  // 9. CPU of a node stuck waiting for validators (issue: < 0.5 s over 30 s).
   await benchStuckNode({ seconds: quick ? 10 : 30 });
 } finally {
   await rm(dataDir, { recursive: true, force: true });
