@@ -7,7 +7,7 @@ const snow = { k: 20, alpha: 15 };
 const everyone: Reachability = { validators: 5, reachable: 5, benched: 0, totalWeight: 5, reachableWeight: 5 };
 
 function source(stats: Partial<EngineStats>, reach: Reachability = everyone, fault?: string): ChainHealthSource {
-  const full = { state: 'running', lastAcceptedHeight: 3, processing: 0, oldestProcessingSince: undefined, buildFailures: 0, haltReason: undefined, ...stats };
+  const full = { state: 'running', lastAcceptedHeight: 3, processing: 0, oldestProcessingSince: undefined, buildFailures: 0, haltReason: undefined, successfulPolls: 40, failedPolls: 2, ...stats };
   return { engine: { stats: full } as unknown as SnowmanEngine, sampler: { sample: () => [], reachability: () => reach }, fault };
 }
 
@@ -25,10 +25,18 @@ test('healthy: running, enough stake reachable, nothing stuck; the details say s
   assert.equal(chainHealth(source({}), snow, 120_000, 0), {
     state: 'running',
     lastAcceptedHeight: 3,
+    polls: { successful: 40, failed: 2 },
     processing: 0,
     longestProcessingMs: 0,
     validators: '5 of 5 connected, 100% of stake, need 75%',
   });
+});
+
+test('while the chain bootstraps, health says how far it is', () => {
+  const bootstrapping = { chain: 'X', phase: 'fetching' as const, fetched: 1200, accepted: 800, targetHeight: 5000, height: 800, etaMs: 3_000 };
+  assert.equal(problems({ ...source({ state: 'idle' }), bootstrapping }), [
+    'bootstrapping: fetching: 1200 blocks fetched, 800 accepted, height 800 of 5000, about 3 s left',
+  ]);
 });
 
 test('each problem is named, and all of them at once', () => {
