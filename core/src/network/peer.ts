@@ -96,7 +96,7 @@ export class Peer {
     socket.on('data', (chunk: Buffer) => this.#onData(chunk));
     socket.on('error', (e) => this.close(`socket error: ${e.message}`));
     socket.on('close', () => this.close('connection closed'));
-    this.#handshakeTimer = setTimeout(() => this.close(`no Version within ${limits.handshakeTimeoutMs} ms`), limits.handshakeTimeoutMs);
+    this.#handshakeTimer = setTimeout(() => this.#drop(`no Version within ${limits.handshakeTimeoutMs} ms`), limits.handshakeTimeoutMs);
     this.#handshakeTimer.unref?.();
     this.send({ op: 'Version', networkId: self.networkId, nonce: self.nonce, time: BigInt(Math.floor(now() / 1000)), listen: self.listen, version: self.version });
   }
@@ -172,7 +172,7 @@ export class Peer {
     if (m.op === 'Version') {
       if (this.info) return this.#drop('a second Version');
       const problem = this.#checkVersion(m);
-      if (problem) return this.close(problem);
+      if (problem) return this.#drop(problem);
       this.info = m;
       clearTimeout(this.#handshakeTimer);
       this.events.ready(this);
