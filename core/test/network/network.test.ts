@@ -93,16 +93,22 @@ test('two nodes: B dials its bootstrap node A; connected(), isConnected, peers()
   assert.is(logged(b, 'peer connected')[0]?.fields?.nodeId, a.id.toString());
 });
 
-test('peers(): the advertised --public-ip; an unspecified advertised address is replaced by the address the peer connects from', async () => {
-  const [ca, cb, cc] = await testCerts(3);
+test('peers(): the address a peer advertises (its --public-ip), not the one it is dialled at', async () => {
+  const [ca, cb] = await testCerts(2);
+  // Two nodes only: nobody hears of 10.1.2.3 in a peer list, so nothing dials it.
   const a = await startNode(ca!, { publicIp: '10.1.2.3' });
   const b = await startNode(cb!, { bootstrappers: [a] });
   await until(() => linked(a, b), 'A and B connected');
   assert.is(b.net.peers()[0]?.ip, `10.1.2.3:${a.port}`);
-  // C advertises 0.0.0.0 (as a node with no --public-ip listening on every interface does).
-  const c = await startNode(cc!, { publicIp: '0.0.0.0', bootstrappers: [b] });
-  await until(() => linked(b, c), 'B and C connected');
-  assert.is(b.net.peers().find((p) => p.nodeID === c.id.toString())?.ip, `127.0.0.1:${c.port}`);
+});
+
+test('peers(): an unspecified advertised address is replaced by the address the peer connects from', async () => {
+  const [ca, cb] = await testCerts(2);
+  const a = await startNode(ca!);
+  // B advertises 0.0.0.0, as a node with no --public-ip listening on every interface does.
+  const b = await startNode(cb!, { publicIp: '0.0.0.0', bootstrappers: [a] });
+  await until(() => linked(a, b), 'A and B connected');
+  assert.is(a.net.peers()[0]?.ip, `127.0.0.1:${b.port}`);
 });
 
 test('both nodes dial each other: one connection per pair, the same one on both sides, and it stays', async () => {

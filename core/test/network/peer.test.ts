@@ -243,22 +243,39 @@ test('a message handler that throws is logged; the peer stays', async () => {
 
 // ---- throttling ------------------------------------------------------------------------------
 
+/** Records when `socket` is paused and resumed (after the Peer started reading it). */
+function flow(socket: TLSSocket): Array<{ op: 'pause' | 'resume'; at: number }> {
+  const seen: Array<{ op: 'pause' | 'resume'; at: number }> = [];
+  const pause = socket.pause.bind(socket);
+  const resume = socket.resume.bind(socket);
+  socket.pause = () => (seen.push({ op: 'pause', at: performance.now() }), pause());
+  socket.resume = () => (seen.push({ op: 'resume', at: performance.now() }), resume());
+  return seen;
+}
+
 test('inbound messages over the budget pause the socket; it resumes when the budget refills', async () => {
   // The buckets' clock moves only when the test moves it: only the burst is free until then.
   let now = Date.now();
-  const { side, raw } = await rawPeer({ now: () => now, limits: { inboundMessagesPerSecond: 10, inboundMessagesBurst: 2 } });
+  const delivered: number[] = [];
+  const { side, raw } = await rawPeer({
+    now: () => now,
+    limits: { inboundMessagesPerSecond: 10, inboundMessagesBurst: 2 },
+    onMessage: () => void delivered.push(performance.now()),
+  });
+  const seen = flow(side.peer.socket);
   // One write, one TLS record: Version and 3 Gossips, 2 over the burst: a pause of 200 ms.
   raw.write(Buffer.concat([version(), gossip(), gossip(), gossip()]));
-  await until(() => side.messages.length === 3, 'the first messages delivered');
-  await until(() => side.peer.socket.isPaused(), 'the socket paused', 100);
-  const pausedAt = performance.now();
+  await until(() => seen.length === 1, 'the socket paused');
+  assert.is(seen[0]!.op, 'pause');
+  assert.ok(side.peer.socket.isPaused());
+  assert.is(side.messages.length, 3, 'what arrived before the pause is delivered');
   now += 1_000; // the budget is full again when reading resumes
   raw.write(gossip(Uint8Array.of(4)));
   await until(() => side.messages.length === 4, 'the message sent while paused delivered after the pause', 2_000);
-  const waited = performance.now() - pausedAt;
-  assert.ok(waited >= 150, `delivered after ${waited} ms (pause of 200 ms)`);
-  await new Promise((r) => setImmediate(r));
-  assert.not.ok(side.peer.socket.isPaused(), 'within the refilled budget: reading goes on');
+  assert.equal(seen.map((f) => f.op), ['pause', 'resume'], 'within the refilled budget: not paused again');
+  assert.ok(seen[1]!.at - seen[0]!.at >= 195, `paused for ${seen[1]!.at - seen[0]!.at} ms (200 ms due)`);
+  assert.ok(delivered[3]! >= seen[1]!.at, 'delivered once resumed');
+  assert.not.ok(side.peer.socket.isPaused());
   assert.is(side.peer.closed, false, 'throttled, not dropped');
   side.peer.close('test over');
 });
@@ -266,26 +283,28 @@ test('inbound messages over the budget pause the socket; it resumes when the bud
 test('inbound bytes over the budget pause the socket, then it resumes', async () => {
   let now = Date.now();
   const { side, raw } = await rawPeer({ now: () => now, limits: { inboundBytesPerSecond: 2_000, inboundBytesBurst: 200 } });
-  // About 650 bytes against a 200-byte burst at 2,000 bytes/s: a pause of about 225 ms.
-  raw.write(Buffer.concat([version(), gossip(new Uint8Array(600))]));
-  await until(() => side.messages.length === 1, 'delivered');
-  await until(() => side.peer.socket.isPaused(), 'the socket paused', 100);
-  const pausedAt = performance.now();
+  const seen = flow(side.peer.socket);
+  // About 700 bytes against a 200-byte burst at 2,000 bytes/s: a pause of about 250 ms.
+  const first = Buffer.concat([version(), gossip(new Uint8Array(600))]);
+  raw.write(first);
+  await until(() => seen.length === 1, 'the socket paused');
+  assert.is(side.messages.length, 1);
   now += 1_000;
   raw.write(gossip(Uint8Array.of(4)));
   await until(() => side.messages.length === 2, 'resumed', 2_000);
-  assert.ok(performance.now() - pausedAt >= 150, 'not before the pause ended');
-  await new Promise((r) => setImmediate(r));
-  assert.not.ok(side.peer.socket.isPaused());
+  assert.equal(seen.map((f) => f.op), ['pause', 'resume']);
+  const due = Math.ceil(((first.length - 200) / 2_000) * 1000);
+  assert.ok(seen[1]!.at - seen[0]!.at >= due - 5, `paused for ${seen[1]!.at - seen[0]!.at} ms (${due} ms due)`);
   side.peer.close('test over');
 });
 
 test('within the budget the socket is never paused', async () => {
   const { side, raw } = await rawPeer({ limits: { inboundMessagesPerSecond: 1_000, inboundMessagesBurst: 100 } });
+  const seen = flow(side.peer.socket);
   raw.write(Buffer.concat([version(), ...Array.from({ length: 20 }, () => gossip())]));
   await until(() => side.messages.length === 20, 'all delivered');
   await new Promise((r) => setImmediate(r));
-  assert.not.ok(side.peer.socket.isPaused());
+  assert.equal(seen, []);
   side.peer.close('test over');
 });
 
