@@ -65,19 +65,27 @@ const beacon = (n: Node): BootstrapPeer => ({ ip: '127.0.0.1', port: n.port, nod
 const keys = (ids: readonly ShortId[]) => ids.map((id) => id.toString()).sort();
 const linked = (a: Node, b: Node) => a.net.isConnected(b.id) && b.net.isConnected(a.id);
 const logged = (n: Node, msg: string) => n.log.lines.filter((l) => l.msg === msg);
+/** A node ID no test node has. */
+const STRANGER = ShortId.fromBytes(new Uint8Array(20).fill(0xee));
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** A and B connected, B having dialled its bootstrap node A. */
+async function connectedPair(): Promise<[Node, Node]> {
+  const [ca, cb] = await testCerts(2);
+  const a = await startNode(ca!);
+  const b = await startNode(cb!, { bootstrappers: [a] });
+  await until(() => linked(a, b), 'A and B connected');
+  return [a, b];
+}
 
 // ---- connections -----------------------------------------------------------------------------
 
 test('two nodes: B dials its bootstrap node A; connected(), isConnected, peers(), health() on both', async () => {
-  const [ca, cb, cc] = await testCerts(3);
-  const a = await startNode(ca!);
-  const b = await startNode(cb!, { bootstrappers: [a] });
-  await until(() => linked(a, b), 'A and B connected');
+  const [a, b] = await connectedPair();
   assert.equal(keys(a.net.connected()), keys([a.id, b.id]));
   assert.equal(keys(b.net.connected()), keys([a.id, b.id]));
   assert.ok(a.net.isConnected(a.id), 'a node is connected to itself');
-  assert.not.ok(a.net.isConnected(cc!.nodeId));
+  assert.not.ok(a.net.isConnected(STRANGER));
   const [toA] = b.net.peers();
   assert.is(toA?.ip, `127.0.0.1:${a.port}`);
   assert.is(toA?.nodeID, a.id.toString());
@@ -138,7 +146,7 @@ async function handNode(cert: StakingCert) {
   srv.server.on('connection', () => void tcpConnections++);
   srv.server.on('secureConnection', (s) => s.resume()); // reads (and drops) what A says, so that its closing is seen
   let nonce = 0x5eedn;
-  const version = (port: number) =>
+  const version = () =>
     wire({ op: 'Version', networkId: NETWORK_ID, nonce: nonce++, time: BigInt(Math.floor(Date.now() / 1000)), listen: { ip: '127.0.0.1', port: srv.port }, version: VERSION });
   return {
     port: srv.port,
@@ -156,20 +164,25 @@ async function handNode(cert: StakingCert) {
   };
 }
 
+/** A node (certificate `mine`) whose bootstrap node is played by hand (`theirs`), once it has dialled it. */
+async function dialsHandNode(mine: StakingCert, theirs: StakingCert) {
+  const other = await handNode(theirs);
+  const a = await startNode(mine, { bootstrappers: [{ ip: '127.0.0.1', port: other.port, nodeId: theirs.nodeId }] });
+  await until(() => other.accepted.length === 1, 'A dialled the other node');
+  return { a, other, outbound: other.accepted[0]! };
+}
+
 test('both dial: the connection dialled by the smaller node ID wins at the smaller node, even when the other was ready first; no dial follows', async () => {
   const [small, big] = await testCerts(2);
-  const other = await handNode(big!);
-  const a = await startNode(small!, { bootstrappers: [{ ip: '127.0.0.1', port: other.port, nodeId: big!.nodeId }] });
-  await until(() => other.accepted.length === 1, 'A dialled the other node');
-  const outbound = other.accepted[0]!;
+  const { a, other, outbound } = await dialsHandNode(small!, big!);
   // The other node dials A too, and its connection is ready first.
   const inbound = await other.dial(a);
-  inbound.write(other.version(0));
+  inbound.write(other.version());
   await until(() => a.net.isConnected(big!.nodeId), 'the inbound connection ready');
   assert.is(a.net.peers()[0]?.direction, 'inbound');
   let inboundClosed = false;
   inbound.on('close', () => void (inboundClosed = true));
-  outbound.write(other.version(0));
+  outbound.write(other.version());
   await until(() => inboundClosed, 'A closed the inbound connection');
   assert.is(a.net.peers().length, 1);
   assert.is(a.net.peers()[0]?.direction, 'outbound');
@@ -181,16 +194,13 @@ test('both dial: the connection dialled by the smaller node ID wins at the small
 
 test('both dial: the connection dialled by the smaller node ID wins at the bigger node; its own dial is closed without a redial', async () => {
   const [small, big] = await testCerts(2);
-  const other = await handNode(small!);
-  const a = await startNode(big!, { bootstrappers: [{ ip: '127.0.0.1', port: other.port, nodeId: small!.nodeId }] });
-  await until(() => other.accepted.length === 1, 'A dialled the other node');
-  const outbound = other.accepted[0]!;
+  const { a, other, outbound } = await dialsHandNode(big!, small!);
   let outboundClosed = false;
   outbound.on('close', () => void (outboundClosed = true));
-  outbound.write(other.version(0));
+  outbound.write(other.version());
   await until(() => a.net.isConnected(small!.nodeId), 'the outbound connection ready');
   const inbound = await other.dial(a);
-  inbound.write(other.version(0));
+  inbound.write(other.version());
   await until(() => outboundClosed, 'A closed its own dial');
   assert.is(a.net.peers()[0]?.direction, 'inbound');
   assert.not.ok(inbound.destroyed);
@@ -245,38 +255,34 @@ test('health() is red while no bootstrap node is connected; a bootstrap node tha
   assert.equal(b.net.health(), { peers: 1, bootstrapNodes: 1, bootstrapNodesConnected: 1 });
 });
 
+/** Stops `n`; once `other` saw it go, runs `meanwhile`, then starts `n` again on its port, with no bootstrap nodes. */
+async function restart(n: Node, other: Node, meanwhile = async () => {}): Promise<Node> {
+  await n.net.stop();
+  await until(() => !other.net.isConnected(n.id), 'the other node saw it go');
+  await meanwhile();
+  return startNode(n.cert, { port: n.port });
+}
+
 test('a lost connection is dialled again (with backoff) after the other side restarts on the same port', async () => {
-  const [ca, cb] = await testCerts(2);
-  let a = await startNode(ca!);
-  const b = await startNode(cb!, { bootstrappers: [a] });
-  await until(() => linked(a, b), 'connected');
-  await a.net.stop();
-  await until(() => !b.net.isConnected(a.id), 'B saw A go');
-  assert.is(logged(b, 'peer disconnected')[0]?.fields?.nodeId, a.id.toString());
-  assert.throws(() => b.net.health());
-  await until(() => logged(b, 'will dial again').length >= 2, 'B dialled A again and failed');
-  a = await startNode(ca!, { port: a.port });
-  await until(() => linked(a, b), 'connected again');
+  const [a, b] = await connectedPair();
+  const a2 = await restart(a, b, async () => {
+    assert.is(logged(b, 'peer disconnected')[0]?.fields?.nodeId, a.id.toString());
+    assert.throws(() => b.net.health());
+    await until(() => logged(b, 'will dial again').length >= 2, 'B dialled A again and failed');
+  });
+  await until(() => linked(a2, b), 'connected again');
   assert.equal(b.net.health(), { peers: 1, bootstrapNodes: 1, bootstrapNodesConnected: 1 });
 });
 
 test('an inbound peer that goes away is dialled back at the address it listens on', async () => {
-  const [ca, cb] = await testCerts(2);
-  const a = await startNode(ca!);
-  let b = await startNode(cb!, { bootstrappers: [a] });
-  await until(() => linked(a, b), 'connected');
-  await b.net.stop();
-  await until(() => !a.net.isConnected(b.id), 'A saw B go');
-  b = await startNode(cb!, { port: b.port }); // no bootstrappers: only A's dial can connect them
-  await until(() => linked(a, b), 'A dialled B back');
+  const [a, b] = await connectedPair();
+  const b2 = await restart(b, a); // no bootstrap nodes: only A's dial can connect them
+  await until(() => linked(a, b2), 'A dialled B back');
   assert.is(a.net.peers()[0]?.direction, 'outbound');
 });
 
 test('stop(): closes every connection and the port; connected() is this node only; a second stop is harmless', async () => {
-  const [ca, cb] = await testCerts(2);
-  const a = await startNode(ca!);
-  const b = await startNode(cb!, { bootstrappers: [a] });
-  await until(() => linked(a, b), 'connected');
+  const [a, b] = await connectedPair();
   await b.net.stop();
   assert.equal(keys(b.net.connected()), keys([b.id]));
   assert.equal(b.net.peers(), []);
@@ -290,30 +296,32 @@ test('stop(): closes every connection and the port; connected() is this node onl
   await b.net.stop();
 });
 
+/** A TCP connection to `n`'s staking port that never starts TLS; `closed()` once the node closed it. */
+async function silentClient(n: Node): Promise<{ closed: () => boolean }> {
+  const s: Socket = netConnect(n.port, '127.0.0.1').resume();
+  s.on('error', () => {});
+  running.push({ stop: async () => void s.destroy() });
+  let closed = false;
+  s.on('close', () => void (closed = true));
+  await new Promise((r) => s.once('connect', r));
+  return { closed: () => closed };
+}
+
 test('a connection that never starts its TLS handshake is closed after handshakeTimeoutMs', async () => {
   const [ca] = await testCerts(1);
   const a = await startNode(ca!, { limits: { handshakeTimeoutMs: 100 } });
-  const silent: Socket = netConnect(a.port, '127.0.0.1').resume();
-  silent.on('error', () => {});
-  running.push({ stop: async () => void silent.destroy() });
-  let closed = false;
-  silent.on('close', () => void (closed = true));
-  await until(() => closed, 'the connection closed by the node', 2_000);
+  const silent = await silentClient(a);
+  await until(silent.closed, 'the connection closed by the node', 2_000);
   assert.is(logged(a, 'inbound TLS handshake failed')[0]?.fields?.error, 'TLS handshake timeout');
 });
 
 test('stop() does not wait for a connection that never finishes its TLS handshake', async () => {
   const [ca] = await testCerts(1);
   const a = await startNode(ca!, { limits: { handshakeTimeoutMs: 10_000 } });
-  const silent: Socket = netConnect(a.port, '127.0.0.1').resume();
-  silent.on('error', () => {});
-  running.push({ stop: async () => void silent.destroy() });
-  await new Promise((r) => silent.once('connect', r));
-  let closed = false;
-  silent.on('close', () => void (closed = true));
+  const silent = await silentClient(a);
   const stopped = await Promise.race([a.net.stop().then(() => true), sleep(1_000).then(() => false)]);
   assert.ok(stopped, 'stop() resolved within 1 s');
-  await until(() => closed, 'the half-open connection closed', 1_000);
+  await until(silent.closed, 'the half-open connection closed', 1_000);
 });
 
 test('stop() ends a dial still in its TLS handshake', async () => {
@@ -418,12 +426,14 @@ const allCalls = (to: string, from: ShortId): Call[] =>
     ] as const
   ).map(([m, args]) => ({ to, m, from: from.toString(), args: args.map(plain) }));
 
-async function connectedPair(): Promise<[Node, Node]> {
-  const [ca, cb] = await testCerts(2);
-  const a = await startNode(ca!);
-  const b = await startNode(cb!, { bootstrappers: [a] });
-  await until(() => linked(a, b), 'A and B connected');
-  return [a, b];
+/** A and B connected, both running CHAIN_X with recording targets (tagged 'A' and 'B'); A's link. */
+async function chainOnPair(): Promise<{ a: Node; b: Node; la: ChainLink; calls: Call[] }> {
+  const [a, b] = await connectedPair();
+  const calls: Call[] = [];
+  const la = a.net.open(CHAIN_X);
+  record(la, 'A', calls);
+  record(b.net.open(CHAIN_X), 'B', calls);
+  return { a, b, la, calls };
 }
 
 test('open(): messages to this node itself come back on a later turn, from itself', async () => {
@@ -438,36 +448,23 @@ test('open(): messages to this node itself come back on a later turn, from itsel
 });
 
 test('open(): each engine and bootstrap message to a peer reaches that peer\'s targets, from the sender', async () => {
-  const [a, b] = await connectedPair();
-  const calls: Call[] = [];
-  const la = a.net.open(CHAIN_X);
-  record(la, 'A', calls);
-  record(b.net.open(CHAIN_X), 'B', calls);
+  const { a, b, la, calls } = await chainOnPair();
   sendAll(la, b.id);
   await until(() => calls.length === 10, 'all delivered');
   assert.equal(calls, allCalls('B', a.id));
 });
 
 test('open(): a push query to this node and a peer reaches both; a node not connected gets nothing (no throw)', async () => {
-  const [a, b] = await connectedPair();
-  const stranger = ShortId.fromBytes(new Uint8Array(20).fill(0xee));
-  const calls: Call[] = [];
-  const la = a.net.open(CHAIN_X);
-  record(la, 'A', calls);
-  record(b.net.open(CHAIN_X), 'B', calls);
-  la.transport.pushQuery([a.id, b.id, stranger], 1, bytes(9));
-  la.transport.chits(stranger, 2, BLOCK_1);
+  const { a, b, la, calls } = await chainOnPair();
+  la.transport.pushQuery([a.id, b.id, STRANGER], 1, bytes(9));
+  la.transport.chits(STRANGER, 2, BLOCK_1);
   await until(() => calls.length === 2, 'both delivered');
   await sleep(50);
   assert.equal(calls.map((c) => `${c.to}:${c.m}`).sort(), ['A:onPushQuery', 'B:onPushQuery']);
 });
 
 test('open(): an accepted block sent with gossipAccepted reaches onGossipedBlock; a VM\'s gossip reaches every peer\'s gossip target', async () => {
-  const [a, b] = await connectedPair();
-  const calls: Call[] = [];
-  const la = a.net.open(CHAIN_X);
-  record(la, 'A', calls);
-  record(b.net.open(CHAIN_X), 'B', calls);
+  const { a, b, la, calls } = await chainOnPair();
   la.gossipAccepted([b.id], bytes(7, 7));
   la.transport.put(b.id, GOSSIP_REQUEST_ID, bytes(8, 8)); // the same wire message
   la.gossip(bytes(1, 2, 3));
