@@ -681,13 +681,7 @@ export class AssetVM implements ChainVM, AvmBackend {
   async onGossip(_from: ShortId, payload: Uint8Array): Promise<void> {
     this.#running();
     if (payload.length > MAX_BLOCK_BYTES) throw new AvmError('InvalidTx', `gossiped tx of ${payload.length} bytes is too large`);
-    let tx: Tx;
-    try {
-      tx = decodeTx(payload);
-    } catch (e) {
-      throw new AvmError('Malformed', `gossiped bytes are not a tx: ${(e as Error).message}`);
-    }
-    await this.#checkAndPool(tx, payload);
+    await this.#checkAndPool(decodeTx(payload), payload);
   }
 
   async #checkAndPool(tx: Tx, bytes: Uint8Array): Promise<Id> {
