@@ -155,6 +155,7 @@ export class Network implements EngineNetwork {
     return { ip: this.#listen.ip, port };
   }
 
+  /** Closes every connection (handshaking ones too) and the staking port; nothing is dialled after. */
   async stop(): Promise<void> {
     this.#stopped = true;
     clearInterval(this.#peerListTimer);

@@ -4,9 +4,9 @@
  * checked (network ID, clock skew, version, self-connection) before anything else is accepted.
  *
  * Frames are decoded as they arrive (framing.ts: the length is checked before anything is
- * buffered); a frame that does not decode, an oversized one, a message before the handshake or a
- * second Version drops the peer with a log line naming why. Reading is throttled per peer (bytes
- * and messages per second, throttle.ts). Outgoing messages beyond the socket's buffer bound are
+ * buffered); a refused Version, no Version in time, a frame that does not decode, an oversized one,
+ * a message before the handshake or a second Version drops the peer with a log line naming why.
+ * Reading is throttled per peer (bytes and messages per second, throttle.ts). Outgoing messages beyond the socket's buffer bound are
  * dropped (a request then times out at the sender), never queued without limit.
  */
 import type { TLSSocket } from 'node:tls';
