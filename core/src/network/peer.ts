@@ -6,8 +6,9 @@
  * Frames are decoded as they arrive (framing.ts: the length is checked before anything is
  * buffered); a refused Version, no Version in time, a frame that does not decode, an oversized one,
  * a message before the handshake or a second Version drops the peer with a log line naming why.
- * Reading is throttled per peer (bytes and messages per second, throttle.ts). Outgoing messages beyond the socket's buffer bound are
- * dropped (a request then times out at the sender), never queued without limit.
+ * Reading is throttled per peer (bytes and messages per second, throttle.ts). Outgoing messages
+ * beyond the socket's buffer bound are dropped (a request then times out at the sender), never
+ * queued without limit.
  */
 import type { TLSSocket } from 'node:tls';
 import type { Logger, ShortId } from '@cornice/sdk';
