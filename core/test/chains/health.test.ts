@@ -7,7 +7,7 @@ const snow = { k: 20, alpha: 15 };
 const everyone: Reachability = { validators: 5, reachable: 5, benched: 0, totalWeight: 5, reachableWeight: 5 };
 
 function source(stats: Partial<EngineStats>, reach: Reachability = everyone, fault?: string): ChainHealthSource {
-  const full = { state: 'running', lastAcceptedHeight: 3, processing: 0, oldestProcessingSince: undefined, buildFailures: 0, haltReason: undefined, successfulPolls: 7, failedPolls: 1, ...stats };
+  const full = { state: 'running', lastAcceptedHeight: 3, processing: 0, oldestProcessingSince: undefined, buildFailures: 0, haltReason: undefined, ...stats };
   return { engine: { stats: full } as unknown as SnowmanEngine, sampler: { sample: () => [], reachability: () => reach }, fault };
 }
 
@@ -25,7 +25,6 @@ test('healthy: running, enough stake reachable, nothing stuck; the details say s
   assert.equal(chainHealth(source({}), snow, 120_000, 0), {
     state: 'running',
     lastAcceptedHeight: 3,
-    polls: { successful: 7, failed: 1 },
     processing: 0,
     longestProcessingMs: 0,
     validators: '5 of 5 connected, 100% of stake, need 75%',
