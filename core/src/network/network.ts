@@ -13,7 +13,7 @@
  * unspecified address, which a receiver replaces with the address it sees the node connect from.
  */
 import { randomBytes } from 'node:crypto';
-import { isIP } from 'node:net';
+import { isIP, type Socket } from 'node:net';
 import { createServer, connect, type Server, type TLSSocket } from 'node:tls';
 import type { Id, Logger, ShortId } from '@cornice/sdk';
 import type { BootstrapTarget, BootstrapTransport } from '../consensus/bootstrap/types.js';
@@ -106,6 +106,8 @@ export class Network implements EngineNetwork {
   /** Addresses that turned out to be this node. */
   readonly #selfAddrs = new Set<string>();
   readonly #chains = new Map<string, ChainTargets>();
+  /** Every open socket, inbound or dialled, handshaking or not: stop() ends them all. */
+  readonly #sockets = new Set<Socket>();
   #server: Server | undefined;
   #listen: IpPort = { ip: '0.0.0.0', port: 0 };
   #peerListTimer: ReturnType<typeof setInterval> | undefined;
@@ -128,8 +130,12 @@ export class Network implements EngineNetwork {
       minVersion: 'TLSv1.3',
       handshakeTimeout: this.#limits.handshakeTimeoutMs,
     });
+    server.on('connection', (socket: Socket) => this.#track(socket));
     server.on('secureConnection', (socket) => this.#accepted(socket));
-    server.on('tlsClientError', (e) => this.#log.debug('inbound TLS handshake failed', { error: e.message }));
+    server.on('tlsClientError', (e, socket) => {
+      this.#log.debug('inbound TLS handshake failed', { error: e.message });
+      socket.destroy(); // node leaves it open once this event has a listener (handshakeTimeout included)
+    });
     server.on('error', (e) => this.#log.error('staking server error', { error: e.message }));
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
@@ -149,14 +155,22 @@ export class Network implements EngineNetwork {
     return { ip: this.#listen.ip, port };
   }
 
+  /** Closes every connection (handshaking ones too) and the staking port; nothing is dialled after. */
   async stop(): Promise<void> {
     this.#stopped = true;
     clearInterval(this.#peerListTimer);
     for (const k of this.#known.values()) clearTimeout(k.timer);
     for (const p of [...this.#peers.values(), ...this.#pending]) p.close('node stopping');
+    // Dials and inbound connections still in their TLS handshake (server.close waits for those).
+    for (const s of this.#sockets) s.destroy();
     const server = this.#server;
     this.#server = undefined;
     if (server) await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+
+  #track(socket: Socket): void {
+    this.#sockets.add(socket);
+    socket.once('close', () => this.#sockets.delete(socket));
   }
 
   // ---- EngineNetwork ---------------------------------------------------------------------------
@@ -308,10 +322,10 @@ export class Network implements EngineNetwork {
       const preferred = this.#o.nodeId.compare(peer.nodeId) < 0 ? 'outbound' : 'inbound';
       const keepNew = peer.direction === preferred && existing.direction !== preferred;
       if (!keepNew) return peer.close('duplicate connection');
-      this.#peers.delete(peer.nodeId.key);
-      existing.close('duplicate connection');
     }
+    // Before the old connection closes: its closing must not look like a lost peer (to be dialled again).
     this.#peers.set(peer.nodeId.key, peer);
+    existing?.close('duplicate connection');
     if (dialled) dialled.failures = 0;
     const listen = this.#listenOf(peer);
     const known = this.#known.get(addrKey(listen.ip, listen.port));
@@ -406,6 +420,7 @@ export class Network implements EngineNetwork {
       rejectUnauthorized: false,
       minVersion: 'TLSv1.3',
     });
+    this.#track(socket);
     const timer = setTimeout(() => socket.destroy(new Error(`no TLS connection within ${this.#limits.dialTimeoutMs} ms`)), this.#limits.dialTimeoutMs);
     timer.unref?.();
     const failed = (e: Error) => {

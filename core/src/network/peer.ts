@@ -4,10 +4,11 @@
  * checked (network ID, clock skew, version, self-connection) before anything else is accepted.
  *
  * Frames are decoded as they arrive (framing.ts: the length is checked before anything is
- * buffered); a frame that does not decode, an oversized one, a message before the handshake or a
- * second Version drops the peer with a log line naming why. Reading is throttled per peer (bytes
- * and messages per second, throttle.ts). Outgoing messages beyond the socket's buffer bound are
- * dropped (a request then times out at the sender), never queued without limit.
+ * buffered); a refused Version, no Version in time, a frame that does not decode, an oversized one,
+ * a message before the handshake or a second Version drops the peer with a log line naming why.
+ * Reading is throttled per peer (bytes and messages per second, throttle.ts). Outgoing messages
+ * beyond the socket's buffer bound are dropped (a request then times out at the sender), never
+ * queued without limit.
  */
 import type { TLSSocket } from 'node:tls';
 import type { Logger, ShortId } from '@cornice/sdk';
@@ -97,7 +98,7 @@ export class Peer {
     socket.on('data', (chunk: Buffer) => this.#onData(chunk));
     socket.on('error', (e) => this.close(`socket error: ${e.message}`));
     socket.on('close', () => this.close('connection closed'));
-    this.#handshakeTimer = setTimeout(() => this.close(`no Version within ${limits.handshakeTimeoutMs} ms`), limits.handshakeTimeoutMs);
+    this.#handshakeTimer = setTimeout(() => this.#drop(`no Version within ${limits.handshakeTimeoutMs} ms`), limits.handshakeTimeoutMs);
     this.#handshakeTimer.unref?.();
     this.send({ op: 'Version', networkId: self.networkId, nonce: self.nonce, time: BigInt(Math.floor(now() / 1000)), listen: self.listen, version: self.version });
   }
@@ -182,7 +183,7 @@ export class Peer {
     if (m.op === 'Version') {
       if (this.info) return this.#drop('a second Version');
       const problem = this.#checkVersion(m);
-      if (problem) return this.close(problem);
+      if (problem) return this.#drop(problem);
       this.info = m;
       clearTimeout(this.#handshakeTimer);
       this.events.ready(this);

@@ -2,7 +2,7 @@
 // side included), a genesis funding ewoq, and builders of signed txs.
 import * as assert from 'uvu/assert';
 import { PrefixedStore, sharedMemoryFor, testChainContext } from '@cornice/core/testing';
-import { Id, MemoryStore, PrivateKey, hasErrorCode, type ChainContext, type KeyValueStore, type SharedMemory, type ShortId } from '@cornice/sdk';
+import { Id, MemoryStore, PrivateKey, hasErrorCode, type ChainContext, type ChainNetwork, type KeyValueStore, type SharedMemory, type ShortId } from '@cornice/sdk';
 import {
   AssetVM,
   PLATFORM_CHAIN_ID,
@@ -83,7 +83,7 @@ export interface Harness {
 }
 
 export async function startVM(
-  o: { root?: KeyValueStore; clock?: ManualClock; genesis?: Uint8Array; opts?: AssetVMOptions; symbol?: string; chainId?: Id; nativeId?: Id } = {},
+  o: { root?: KeyValueStore; clock?: ManualClock; genesis?: Uint8Array; opts?: AssetVMOptions; symbol?: string; chainId?: Id; nativeId?: Id; network?: ChainNetwork } = {},
 ): Promise<Harness> {
   const root = o.root ?? new MemoryStore();
   const clock = o.clock ?? new ManualClock();
@@ -91,7 +91,7 @@ export async function startVM(
   const shared = new PrefixedStore(root, 'shared');
   const chainId = o.chainId ?? CHAIN_ID;
   const ctx: ChainContext = {
-    ...testChainContext({ db: new PrefixedStore(chains, chainId.bytes), clock, chainId }),
+    ...testChainContext({ db: new PrefixedStore(chains, chainId.bytes), clock, chainId, ...(o.network ? { network: o.network } : {}) }),
     aliases: ['X', 'avm'],
     sharedMemory: sharedMemoryFor(shared, chainId),
     nativeAsset: { id: o.nativeId, symbol: o.symbol ?? 'AVA' },

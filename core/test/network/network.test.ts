@@ -1,0 +1,509 @@
+/**
+ * The Network in-process, over real TLS on 127.0.0.1 (port 0, small limits): connecting to
+ * bootstrap nodes, one connection per pair, advertised addresses, peer-list gossip, refused
+ * bootstrap identities, dialling again after a loss, health, stop; then routing through
+ * open(chainId). Some tests play the other node by hand (a TLS server and client with its
+ * certificate, writing Versions when the test says) to order the two connections of a pair.
+ */
+import { createServer as createNetServer, connect as netConnect, type AddressInfo, type Socket } from 'node:net';
+import type { TLSSocket } from 'node:tls';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { Id, ShortId } from '@cornice/sdk';
+import type { BootstrapTarget } from '../../src/consensus/bootstrap/types.js';
+import type { LoopbackTarget } from '../../src/consensus/index.js';
+import { GOSSIP_REQUEST_ID, Network, type BootstrapPeer, type NetworkLimits } from '../../src/network/network.js';
+import type { ChainLink } from '../../src/network/types.js';
+import type { StakingCert } from '../../src/staking/cert.js';
+import { captureLog } from '../helpers/log.js';
+import { freePort, plain, testCerts, tlsConnect, tlsServer, until, wire } from './helpers.js';
+
+const test = suite('network');
+
+const NETWORK_ID = 12345;
+const VERSION = 'cornice/0.1.0';
+const LIMITS: Partial<NetworkLimits> = { dialBackoffMs: 20, maxDialBackoffMs: 200, dialTimeoutMs: 2_000, handshakeTimeoutMs: 2_000 };
+
+interface Node {
+  net: Network;
+  cert: StakingCert;
+  id: ShortId;
+  port: number;
+  log: ReturnType<typeof captureLog>;
+}
+
+/** Everything a test started, stopped after it (networks, and closers of hand-made servers). */
+const running: Array<{ stop(): Promise<void> }> = [];
+test.after.each(async () => {
+  for (const r of running.splice(0).reverse()) await r.stop();
+});
+
+async function startNode(
+  cert: StakingCert,
+  o: { bootstrappers?: readonly Node[] | readonly BootstrapPeer[]; port?: number; publicIp?: string; limits?: Partial<NetworkLimits> } = {},
+): Promise<Node> {
+  const log = captureLog();
+  const bootstrappers = (o.bootstrappers ?? []).map((b) => ('net' in b ? beacon(b) : b));
+  const net = new Network({
+    networkId: NETWORK_ID,
+    nodeId: cert.nodeId,
+    cert,
+    host: '127.0.0.1',
+    port: o.port ?? 0,
+    ...(o.publicIp ? { publicIp: o.publicIp } : {}),
+    bootstrappers,
+    version: VERSION,
+    log,
+    limits: { ...LIMITS, ...o.limits },
+  });
+  const { port } = await net.start();
+  running.push(net);
+  return { net, cert, id: cert.nodeId, port, log };
+}
+
+const beacon = (n: Node): BootstrapPeer => ({ ip: '127.0.0.1', port: n.port, nodeId: n.id });
+const keys = (ids: readonly ShortId[]) => ids.map((id) => id.toString()).sort();
+const linked = (a: Node, b: Node) => a.net.isConnected(b.id) && b.net.isConnected(a.id);
+const logged = (n: Node, msg: string) => n.log.lines.filter((l) => l.msg === msg);
+/** A node ID no test node has. */
+const STRANGER = ShortId.fromBytes(new Uint8Array(20).fill(0xee));
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** A and B connected, B having dialled its bootstrap node A. */
+async function connectedPair(): Promise<[Node, Node]> {
+  const [ca, cb] = await testCerts(2);
+  const a = await startNode(ca!);
+  const b = await startNode(cb!, { bootstrappers: [a] });
+  await until(() => linked(a, b), 'A and B connected');
+  return [a, b];
+}
+
+// ---- connections -----------------------------------------------------------------------------
+
+test('two nodes: B dials its bootstrap node A; connected(), isConnected, peers(), health() on both', async () => {
+  const [a, b] = await connectedPair();
+  assert.equal(keys(a.net.connected()), keys([a.id, b.id]));
+  assert.equal(keys(b.net.connected()), keys([a.id, b.id]));
+  assert.ok(a.net.isConnected(a.id), 'a node is connected to itself');
+  assert.not.ok(a.net.isConnected(STRANGER));
+  const [toA] = b.net.peers();
+  assert.is(toA?.ip, `127.0.0.1:${a.port}`);
+  assert.is(toA?.nodeID, a.id.toString());
+  assert.is(toA?.version, VERSION);
+  assert.is(toA?.direction, 'outbound');
+  assert.ok(Date.parse(toA!.lastReceived) > 0 && Date.parse(toA!.lastSent) > 0);
+  const [toB] = a.net.peers();
+  assert.is(toB?.ip, `127.0.0.1:${b.port}`, 'the port B listens on, not the one it dialled from');
+  assert.is(toB?.direction, 'inbound');
+  assert.equal(b.net.health(), { peers: 1, bootstrapNodes: 1, bootstrapNodesConnected: 1 });
+  assert.equal(a.net.health(), { peers: 1, bootstrapNodes: 0, bootstrapNodesConnected: 0 });
+  assert.is(logged(a, 'peer connected').length, 1);
+  assert.is(logged(b, 'peer connected')[0]?.fields?.nodeId, a.id.toString());
+});
+
+test('peers(): the address a peer advertises (its --public-ip), not the one it is dialled at', async () => {
+  const [ca, cb] = await testCerts(2);
+  // Two nodes only: nobody hears of 10.1.2.3 in a peer list, so nothing dials it.
+  const a = await startNode(ca!, { publicIp: '10.1.2.3' });
+  const b = await startNode(cb!, { bootstrappers: [a] });
+  await until(() => linked(a, b), 'A and B connected');
+  assert.is(b.net.peers()[0]?.ip, `10.1.2.3:${a.port}`);
+});
+
+test('peers(): an unspecified advertised address is replaced by the address the peer connects from', async () => {
+  const [ca, cb] = await testCerts(2);
+  const a = await startNode(ca!);
+  // B advertises 0.0.0.0, as a node with no --public-ip listening on every interface does.
+  const b = await startNode(cb!, { publicIp: '0.0.0.0', bootstrappers: [a] });
+  await until(() => linked(a, b), 'A and B connected');
+  assert.is(a.net.peers()[0]?.ip, `127.0.0.1:${b.port}`);
+});
+
+test('both nodes dial each other: one connection per pair, the same one on both sides, and it stays', async () => {
+  const [ca, cb] = await testCerts(2);
+  for (let round = 0; round < 3; round++) {
+    const [pa, pb] = [await freePort(), await freePort()];
+    const [a, b] = await Promise.all([
+      startNode(ca!, { port: pa, bootstrappers: [{ ip: '127.0.0.1', port: pb, nodeId: cb!.nodeId }] }),
+      startNode(cb!, { port: pb, bootstrappers: [{ ip: '127.0.0.1', port: pa, nodeId: ca!.nodeId }] }),
+    ]);
+    await until(() => linked(a, b), 'A and B connected');
+    await sleep(100);
+    assert.is(a.net.peers().length, 1);
+    assert.is(b.net.peers().length, 1);
+    const dirs = [a.net.peers()[0]!.direction, b.net.peers()[0]!.direction].sort();
+    assert.equal(dirs, ['inbound', 'outbound'], 'both ends of one connection');
+    assert.is(logged(a, 'peer disconnected').length + logged(b, 'peer disconnected').length, 0, 'no connected peer was lost');
+    for (const r of running.splice(0)) await r.stop();
+  }
+});
+
+/** Another node played by the test: a TLS server with its certificate, and Versions written on command. */
+async function handNode(cert: StakingCert) {
+  const srv = await tlsServer(cert);
+  running.push({ stop: srv.close });
+  let tcpConnections = 0;
+  srv.server.on('connection', () => void tcpConnections++);
+  srv.server.on('secureConnection', (s) => s.resume()); // reads (and drops) what A says, so that its closing is seen
+  let nonce = 0x5eedn;
+  const version = () =>
+    wire({ op: 'Version', networkId: NETWORK_ID, nonce: nonce++, time: BigInt(Math.floor(Date.now() / 1000)), listen: { ip: '127.0.0.1', port: srv.port }, version: VERSION });
+  return {
+    port: srv.port,
+    accepted: srv.accepted,
+    tcpConnections: () => tcpConnections,
+    /** Dials `to` as this node (the TLS handshake only). */
+    dial: async (to: Node): Promise<TLSSocket> => {
+      const s = await tlsConnect(cert, to.port);
+      s.on('error', () => {});
+      s.resume();
+      running.push({ stop: async () => void s.destroy() });
+      return s;
+    },
+    version,
+  };
+}
+
+/** A node (certificate `mine`) whose bootstrap node is played by hand (`theirs`), once it has dialled it. */
+async function dialsHandNode(mine: StakingCert, theirs: StakingCert) {
+  const other = await handNode(theirs);
+  const a = await startNode(mine, { bootstrappers: [{ ip: '127.0.0.1', port: other.port, nodeId: theirs.nodeId }] });
+  await until(() => other.accepted.length === 1, 'A dialled the other node');
+  return { a, other, outbound: other.accepted[0]! };
+}
+
+test('both dial: the connection dialled by the smaller node ID wins at the smaller node, even when the other was ready first; no dial follows', async () => {
+  const [small, big] = await testCerts(2);
+  const { a, other, outbound } = await dialsHandNode(small!, big!);
+  // The other node dials A too, and its connection is ready first.
+  const inbound = await other.dial(a);
+  inbound.write(other.version());
+  await until(() => a.net.isConnected(big!.nodeId), 'the inbound connection ready');
+  assert.is(a.net.peers()[0]?.direction, 'inbound');
+  let inboundClosed = false;
+  inbound.on('close', () => void (inboundClosed = true));
+  outbound.write(other.version());
+  await until(() => inboundClosed, 'A closed the inbound connection');
+  assert.is(a.net.peers().length, 1);
+  assert.is(a.net.peers()[0]?.direction, 'outbound');
+  assert.not.ok(outbound.destroyed);
+  await sleep(100);
+  assert.is(other.tcpConnections(), 1, 'A did not dial again when it closed the duplicate');
+  assert.is(logged(a, 'peer disconnected').length, 0);
+});
+
+test('both dial: the connection dialled by the smaller node ID wins at the bigger node; its own dial is closed without a redial', async () => {
+  const [small, big] = await testCerts(2);
+  const { a, other, outbound } = await dialsHandNode(big!, small!);
+  let outboundClosed = false;
+  outbound.on('close', () => void (outboundClosed = true));
+  outbound.write(other.version());
+  await until(() => a.net.isConnected(small!.nodeId), 'the outbound connection ready');
+  const inbound = await other.dial(a);
+  inbound.write(other.version());
+  await until(() => outboundClosed, 'A closed its own dial');
+  assert.is(a.net.peers()[0]?.direction, 'inbound');
+  assert.not.ok(inbound.destroyed);
+  await sleep(100);
+  assert.is(other.tcpConnections(), 1);
+  assert.equal(logged(a, 'will dial again'), [], 'the duplicate is not a lost connection');
+  assert.is(logged(a, 'peer disconnected').length, 0);
+});
+
+test('peer lists: C knows only A, learns B from A\'s PeerList and connects to it', async () => {
+  const [ca, cb, cc] = await testCerts(3);
+  const a = await startNode(ca!);
+  const b = await startNode(cb!, { bootstrappers: [a] });
+  await until(() => linked(a, b), 'A and B connected');
+  const c = await startNode(cc!, { bootstrappers: [a] });
+  await until(() => linked(c, a) && linked(c, b), 'C connected to A and B');
+  assert.equal(keys(c.net.connected()), keys([a.id, b.id, c.id]));
+  assert.equal(c.net.peers().map((p) => p.ip).sort(), [`127.0.0.1:${a.port}`, `127.0.0.1:${b.port}`].sort());
+  assert.is(c.net.peers().find((p) => p.nodeID === b.id.toString())?.direction, 'outbound', 'C dialled B');
+});
+
+test('a bootstrap address whose node ID is not the expected one is refused, logged, and tried again later', async () => {
+  const [ca, cb, cc] = await testCerts(3);
+  const a = await startNode(ca!);
+  const b = await startNode(cb!, { bootstrappers: [{ ip: '127.0.0.1', port: a.port, nodeId: cc!.nodeId }] });
+  await until(() => logged(b, 'peer at a bootstrap address has another node ID').length >= 2, 'two refusals');
+  const line = logged(b, 'peer at a bootstrap address has another node ID')[0]!;
+  assert.is(line.level, 'warn');
+  assert.equal(line.fields, { ip: `127.0.0.1:${a.port}`, expected: cc!.nodeId.toString(), got: a.id.toString() });
+  assert.not.ok(b.net.isConnected(a.id));
+  assert.not.ok(a.net.isConnected(b.id));
+  assert.throws(() => b.net.health(), /not connected to any of the 1 bootstrap node\(s\)/);
+});
+
+test('health() is red while no bootstrap node is connected; a bootstrap node that comes up later is dialled with backoff', async () => {
+  const [ca, cb] = await testCerts(2);
+  const port = await freePort();
+  const b = await startNode(cb!, { bootstrappers: [{ ip: '127.0.0.1', port, nodeId: ca!.nodeId }] });
+  let err: (Error & { details?: unknown }) | undefined;
+  try {
+    b.net.health();
+  } catch (e) {
+    err = e as Error & { details?: unknown };
+  }
+  assert.is(err?.message, 'not connected to any of the 1 bootstrap node(s)');
+  assert.equal(err?.details, { peers: 0, bootstrapNodes: 1, bootstrapNodesConnected: 0 });
+  // Refused dials back off: 20, 40, 80 ms...
+  await until(() => logged(b, 'will dial again').some((l) => l.fields?.inMs === 80), 'the backoff doubled twice');
+  assert.equal(logged(b, 'will dial again').slice(0, 3).map((l) => l.fields?.inMs), [20, 40, 80]);
+  const a = await startNode(ca!, { port });
+  await until(() => linked(a, b), 'B connected to A once it is up');
+  assert.equal(b.net.health(), { peers: 1, bootstrapNodes: 1, bootstrapNodesConnected: 1 });
+});
+
+/** Stops `n`; once `other` saw it go, runs `meanwhile`, then starts `n` again on its port, with no bootstrap nodes. */
+async function restart(n: Node, other: Node, meanwhile = async () => {}): Promise<Node> {
+  await n.net.stop();
+  await until(() => !other.net.isConnected(n.id), 'the other node saw it go');
+  await meanwhile();
+  return startNode(n.cert, { port: n.port });
+}
+
+test('a lost connection is dialled again (with backoff) after the other side restarts on the same port', async () => {
+  const [a, b] = await connectedPair();
+  const a2 = await restart(a, b, async () => {
+    assert.is(logged(b, 'peer disconnected')[0]?.fields?.nodeId, a.id.toString());
+    assert.throws(() => b.net.health());
+    await until(() => logged(b, 'will dial again').length >= 2, 'B dialled A again and failed');
+  });
+  await until(() => linked(a2, b), 'connected again');
+  assert.equal(b.net.health(), { peers: 1, bootstrapNodes: 1, bootstrapNodesConnected: 1 });
+});
+
+test('an inbound peer that goes away is dialled back at the address it listens on', async () => {
+  const [a, b] = await connectedPair();
+  const b2 = await restart(b, a); // no bootstrap nodes: only A's dial can connect them
+  await until(() => linked(a, b2), 'A dialled B back');
+  assert.is(a.net.peers()[0]?.direction, 'outbound');
+});
+
+test('stop(): closes every connection and the port; connected() is this node only; a second stop is harmless', async () => {
+  const [a, b] = await connectedPair();
+  await b.net.stop();
+  assert.equal(keys(b.net.connected()), keys([b.id]));
+  assert.equal(b.net.peers(), []);
+  await until(() => !a.net.isConnected(b.id), 'A saw B go');
+  const refused = await new Promise<boolean>((resolve) => {
+    const s = netConnect(b.port, '127.0.0.1');
+    s.on('connect', () => (s.destroy(), resolve(false)));
+    s.on('error', () => resolve(true));
+  });
+  assert.ok(refused, 'the staking port is closed');
+  await b.net.stop();
+});
+
+/** A TCP connection to `n`'s staking port that never starts TLS; `closed()` once the node closed it. */
+async function silentClient(n: Node): Promise<{ closed: () => boolean }> {
+  const s: Socket = netConnect(n.port, '127.0.0.1').resume();
+  s.on('error', () => {});
+  running.push({ stop: async () => void s.destroy() });
+  let closed = false;
+  s.on('close', () => void (closed = true));
+  await new Promise((r) => s.once('connect', r));
+  return { closed: () => closed };
+}
+
+test('a connection that never starts its TLS handshake is closed after handshakeTimeoutMs', async () => {
+  const [ca] = await testCerts(1);
+  const a = await startNode(ca!, { limits: { handshakeTimeoutMs: 100 } });
+  const silent = await silentClient(a);
+  await until(silent.closed, 'the connection closed by the node', 2_000);
+  assert.is(logged(a, 'inbound TLS handshake failed')[0]?.fields?.error, 'TLS handshake timeout');
+});
+
+test('stop() does not wait for a connection that never finishes its TLS handshake', async () => {
+  const [ca] = await testCerts(1);
+  const a = await startNode(ca!, { limits: { handshakeTimeoutMs: 10_000 } });
+  const silent = await silentClient(a);
+  const stopped = await Promise.race([a.net.stop().then(() => true), sleep(1_000).then(() => false)]);
+  assert.ok(stopped, 'stop() resolved within 1 s');
+  await until(silent.closed, 'the half-open connection closed', 1_000);
+});
+
+test('stop() ends a dial still in its TLS handshake', async () => {
+  const [ca, cb] = await testCerts(2);
+  // A TCP server that accepts and then says nothing: the dial waits in the TLS handshake.
+  const sockets: Socket[] = [];
+  const mute = createNetServer((s) => void sockets.push(s.resume()));
+  await new Promise<void>((resolve) => mute.listen(0, '127.0.0.1', resolve));
+  running.push({ stop: () => new Promise((resolve) => (sockets.forEach((s) => s.destroy()), mute.close(() => resolve()))) });
+  const port = (mute.address() as AddressInfo).port;
+  const a = await startNode(ca!, { bootstrappers: [{ ip: '127.0.0.1', port, nodeId: cb!.nodeId }], limits: { dialTimeoutMs: 10_000 } });
+  await until(() => sockets.length === 1, 'A dialled');
+  let closed = false;
+  sockets[0]!.on('close', () => void (closed = true));
+  const stopped = await Promise.race([a.net.stop().then(() => true), sleep(1_000).then(() => false)]);
+  assert.ok(stopped, 'stop() resolved within 1 s');
+  await until(() => closed, 'the dial ended by stop()', 1_000);
+});
+
+test('maxPeers: a connection over the limit is closed at once', async () => {
+  const [ca, cb, cc] = await testCerts(3);
+  const a = await startNode(ca!, { limits: { maxPeers: 1 } });
+  const b = await startNode(cb!, { bootstrappers: [a] });
+  await until(() => linked(a, b), 'B connected');
+  const c = await startNode(cc!, { bootstrappers: [a] });
+  await until(() => logged(c, 'will dial again').length >= 1, 'C refused');
+  assert.not.ok(a.net.isConnected(c.id));
+  assert.is(a.net.peers().length, 1);
+});
+
+// ---- routing through open(chainId) -------------------------------------------------------------
+
+interface Call {
+  to: string;
+  m: string;
+  from: string;
+  args: unknown[];
+}
+
+/** Attaches recording engine, bootstrap and gossip targets to `link`; calls land in `calls`, tagged `to`. */
+function record(link: ChainLink, to: string, calls: Call[]): void {
+  const rec =
+    (m: string) =>
+    async (from: ShortId, ...args: unknown[]): Promise<void> =>
+      void calls.push({ to, m, from: from.toString(), args: args.map(plain) });
+  const engine: LoopbackTarget = {
+    onPushQuery: rec('onPushQuery'),
+    onChits: rec('onChits'),
+    onQueryFailed: rec('onQueryFailed'),
+    onGet: rec('onGet'),
+    onPut: rec('onPut'),
+    onGossipedBlock: rec('onGossipedBlock'),
+  };
+  const bootstrap: BootstrapTarget = {
+    onGetAcceptedFrontier: rec('onGetAcceptedFrontier'),
+    onAcceptedFrontier: rec('onAcceptedFrontier'),
+    onGetAccepted: rec('onGetAccepted'),
+    onAccepted: rec('onAccepted'),
+    onGetAncestors: rec('onGetAncestors'),
+    onAncestors: rec('onAncestors'),
+    onBootstrapRequestFailed: rec('onBootstrapRequestFailed'),
+  };
+  link.attach(engine);
+  link.attachBootstrap(bootstrap);
+  link.attachGossip((from, payload) => void rec('gossip')(from, payload));
+}
+
+const CHAIN_X = Id.fromBytes(new Uint8Array(32).fill(0x11));
+const CHAIN_Y = Id.fromBytes(new Uint8Array(32).fill(0x22));
+const BLOCK_1 = Id.fromBytes(new Uint8Array(32).fill(1));
+const BLOCK_2 = Id.fromBytes(new Uint8Array(32).fill(2));
+const bytes = (...b: number[]) => Uint8Array.from(b);
+
+/** Sends one of each message on `link` to `to` (the link's own node or a peer). */
+function sendAll(link: ChainLink, to: ShortId): void {
+  link.transport.pushQuery([to], 1, bytes(1));
+  link.transport.chits(to, 2, BLOCK_1);
+  link.transport.get(to, 3, BLOCK_2);
+  link.transport.put(to, 4, bytes(4));
+  link.bootstrap.getAcceptedFrontier([to], 5);
+  link.bootstrap.getAccepted([to], 6, [BLOCK_1, BLOCK_2]);
+  link.bootstrap.getAncestors(to, 7, BLOCK_1);
+  link.bootstrap.acceptedFrontier(to, 8, [BLOCK_2]);
+  link.bootstrap.accepted(to, 9, []);
+  link.bootstrap.ancestors(to, 10, [bytes(10), bytes(11)]);
+}
+
+/** What sendAll delivers, from `from`, to the node tagged `to`. */
+const allCalls = (to: string, from: ShortId): Call[] =>
+  (
+    [
+      ['onPushQuery', [1, bytes(1)]],
+      ['onChits', [2, BLOCK_1]],
+      ['onGet', [3, BLOCK_2]],
+      ['onPut', [4, bytes(4)]],
+      ['onGetAcceptedFrontier', [5]],
+      ['onGetAccepted', [6, [BLOCK_1, BLOCK_2]]],
+      ['onGetAncestors', [7, BLOCK_1]],
+      ['onAcceptedFrontier', [8, [BLOCK_2]]],
+      ['onAccepted', [9, []]],
+      ['onAncestors', [10, [bytes(10), bytes(11)]]],
+    ] as const
+  ).map(([m, args]) => ({ to, m, from: from.toString(), args: args.map(plain) }));
+
+/** A and B connected, both running CHAIN_X with recording targets (tagged 'A' and 'B'); A's link. */
+async function chainOnPair(): Promise<{ a: Node; b: Node; la: ChainLink; calls: Call[] }> {
+  const [a, b] = await connectedPair();
+  const calls: Call[] = [];
+  const la = a.net.open(CHAIN_X);
+  record(la, 'A', calls);
+  record(b.net.open(CHAIN_X), 'B', calls);
+  return { a, b, la, calls };
+}
+
+test('open(): messages to this node itself come back on a later turn, from itself', async () => {
+  const [a] = await connectedPair();
+  const calls: Call[] = [];
+  const link = a.net.open(CHAIN_X);
+  record(link, 'A', calls);
+  sendAll(link, a.id);
+  assert.equal(calls, [], 'nothing delivered on the same turn');
+  await new Promise((r) => setImmediate(r));
+  assert.equal(calls, allCalls('A', a.id));
+});
+
+test('open(): each engine and bootstrap message to a peer reaches that peer\'s targets, from the sender', async () => {
+  const { a, b, la, calls } = await chainOnPair();
+  sendAll(la, b.id);
+  await until(() => calls.length === 10, 'all delivered');
+  assert.equal(calls, allCalls('B', a.id));
+});
+
+test('open(): a push query to this node and a peer reaches both; a node not connected gets nothing (no throw)', async () => {
+  const { a, b, la, calls } = await chainOnPair();
+  la.transport.pushQuery([a.id, b.id, STRANGER], 1, bytes(9));
+  la.transport.chits(STRANGER, 2, BLOCK_1);
+  await until(() => calls.length === 2, 'both delivered');
+  await sleep(50);
+  assert.equal(calls.map((c) => `${c.to}:${c.m}`).sort(), ['A:onPushQuery', 'B:onPushQuery']);
+});
+
+test('open(): an accepted block sent with gossipAccepted reaches onGossipedBlock; a VM\'s gossip reaches every peer\'s gossip target', async () => {
+  const { a, b, la, calls } = await chainOnPair();
+  la.gossipAccepted([b.id], bytes(7, 7));
+  la.transport.put(b.id, GOSSIP_REQUEST_ID, bytes(8, 8)); // the same wire message
+  la.gossip(bytes(1, 2, 3));
+  await until(() => calls.length === 3, 'all delivered');
+  assert.equal(calls, [
+    { to: 'B', m: 'onGossipedBlock', from: a.id.toString(), args: [plain(bytes(7, 7))] },
+    { to: 'B', m: 'onGossipedBlock', from: a.id.toString(), args: [plain(bytes(8, 8))] },
+    { to: 'B', m: 'gossip', from: a.id.toString(), args: [plain(bytes(1, 2, 3))] },
+  ]);
+});
+
+test('open(): messages for a chain the receiver does not run are ignored; close() stops delivery; opening again delivers to the new link', async () => {
+  const [a, b] = await connectedPair();
+  const calls: Call[] = [];
+  const ax = a.net.open(CHAIN_X);
+  const ay = a.net.open(CHAIN_Y);
+  const bx = b.net.open(CHAIN_X);
+  record(bx, 'B', calls);
+  // B does not run Y: ignored (logged at debug); the X message after it arrives (one TCP stream, in order).
+  ay.gossip(bytes(1));
+  ax.gossip(bytes(2));
+  await until(() => calls.length === 1, 'the X gossip delivered');
+  assert.equal(calls[0]?.args, [plain(bytes(2))]);
+  assert.is(logged(b, 'message for a chain this node does not run')[0]?.fields?.chainId, CHAIN_Y.toString());
+  assert.ok(b.net.isConnected(a.id), 'not a reason to drop the peer');
+  // B closes X, opens Y: X messages are ignored now, the Y one after them is delivered.
+  bx.close();
+  record(b.net.open(CHAIN_Y), 'B-Y', calls);
+  sendAll(ax, b.id);
+  ax.gossip(bytes(3));
+  ay.gossip(bytes(4));
+  await until(() => calls.length === 2, 'the Y gossip delivered');
+  assert.equal(calls[1], { to: 'B-Y', m: 'gossip', from: a.id.toString(), args: [plain(bytes(4))] });
+  // An old link's close() does not close the chain opened again.
+  const calls2: Call[] = [];
+  record(b.net.open(CHAIN_X), 'B-X2', calls2);
+  bx.close();
+  ax.gossip(bytes(5));
+  await until(() => calls2.length === 1, 'delivered to the new X link');
+});
+
+test.run();
