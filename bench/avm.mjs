@@ -80,6 +80,27 @@ export async function acceptedFeed(wsUrl) {
 }
 
 /**
+ * Issues the signed txs in JSON-RPC batches of 100, one worker per URL (a URL may repeat); how many
+ * calls were answered with an error.
+ */
+export async function issueInBatches(urls, signed) {
+  const batches = [];
+  for (let i = 0; i < signed.length; i += 100) batches.push(signed.slice(i, i + 100));
+  let next = 0;
+  let errors = 0;
+  await Promise.all(
+    urls.map(async (url) => {
+      while (next < batches.length) {
+        const batch = batches[next++];
+        const replies = await post(url, JSON.stringify(batch.map(({ tx }, i) => ({ jsonrpc: '2.0', id: i, method: 'avm.issueTx', params: { tx } }))));
+        errors += replies.filter((r) => r.error).length;
+      }
+    }),
+  );
+  return errors;
+}
+
+/**
  * Splits the ewoq key's biggest UTXO into `count` outputs of 1,000 nAVA (txs of 150 outputs, each
  * awaited on the pubsub feed); the UTXOs made.
  */
@@ -133,19 +154,7 @@ export async function benchAvm({ transfers = 5000, latencySamples = 200, baselin
     // 1: throughput.
     const t0 = performance.now();
     const all = Promise.all(signed.map(({ id }) => feed.wait(id.toString())));
-    const batches = [];
-    for (let i = 0; i < signed.length; i += 100) batches.push(signed.slice(i, i + 100));
-    let next = 0;
-    let errors = 0;
-    await Promise.all(
-      Array.from({ length: 4 }, async () => {
-        while (next < batches.length) {
-          const batch = batches[next++];
-          const replies = await post(X, JSON.stringify(batch.map(({ tx }, i) => ({ jsonrpc: '2.0', id: i, method: 'avm.issueTx', params: { tx } }))));
-          errors += replies.filter((r) => r.error).length;
-        }
-      }),
-    );
+    const errors = await issueInBatches(Array(4).fill(X), signed);
     const issuedMs = performance.now() - t0;
     await all;
     const ms = performance.now() - t0;

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PrivateKey } from '@cornice/sdk';
-import { acceptedFeed, call, fanOut, post, signedTx, transferOut } from './avm.mjs';
+import { acceptedFeed, call, fanOut, issueInBatches, signedTx, transferOut } from './avm.mjs';
 import { CORNICE_BIN, freePort, report, rpc } from './lib.mjs';
 
 const fixture = (f) => fileURLToPath(new URL(`../core/fixtures/staking/local/${f}`, import.meta.url));
@@ -96,19 +96,7 @@ export async function benchNetwork({ transfers = 5000, latencySamples = 100 } = 
     // 1. throughput, round-robin over the five nodes.
     const t0 = performance.now();
     const all = Promise.all(signed.map(({ id }) => feed1.wait(id.toString())));
-    const batches = [];
-    for (let i = 0; i < signed.length; i += 100) batches.push(signed.slice(i, i + 100));
-    let next = 0;
-    let errors = 0;
-    await Promise.all(
-      nodes.map(async (_, k) => {
-        while (next < batches.length) {
-          const batch = batches[next++];
-          const replies = await post(X[k], JSON.stringify(batch.map(({ tx }, i) => ({ jsonrpc: '2.0', id: i, method: 'avm.issueTx', params: { tx } }))));
-          errors += replies.filter((r) => r.error).length;
-        }
-      }),
-    );
+    const errors = await issueInBatches(X, signed);
     await all;
     const ms = performance.now() - t0;
     report({

@@ -9,6 +9,16 @@ import { flush, harness, loopback, nodeIdOf, type Message } from '../helpers.js'
 
 const test = suite('snowman engine');
 
+/** Answers the engine's Gets one at a time: each must ask `from` for the next of `blocks`, in order. */
+async function answerGets(h: ReturnType<typeof harness>, from: ReturnType<typeof nodeIdOf>, blocks: readonly TestBlock[]): Promise<void> {
+  for (const expected of blocks) {
+    const gets = h.transport.take('get') as Array<Extract<Message, { type: 'get' }>>;
+    assert.is(gets.length, 1);
+    assert.ok((gets[0] as { blockId: Id }).blockId.equals(expected.id));
+    await h.engine.onPut(from, (gets[0] as Message).requestId, expected.bytes);
+  }
+}
+
 test('a one-validator network accepts a block after exactly betaVirtuous successful polls (default params)', async () => {
   const h = harness();
   await h.engine.start();
@@ -229,12 +239,7 @@ test('a pushed block with unknown ancestors: ancestors are fetched from the push
   assert.is(chit.requestId, 77);
   assert.ok(chit.preferred.equals(h.vm.genesis.id));
   assert.is(h.engine.held, 1);
-  for (const expected of [b, a]) {
-    const gets = h.transport.take('get') as Array<Extract<Message, { type: 'get' }>>;
-    assert.is(gets.length, 1);
-    assert.ok((gets[0] as { blockId: Id }).blockId.equals(expected.id));
-    await h.engine.onPut(peer, (gets[0] as Message).requestId, expected.bytes);
-  }
+  await answerGets(h, peer, [b, a]);
   assert.is(h.engine.held, 0);
   assert.is(h.engine.processing, 3);
   assert.ok(h.engine.preference.equals(c.id));
@@ -275,12 +280,7 @@ test('a VM that knows a block\'s height only once it knows the parent (the times
   const [chit] = h.transport.take('chits') as [Extract<Message, { type: 'chits' }>];
   assert.ok(chit.preferred.equals(h.vm.genesis.id), 'answered with the preference, not an error');
   assert.is(h.engine.held, 1);
-  for (const expected of [b, a]) {
-    const gets = h.transport.take('get') as Array<Extract<Message, { type: 'get' }>>;
-    assert.is(gets.length, 1);
-    assert.ok((gets[0] as { blockId: Id }).blockId.equals(expected.id));
-    await h.engine.onPut(peer, (gets[0] as Message).requestId, expected.bytes);
-  }
+  await answerGets(h, peer, [b, a]);
   assert.is(h.engine.processing, 3);
   assert.ok(h.engine.preference.equals(c.id));
   await h.engine.stop();
