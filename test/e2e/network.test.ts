@@ -28,6 +28,11 @@ const node = (i: number): NodeProcess => net.nodes[i - 1]!.proc;
 test.before(async () => {
   dir = await mkdtemp(join(tmpdir(), 'cornice-e2e-net-'));
   net = await startLocalNetwork(dir, 5);
+  // Every chain of every node bootstrapped (their APIs answer "bootstrapping" until then).
+  await until('all chains bootstrapped', async () => {
+    const reports = await Promise.all(net.nodes.map((n) => fetch(`${n.proc.url}/ext/health`).then((r) => r.text())));
+    return reports.some((r) => r.includes('bootstrapping')) ? undefined : true;
+  });
 });
 test.after(async () => {
   await net?.stop();

@@ -410,7 +410,8 @@ export class Network implements EngineNetwork {
   }
 
   #dial(k: Known): void {
-    if (this.#stopped || this.#peers.size + this.#pending.size >= this.#limits.maxPeers) return;
+    if (this.#stopped) return;
+    if (this.#peers.size + this.#pending.size >= this.#limits.maxPeers) return this.#scheduleDial(k, 'too many peers');
     k.dialling = true;
     const socket = connect({
       host: k.ip,
