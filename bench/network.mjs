@@ -3,27 +3,28 @@
 //    JSON-RPC batches of 100; the clock stops when node 1's pubsub has reported every one accepted.
 // 2. issue -> accept latency: one transfer at a time issued at node 3, until node 3's pubsub
 //    reports it accepted; p50/p99.
-// 3. bootstrap speed: a sixth node (not a validator) joins from scratch and bootstraps every chain
-//    from node 1; blocks/s of its largest chain, from its 'bootstrap finished' log line.
+// 3. bootstrap speed, twice: (a) a sixth node (not a validator) joins the five and bootstraps every
+//    chain from node 1 (few, large X-Chain blocks); (b) a node joins a one-node network whose
+//    timestamp chain has `longChain` small blocks. Blocks/s from the joiner's 'bootstrap finished' line.
 import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { PrivateKey } from '@cornice/sdk';
-import { acceptedFeed, call, fanOut, issueInBatches, signedTx, transferOut } from './avm.mjs';
+import { PrivateKey, cb58Encode } from '@cornice/sdk';
+import { acceptedFeed, fanOut, issueInBatches, issueOneByOne, signedTx, transferOut } from './avm.mjs';
 import { CORNICE_BIN, freePort, report, rpc } from './lib.mjs';
 
 const fixture = (f) => fileURLToPath(new URL(`../core/fixtures/staking/local/${f}`, import.meta.url));
 const NODE1_ID = 'LHgqGqV1QYBuyTywXEvmswXme3iH8myRY';
 
 /** Starts node `i`; resolves once its HTTP API answers; collects its JSON log lines. */
-async function startNode(i, dir, beaconPort, stakingPort) {
+async function startNode(i, dir, beaconPort, stakingPort, extra = []) {
   const httpPort = await freePort();
-  const args = [`--data-dir=${join(dir, `node${i}`)}`, `--http-port=${httpPort}`, `--staking-port=${stakingPort}`, '--staking-host=127.0.0.1', '--log-level=info'];
+  const args = [...extra, `--data-dir=${join(dir, `node${i}`)}`, `--http-port=${httpPort}`, `--staking-port=${stakingPort}`, '--staking-host=127.0.0.1', '--log-level=info'];
   if (i <= 5) args.push(`--staking-tls-cert-file=${fixture(`staker${i}.crt`)}`, `--staking-tls-key-file=${fixture(`staker${i}.key`)}`);
   if (i > 1) args.push(`--bootstrap-ips=127.0.0.1:${beaconPort}`, `--bootstrap-ids=${NODE1_ID}`);
-  const proc = spawn(process.execPath, [CORNICE_BIN, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const proc = spawn(process.execPath, [...(process.env.BENCH_PROFILE_NODE === String(i) ? ['--cpu-prof', '--cpu-prof-dir=/tmp/prof'] : []), CORNICE_BIN, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
   const logs = [];
   let buffered = '';
   proc.stdout.on('data', (d) => {
@@ -61,7 +62,47 @@ async function until(what, read, maxMs = 120_000) {
   }
 }
 
-export async function benchNetwork({ transfers = 5000, latencySamples = 100 } = {}) {
+/** A one-node network whose timestamp chain has `blocks` blocks; a second node joins; its bootstrap figure. */
+export async function benchLongBootstrap(blocks) {
+  const dir = await mkdtemp(join(tmpdir(), 'cornice-bench-boot-'));
+  const beaconPort = await freePort();
+  const solo = ['--sybil-protection-enabled=false'];
+  const nodes = [];
+  try {
+    const first = await startNode(1, dir, beaconPort, beaconPort, solo);
+    nodes.push(first);
+    const ts = `${first.url}/ext/bc/timestamp`;
+    // Proposals in flight, a few at a time, each a fresh 32-byte payload; then wait for the height.
+    const payload = (k) => cb58Encode(Uint8Array.from({ length: 32 }, (_, i) => (i < 4 ? (k >>> (8 * i)) & 0xff : 7)));
+    for (let k = 0; k < blocks; ) {
+      const burst = Math.min(64, blocks - k);
+      await Promise.all(Array.from({ length: burst }, (_, j) => rpc(ts, 'timestamp.proposeBlock', { data: payload(k + j) })));
+      k += burst;
+      await until('the burst accepted', async () => {
+        const tip = (await rpc(ts, 'timestamp.getBlock', {})).result;
+        return tip?.data === payload(k - 1) ? true : undefined;
+      });
+    }
+    const joiner = await startNode(6, dir, beaconPort, await freePort(), solo);
+    nodes.push(joiner);
+    const done = await until('the joiner bootstrapped its timestamp chain', async () =>
+      joiner.logs.find((l) => l.msg === 'bootstrap finished' && l.chain === 'timestamp'),
+    );
+    report({
+      bench: `bootstrap of a new node: a timestamp chain of ${blocks} blocks`,
+      value: Math.round((done.accepted / done.ms) * 1000),
+      unit: 'blocks/s',
+      target: '>= 2000',
+      blocks: done.accepted,
+      ms: done.ms,
+    });
+  } finally {
+    await Promise.all(nodes.map((n) => n.stop()));
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+export async function benchNetwork({ transfers = 5000, latencySamples = 100, longChain = 5000 } = {}) {
   const dir = await mkdtemp(join(tmpdir(), 'cornice-bench-net-'));
   const beaconPort = await freePort();
   const nodes = [];
@@ -82,16 +123,7 @@ export async function benchNetwork({ transfers = 5000, latencySamples = 100 } = 
     const signed = pieces.map((u) => signedTx([u], [transferOut(u.assetId, to, 1_000n)]));
 
     // 2. latency, at node 3.
-    const latencies = [];
-    for (const { tx, id } of signed.splice(transfers, latencySamples)) {
-      const t0 = performance.now();
-      const accepted = feed3.wait(id.toString());
-      await call(X[2], 'avm.issueTx', { tx });
-      await accepted;
-      latencies.push(performance.now() - t0);
-    }
-    latencies.sort((a, b) => a - b);
-    const pct = (p) => Math.round(latencies[Math.floor((latencies.length - 1) * p)] * 10) / 10;
+    const pct = await issueOneByOne(X[2], feed3, signed.splice(transfers, latencySamples));
 
     // 1. throughput, round-robin over the five nodes.
     const t0 = performance.now();
@@ -133,4 +165,5 @@ export async function benchNetwork({ transfers = 5000, latencySamples = 100 } = 
     await Promise.all(nodes.map((n) => n.stop()));
     await rm(dir, { recursive: true, force: true });
   }
+  await benchLongBootstrap(longChain);
 }

@@ -469,16 +469,21 @@ export class Bootstrapper implements BootstrapTarget {
     let expect = want;
     const n = Array.isArray(reply) ? Math.min(reply.length, MAX_ANCESTORS) : 0;
     if (n === 0) return { blocks, reached: false, problem: 'empty reply' };
+    // Parsed all at once (a VM's parse may read its store: the reads overlap), then linked in order.
+    const parsed = await Promise.all(
+      reply.slice(0, n).map(async (bytes): Promise<Block | string> => {
+        if (!(bytes instanceof Uint8Array) || bytes.length > MAX_MESSAGE_BYTES) return 'not a block';
+        try {
+          return await this.#o.vm.parseBlock(bytes);
+        } catch (err) {
+          return `unparseable block: ${describe(err)}`;
+        }
+      }),
+    );
+    this.#checkAborted(signal);
     for (let i = 0; i < n; i++) {
-      const bytes = reply[i];
-      if (!(bytes instanceof Uint8Array) || bytes.length > MAX_MESSAGE_BYTES) return { blocks, reached: false, problem: 'not a block' };
-      let block: Block;
-      try {
-        block = await this.#o.vm.parseBlock(bytes);
-      } catch (err) {
-        return { blocks, reached: false, problem: `unparseable block: ${describe(err)}` };
-      }
-      this.#checkAborted(signal);
+      const block = parsed[i] as Block | string;
+      if (typeof block === 'string') return { blocks, reached: false, problem: block };
       if (!block.id.equals(expect)) return { blocks, reached: false, problem: `got block ${block.id.toString()} instead of ${expect.toString()}` };
       blocks.push(block);
       if (block.parentId.equals(last.id)) return { blocks, reached: true };
