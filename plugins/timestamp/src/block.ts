@@ -67,6 +67,11 @@ export class TimestampBlock implements Block {
     return this.#height;
   }
 
+  /** The height if already resolved, without looking at the parent (constant time). */
+  get resolvedHeight(): number | undefined {
+    return this.#height;
+  }
+
   /** The height if known now, without throwing. */
   get heightIfKnown(): number | undefined {
     if (this.#height === undefined) {

@@ -139,7 +139,9 @@ export class TimestampVM implements ChainVM {
     const known = this.#inMemory(id) ?? (await this.#fromStore(id));
     if (known) return known;
     let height: number | undefined;
-    const parentHeight = this.#host.knownHeight(fields.parentId);
+    // Only a height already resolved: resolving here would walk every unresolved ancestor, at
+    // every parse (quadratic while bootstrapping, where blocks come newest first).
+    const parentHeight = this.#inMemory(fields.parentId)?.resolvedHeight;
     if (parentHeight !== undefined) height = parentHeight + 1;
     else {
       const parent = await this.#init!.store.getBlock(fields.parentId);

@@ -487,14 +487,19 @@ export class Bootstrapper implements BootstrapTarget {
       if (!block.id.equals(expect)) return { blocks, reached: false, problem: `got block ${block.id.toString()} instead of ${expect.toString()}` };
       blocks.push(block);
       if (block.parentId.equals(last.id)) return { blocks, reached: true };
-      const height = knownHeight(block);
-      if (height !== undefined && height <= last.height + 1) {
-        throw new ConsensusError(
-          'BootstrapFailed',
-          `the chain accepted by the beacons conflicts with this node's: block ${block.id.toString()} at height ${height} does not descend from the last accepted block ${last.id.toString()} at height ${last.height}`,
-        );
-      }
       expect = block.parentId;
+    }
+    // Heights fall along the reply (and a VM that derives a block's height from its parent's knows
+    // the newer ones only when it knows the older), so the oldest block tells whether some block sits
+    // at or below the last accepted height + 1 without being its child: the beacons' chain then
+    // conflicts with ours. (Asking every block would be quadratic for such a VM.)
+    const oldestHeight = knownHeight(blocks[blocks.length - 1] as Block);
+    if (oldestHeight !== undefined && oldestHeight <= last.height + 1) {
+      const first = blocks.find((b) => (knownHeight(b) ?? Number.POSITIVE_INFINITY) <= last.height + 1) as Block;
+      throw new ConsensusError(
+        'BootstrapFailed',
+        `the chain accepted by the beacons conflicts with this node's: block ${first.id.toString()} at height ${knownHeight(first)} does not descend from the last accepted block ${last.id.toString()} at height ${last.height}`,
+      );
     }
     return { blocks, reached: false };
   }
