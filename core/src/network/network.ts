@@ -130,7 +130,11 @@ export class Network implements EngineNetwork {
       minVersion: 'TLSv1.3',
       handshakeTimeout: this.#limits.handshakeTimeoutMs,
     });
-    server.on('connection', (socket: Socket) => this.#track(socket));
+    server.on('connection', (socket: Socket) => {
+      // Connections of any state (handshaking or peers) are bounded, so silent ones cannot pile up.
+      if (this.#sockets.size >= 2 * this.#limits.maxPeers) return void socket.destroy();
+      this.#track(socket);
+    });
     server.on('secureConnection', (socket) => this.#accepted(socket));
     server.on('tlsClientError', (e, socket) => {
       this.#log.debug('inbound TLS handshake failed', { error: e.message });

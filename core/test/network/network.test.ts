@@ -315,6 +315,17 @@ test('a connection that never starts its TLS handshake is closed after handshake
   assert.is(logged(a, 'inbound TLS handshake failed')[0]?.fields?.error, 'TLS handshake timeout');
 });
 
+test('connections still in their TLS handshake are bounded (2 x maxPeers in all): beyond it a new one is closed at once', async () => {
+  const [ca] = await testCerts(1);
+  const a = await startNode(ca!, { limits: { handshakeTimeoutMs: 10_000, maxPeers: 1 } });
+  const first = await silentClient(a);
+  const second = await silentClient(a);
+  const third = await silentClient(a);
+  await until(third.closed, 'the third connection closed at once', 2_000);
+  await sleep(100);
+  assert.not.ok(first.closed() || second.closed(), 'the first two wait for their handshake');
+});
+
 test('stop() does not wait for a connection that never finishes its TLS handshake', async () => {
   const [ca] = await testCerts(1);
   const a = await startNode(ca!, { limits: { handshakeTimeoutMs: 10_000 } });
