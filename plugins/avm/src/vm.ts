@@ -694,11 +694,16 @@ export class AssetVM implements ChainVM, AvmBackend {
     await Promise.all(txs.map(({ tx, bytes }) => this.#checkAndPool(tx, bytes).catch(() => undefined)));
   }
 
-  async #checkAndPool(tx: Tx, bytes: Uint8Array): Promise<Id> {
-    // Signatures are recovered on a worker while earlier txs take their turn (rules.ts finds them).
+  #checkAndPool(tx: Tx, bytes: Uint8Array): Promise<Id> {
+    // Signatures are recovered on a worker while earlier txs take their turn (rules.ts finds them);
+    // the turn itself is taken now, so txs are checked in the order they were issued (a tx may
+    // spend what the one issued just before it makes).
     const hash = signedHash(tx);
-    await prerecoverSigners(tx.creds.flatMap((c) => c.sigs.map((sig) => ({ hash, sig }))));
-    return this.#exclusive(() => this.#issue(tx, bytes));
+    const recovered = prerecoverSigners(tx.creds.flatMap((c) => c.sigs.map((sig) => ({ hash, sig }))));
+    return this.#exclusive(async () => {
+      await recovered;
+      return this.#issue(tx, bytes);
+    });
   }
 
   /** Txs this node gossiped, so that an issue repeated by a client is not sent again (bounded). */
