@@ -695,17 +695,19 @@ export class AssetVM implements ChainVM, AvmBackend {
   }
 
   #checkAndPool(tx: Tx, bytes: Uint8Array): Promise<Id> {
-    // Signatures are recovered on a worker while earlier txs take their turn (rules.ts finds them);
-    // the turn itself is taken now, so txs are checked in the order they were issued (a tx may
-    // spend what the one issued just before it makes).
+    // Signatures are recovered on a worker while earlier txs take their turn (rules.ts finds them).
+    // The recoveries are awaited in issue order, so txs take their turns in the order they were
+    // issued (a tx may spend what the one issued just before it makes), and no turn is held while a
+    // worker recovers.
     const hash = signedHash(tx);
     const recovered = prerecoverSigners(tx.creds.flatMap((c) => c.sigs.map((sig) => ({ hash, sig }))));
-    return this.#exclusive(async () => {
-      await recovered;
-      return this.#issue(tx, bytes);
-    });
+    const ready = this.#recoveredInOrder.then(() => recovered);
+    this.#recoveredInOrder = ready;
+    return ready.then(() => this.#exclusive(() => this.#issue(tx, bytes)));
   }
 
+  /** The recoveries of the txs issued so far, in issue order (see #checkAndPool). */
+  #recoveredInOrder: Promise<void> = Promise.resolve();
   /** Txs this node gossiped, so that an issue repeated by a client is not sent again (bounded). */
   readonly #gossiped = new Set<string>();
 

@@ -39,8 +39,12 @@ test('on a real chain: a chain of transfers is accepted, a conflicting pair ends
     }
     assert.ok((await settled(vm, ids)).every((s) => s === 'Accepted'));
     const spent = { ...from };
-    const first = await vm.issueTx(baseTx([{ utxo: spent, keys: [EWOQ] }], [out(AVA, 5n, [BOB.address])], chain));
-    const second = await vm.issueTx(baseTx([{ utxo: spent, keys: [EWOQ] }], [out(AVA, 6n, [BOB.address])], chain));
+    // Issued together, so both are in flight: issued one after the other, the first may be accepted
+    // before the second is checked, which is then refused (its input is spent).
+    const [first, second] = await Promise.all([
+      vm.issueTx(baseTx([{ utxo: spent, keys: [EWOQ] }], [out(AVA, 5n, [BOB.address])], chain)),
+      vm.issueTx(baseTx([{ utxo: spent, keys: [EWOQ] }], [out(AVA, 6n, [BOB.address])], chain)),
+    ]);
     const [a, b] = await settled(vm, [first, second]);
     assert.equal([a, b].sort(), ['Accepted', 'Rejected']);
     // Nothing left to build: the engine sits in waitForEvent (no blocks, no failed builds).
