@@ -6,13 +6,12 @@
  * at once. The bin exits the process with that code, so a plugin's leftover timer or socket cannot
  * keep it alive.
  */
-import { readVersion } from './node/version.js';
-import { readFileSync } from 'node:fs';
 import { isNodeError, type Logger } from '@cornice/sdk';
 import { installFaultHandlers } from './chains/faults.js';
 import { ConfigError, type NodeConfig } from './config/config.js';
 import { parseConfig } from './config/parse.js';
 import { createLogger } from './log/logger.js';
+import { readVersion } from './node/version.js';
 import { networkCommand } from './runner/local-network.js';
 import type { RunningNode } from './node/node.js';
 

@@ -19,6 +19,7 @@ export * from './rpc/native-aliases.js';
 export * from './rpc/client.js';
 export * from './vm/block.js';
 export * from './vm/context.js';
+export { serializer } from './vm/serializer.js';
 export * from './vm/vm.js';
 export * from './vm/event-waiter.js';
 export * from './ipc/reader.js';

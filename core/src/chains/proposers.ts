@@ -25,9 +25,10 @@ export interface ProposerOptions {
 export function proposerDelay(o: ProposerOptions): (height: number) => number {
   const window = o.windowMs ?? PROPOSER_WINDOW_MS;
   return (height) => {
-    const others = o.validators().filter((v) => !v.nodeId.equals(o.nodeId) && o.isConnected(v.nodeId));
+    const validators = o.validators();
+    const others = validators.filter((v) => !v.nodeId.equals(o.nodeId) && o.isConnected(v.nodeId));
     if (others.length === 0) return 0;
-    if (!o.validators().some((v) => v.nodeId.equals(o.nodeId))) return (others.length + 1) * window;
+    if (!validators.some((v) => v.nodeId.equals(o.nodeId))) return (others.length + 1) * window;
     const prefix = new Writer().fixedBytes(o.chainId.bytes).u64(BigInt(height)).finish();
     const rankKey = (node: ShortId) => sha256(concatBytes(prefix, node.bytes));
     const mine = rankKey(o.nodeId);

@@ -260,14 +260,17 @@ export class Network implements EngineNetwork {
 
   /** Connected peers, for admin.peers. */
   peers(): PeerSummary[] {
-    return [...this.#peers.values()].map((p) => ({
-      ip: `${formatIp(this.#listenOf(p).ip)}:${this.#listenOf(p).port}`,
-      nodeID: p.nodeId.toString(),
-      version: p.info?.version ?? '',
-      direction: p.direction,
-      lastSent: new Date(p.lastSent).toISOString(),
-      lastReceived: new Date(p.lastReceived).toISOString(),
-    }));
+    return [...this.#peers.values()].map((p) => {
+      const listen = this.#listenOf(p);
+      return {
+        ip: `${formatIp(listen.ip)}:${listen.port}`,
+        nodeID: p.nodeId.toString(),
+        version: p.info?.version ?? '',
+        direction: p.direction,
+        lastSent: new Date(p.lastSent).toISOString(),
+        lastReceived: new Date(p.lastReceived).toISOString(),
+      };
+    });
   }
 
   // ---- connections -----------------------------------------------------------------------------

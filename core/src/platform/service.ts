@@ -18,6 +18,7 @@ import {
   type BoundService,
   type Handlers,
   type Id,
+  serializer,
 } from '@cornice/sdk';
 import { platformApi, platformApiWithSymbol, type AccountReply, type ValidatorReply } from './api.js';
 import { decodeTx, decodeUtxo, encodeTx, unsignedTxBytes } from './codec.js';
@@ -435,14 +436,4 @@ async function spendableInputs(backend: PlatformBackend, assetId: Id, to: ShortI
     ins.push(input);
   }
   return ins;
-}
-
-/** Runs async functions one after another (the read-modify-write of a user's address list). */
-function serializer(): <T>(fn: () => Promise<T>) => Promise<T> {
-  let tail: Promise<unknown> = Promise.resolve();
-  return (fn) => {
-    const run = tail.then(fn, fn);
-    tail = run.catch(() => undefined);
-    return run;
-  };
 }

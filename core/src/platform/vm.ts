@@ -9,6 +9,7 @@
  */
 import {
   EventWaiter,
+  serializer,
   Id,
   NotFoundError,
   sha256,
@@ -97,7 +98,7 @@ export class PlatformVM implements BlockHost, PlatformBackend {
   readonly #waiter: EventWaiter;
   #atomic: { chainId: Id; assetId: Id } | undefined;
   #shutDown = false;
-  #issuing: Promise<void> = Promise.resolve();
+  readonly #issuing = serializer();
   /** issueTx's check states for one preferred block (see #poolLayer). */
   #poolState: { preferred: string; layers: StateDiff[] } | undefined;
 
@@ -452,12 +453,7 @@ export class PlatformVM implements BlockHost, PlatformBackend {
 
   /** One issueTx at a time, so each is checked after the previous one joined the mempool. */
   issueTx(tx: IssuableTx): Promise<Id> {
-    const result = this.#issuing.then(() => this.#issue(tx));
-    this.#issuing = result.then(
-      () => undefined,
-      () => undefined,
-    );
-    return result;
+    return this.#issuing(() => this.#issue(tx));
   }
 
   async #issue(tx: IssuableTx): Promise<Id> {

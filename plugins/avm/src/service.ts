@@ -17,6 +17,7 @@ import {
   type Clock,
   type Handlers,
   type ShortId,
+  serializer,
 } from '@cornice/sdk';
 import { addressOn, formatAddress, type ChainAddress } from './addresses.js';
 import { avmApi, avmApiWithSymbol, type AssetBalanceReply } from './api.js';
@@ -433,14 +434,4 @@ function sortInputs(ins: readonly SignedInput[]): SignedInput[] {
 
 function clampU64(n: bigint): bigint {
   return n > U64_MAX ? U64_MAX : n;
-}
-
-/** Runs async functions one after another (the read-modify-write of a user's address list). */
-function serializer(): <T>(fn: () => Promise<T>) => Promise<T> {
-  let tail: Promise<unknown> = Promise.resolve();
-  return (fn) => {
-    const run = tail.then(fn, fn);
-    tail = run.catch(() => undefined);
-    return run;
-  };
 }

@@ -17,6 +17,7 @@ import {
   bytesEqual,
   sha256,
   prerecoverSigners,
+  serializer,
   type ChainContext,
   type ChainHandler,
   type ChainVM,
@@ -94,7 +95,7 @@ export class AssetVM implements ChainVM, AvmBackend {
   readonly #listeners = new Set<TxDecidedListener>();
   readonly #waiter: EventWaiter;
   /** issueTx, accept and reject one at a time: each sees the mempool and state the previous left. */
-  #lock: Promise<void> = Promise.resolve();
+  readonly #exclusive = serializer();
   #shutDown = false;
   /** What #onPreferredBranch found, for the preferred block it found it for. */
   #branch: { preferred: string; txs: ReadonlySet<string> } | undefined;
@@ -805,14 +806,5 @@ export class AssetVM implements ChainVM, AvmBackend {
 
   #now(): number {
     return Math.floor(this.#running().clock.now() / 1000);
-  }
-
-  #exclusive<T>(step: () => Promise<T>): Promise<T> {
-    const run = this.#lock.then(step);
-    this.#lock = run.then(
-      () => undefined,
-      () => undefined,
-    );
-    return run;
   }
 }

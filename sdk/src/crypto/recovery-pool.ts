@@ -11,6 +11,7 @@
  */
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
+import { bytesEqual } from '../encoding/bytes.js';
 import { ShortId } from '../ids/id.js';
 import { recoveredSigners } from './signer-cache.js';
 import type { RecoveryJob, RecoveryResult } from './recovery-worker.js';
@@ -162,7 +163,7 @@ function finish(job: Job): void {
 
 function isKnown(hash: Uint8Array, sig: Uint8Array): boolean {
   const known = recoveredSigners.get(sig);
-  return known !== undefined && known.hash.length === hash.length && known.hash.every((b, i) => b === hash[i]);
+  return known !== undefined && bytesEqual(known.hash, hash);
 }
 
 let pool = new RecoveryPool({});
