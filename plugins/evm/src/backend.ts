@@ -1,0 +1,248 @@
+/**
+ * The seam between the EVM chain (src/chain: blocks, state, mempool, execution on @ethereumjs/vm)
+ * and the Ethereum JSON-RPC front end (src/rpc: HTTP and WebSocket, hex formats, filters,
+ * subscriptions, personal accounts). The chain implements `EvmBackend`; the RPC layer only formats
+ * and validates, and never imports @ethereumjs.
+ *
+ * Values are plain data: quantities are bigint, byte strings Uint8Array (addresses 20 bytes, hashes
+ * 32), so the RPC layer does all hex encoding. Every method may throw `EvmRpcError` (a JSON-RPC error
+ * with Ethereum's code and text); anything else thrown is a bug the RPC layer reports as -32603.
+ */
+import type { Observable } from 'rxjs';
+import { NodeError } from '@cornice/sdk';
+
+export type Address = Uint8Array;
+export type Hash = Uint8Array;
+
+/** A block tag or number as clients send it; `{ hash }` where the spec allows a block hash (EIP-1898). */
+export type BlockRef =
+  | bigint
+  | 'latest'
+  | 'pending'
+  | 'safe'
+  | 'finalized'
+  | 'accepted'
+  | 'earliest'
+  | { readonly hash: Hash; readonly requireCanonical?: boolean };
+
+export interface HeaderView {
+  readonly number: bigint;
+  readonly hash: Hash;
+  readonly parentHash: Hash;
+  /** Unix seconds. */
+  readonly timestamp: bigint;
+  readonly stateRoot: Hash;
+  readonly transactionsRoot: Hash;
+  readonly receiptsRoot: Hash;
+  /** 256 bytes. */
+  readonly logsBloom: Uint8Array;
+  readonly miner: Address;
+  readonly difficulty: bigint;
+  readonly gasLimit: bigint;
+  readonly gasUsed: bigint;
+  readonly baseFeePerGas: bigint;
+  readonly extraData: Uint8Array;
+  readonly mixHash: Hash;
+  /** 8 bytes. */
+  readonly nonce: Uint8Array;
+  readonly sha3Uncles: Hash;
+  /** RLP size of the whole block in bytes. */
+  readonly size: bigint;
+  readonly withdrawalsRoot?: Hash;
+  readonly blobGasUsed?: bigint;
+  readonly excessBlobGas?: bigint;
+  readonly parentBeaconBlockRoot?: Hash;
+}
+
+export interface AccessListEntry {
+  readonly address: Address;
+  readonly storageKeys: readonly Hash[];
+}
+
+export interface TxView {
+  readonly hash: Hash;
+  /** 0 legacy, 1 EIP-2930, 2 EIP-1559. */
+  readonly type: number;
+  readonly from: Address;
+  readonly to: Address | null;
+  readonly nonce: bigint;
+  readonly value: bigint;
+  readonly input: Uint8Array;
+  readonly gas: bigint;
+  /** Legacy and EIP-2930: the gas price; EIP-1559: the effective price once mined, else maxFeePerGas. */
+  readonly gasPrice: bigint;
+  readonly maxFeePerGas?: bigint;
+  readonly maxPriorityFeePerGas?: bigint;
+  readonly accessList?: readonly AccessListEntry[];
+  readonly chainId?: bigint;
+  readonly v: bigint;
+  readonly r: bigint;
+  readonly s: bigint;
+  readonly yParity?: number;
+}
+
+export interface BlockView {
+  readonly header: HeaderView;
+  readonly transactions: readonly TxView[];
+}
+
+/** Where a transaction is: a mined one has its block; a pending one has none. */
+export interface TxLocation {
+  readonly tx: TxView;
+  readonly blockHash?: Hash;
+  readonly blockNumber?: bigint;
+  readonly index?: number;
+}
+
+export interface LogView {
+  readonly address: Address;
+  readonly topics: readonly Hash[];
+  readonly data: Uint8Array;
+  readonly blockNumber: bigint;
+  readonly blockHash: Hash;
+  readonly transactionHash: Hash;
+  readonly transactionIndex: number;
+  /** Index in the block. */
+  readonly logIndex: number;
+  readonly removed: boolean;
+}
+
+export interface ReceiptView {
+  readonly transactionHash: Hash;
+  readonly transactionIndex: number;
+  readonly blockHash: Hash;
+  readonly blockNumber: bigint;
+  readonly from: Address;
+  readonly to: Address | null;
+  readonly cumulativeGasUsed: bigint;
+  readonly gasUsed: bigint;
+  readonly effectiveGasPrice: bigint;
+  readonly contractAddress: Address | null;
+  readonly logs: readonly LogView[];
+  readonly logsBloom: Uint8Array;
+  /** 1 success, 0 failure. */
+  readonly status: 0 | 1;
+  readonly type: number;
+}
+
+/** eth_call / eth_estimateGas / personal_sendTransaction arguments (absent fields take the chain's defaults). */
+export interface CallRequest {
+  readonly from?: Address;
+  readonly to?: Address | null;
+  readonly gas?: bigint;
+  readonly gasPrice?: bigint;
+  readonly maxFeePerGas?: bigint;
+  readonly maxPriorityFeePerGas?: bigint;
+  readonly value?: bigint;
+  readonly data?: Uint8Array;
+  readonly nonce?: bigint;
+  readonly accessList?: readonly AccessListEntry[];
+}
+
+/** geth's state override set for eth_call / eth_estimateGas, by lowercase 0x address. */
+export type StateOverrides = ReadonlyMap<
+  string,
+  {
+    readonly balance?: bigint;
+    readonly nonce?: bigint;
+    readonly code?: Uint8Array;
+    /** Replaces the whole storage. */
+    readonly state?: ReadonlyMap<string, Hash>;
+    /** Changes these slots only (keys: lowercase 0x 32-byte hex). */
+    readonly stateDiff?: ReadonlyMap<string, Hash>;
+  }
+>;
+
+export interface CallResult {
+  readonly returnData: Uint8Array;
+  readonly gasUsed: bigint;
+  /** Set when execution failed: 'revert' (returnData holds the revert data) or another EVM error. */
+  readonly error?: { readonly kind: 'revert' | 'error'; readonly message: string };
+}
+
+/** A resolved log filter: block range inclusive, or one block by hash. */
+export interface LogFilter {
+  readonly fromBlock?: bigint;
+  readonly toBlock?: bigint;
+  readonly blockHash?: Hash;
+  /** Any of these addresses (empty: any address). */
+  readonly addresses: readonly Address[];
+  /** Per position: null matches anything, else any of the hashes. */
+  readonly topics: readonly (readonly Hash[] | null)[];
+}
+
+export interface FeeHistory {
+  readonly oldestBlock: bigint;
+  readonly baseFeePerGas: readonly bigint[];
+  readonly gasUsedRatio: readonly number[];
+  readonly reward?: readonly (readonly bigint[])[];
+}
+
+export interface AcceptedBlock {
+  readonly block: BlockView;
+  readonly receipts: readonly ReceiptView[];
+}
+
+/** What the chain offers the RPC front end (one per chain instance). */
+export interface EvmBackend {
+  /** EVM chain ID (eth_chainId), 43110 on the local C-Chain. */
+  readonly chainId: bigint;
+  /** net_version: the chain's internal network ID (1 on the C-Chain). */
+  readonly networkId: bigint;
+
+  /** Number of the last accepted block. */
+  blockNumber(): bigint;
+  /**
+   * The block a reference names (pending/latest/safe/finalized/accepted = last accepted);
+   * undefined when the number or hash is unknown.
+   */
+  block(ref: BlockRef): Promise<BlockView | undefined>;
+  /** State reads at a block; 'pending' nonce is the mempool's next nonce. Unknown block: EvmRpcError. */
+  balance(address: Address, ref: BlockRef): Promise<bigint>;
+  nonce(address: Address, ref: BlockRef): Promise<bigint>;
+  code(address: Address, ref: BlockRef): Promise<Uint8Array>;
+  storageAt(address: Address, slot: Hash, ref: BlockRef): Promise<Hash>;
+
+  transaction(hash: Hash): Promise<TxLocation | undefined>;
+  receipt(hash: Hash): Promise<ReceiptView | undefined>;
+  blockReceipts(ref: BlockRef): Promise<readonly ReceiptView[] | undefined>;
+  /** Bounded (block range and result count): too wide a query is an EvmRpcError, not a long scan. */
+  logs(filter: LogFilter): Promise<readonly LogView[]>;
+
+  /** Admits a signed tx (RLP / typed envelope) to the mempool; its hash. Ethereum's error texts. */
+  sendRawTransaction(raw: Uint8Array): Promise<Hash>;
+  /** Fills nonce, gas and fees of `req` as a wallet would, signs with `privateKey`, admits it; its hash. */
+  sendTransaction(req: CallRequest & { readonly from: Address }, privateKey: Uint8Array): Promise<Hash>;
+  call(req: CallRequest, ref: BlockRef, overrides?: StateOverrides): Promise<CallResult>;
+  /** The gas `req` needs (geth's search); a revert is an EvmRpcError with code 3 and the revert data. */
+  estimateGas(req: CallRequest, ref: BlockRef, overrides?: StateOverrides): Promise<bigint>;
+
+  gasPrice(): Promise<bigint>;
+  maxPriorityFeePerGas(): Promise<bigint>;
+  feeHistory(blockCount: number, newest: BlockRef, percentiles: readonly number[]): Promise<FeeHistory>;
+  /** False once the chain follows the network (eth_syncing). */
+  syncing(): false | { readonly startingBlock: bigint; readonly currentBlock: bigint; readonly highestBlock: bigint };
+  /** Connected peers of this chain (net_peerCount). */
+  peerCount(): number;
+
+  /** Each accepted block with its receipts, in order (newHeads and logs subscriptions, filters). */
+  readonly accepted$: Observable<AcceptedBlock>;
+  /** Each transaction admitted to the mempool (newPendingTransactions). */
+  readonly pending$: Observable<TxView>;
+}
+
+export type EvmRpcErrorCode = -32000 | -32001 | -32002 | -32003 | -32005 | -32600 | -32601 | -32602 | 3;
+
+/**
+ * A JSON-RPC error as Ethereum clients expect it, e.g. -32000 "insufficient funds for gas * price +
+ * value", -32000 "nonce too low", 3 "execution reverted" with the revert data as 0x hex in `data`.
+ */
+export class EvmRpcError extends NodeError<'EvmRpc'> {
+  constructor(
+    readonly rpcCode: EvmRpcErrorCode,
+    message: string,
+    readonly rpcData?: unknown,
+  ) {
+    super('EvmRpc', message);
+  }
+}
