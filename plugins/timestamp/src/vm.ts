@@ -136,7 +136,11 @@ export class TimestampVM implements ChainVM {
     const fields = decodeBlock(bytes);
     const copy = bytes.slice();
     const id = blockIdOf(copy);
-    const known = this.#inMemory(id) ?? (await this.#fromStore(id));
+    // Timestamps never decrease along the chain, so a block later than the last accepted one is not
+    // accepted: no store read for it (each costs a round trip to the database's threads; while
+    // bootstrapping, every fetched block is such a block).
+    const mayBeAccepted = fields.timestamp <= this.#lastAccepted!.timestamp;
+    const known = this.#inMemory(id) ?? (mayBeAccepted ? await this.#fromStore(id) : undefined);
     if (known) return known;
     let height: number | undefined;
     // Only a height already resolved: resolving here would walk every unresolved ancestor, at

@@ -57,6 +57,34 @@ test('parseBlock: height from the parent, getBlock finds it, same object for sam
   assert.is(genesis.status, 'accepted');
 });
 
+test('parseBlock: a block later than the last accepted one is not looked up in the store; an older accepted one is found there', async () => {
+  let gets = 0;
+  class CountingStore extends MemoryStore {
+    override async get(key: Uint8Array) {
+      gets += 1;
+      return super.get(key);
+    }
+  }
+  const db = new CountingStore();
+  const { vm } = await setup({ db, vm: { acceptedCacheSize: 1 } });
+  const g = await vm.lastAccepted();
+  // Newest first, as bootstrapping fetches: the parent is unknown, so only its lookup reads the store.
+  const parentBytes = raw(g, 1, 100);
+  gets = 0;
+  await vm.parseBlock(raw(blockIdOf(parentBytes), 2, 100));
+  assert.is(gets, 1);
+  // Accept two blocks (the cache keeps one), then parse the first again: found accepted in the store.
+  const first = await vm.parseBlock(parentBytes);
+  await first.verify();
+  await first.accept();
+  const second = await vm.parseBlock(raw(first.id, 3, 200));
+  await second.verify();
+  await second.accept();
+  const again = await vm.parseBlock(first.bytes);
+  assert.is(again.status, 'accepted');
+  assert.is(again.height, 1);
+});
+
 test('parseBlock rejects malformed bytes', async () => {
   const { vm } = await setup();
   assert.ok(isCode(await rejection(vm.parseBlock(new Uint8Array(71))), 'MalformedBlock'));

@@ -177,4 +177,39 @@ test('a failing VM or transport never makes a handler throw', async () => {
   await s.onGetAncestors(asker, 4, Id.empty);
 });
 
+/** `vm` whose reads settle a macrotask later, counting how many are in flight at once. */
+function slowReads(vm: TestVM, lie?: { height: number; id: Id }) {
+  let inFlight = 0;
+  const stats = { maxInFlight: 0 };
+  const later = <T>(f: () => Promise<T>): Promise<T> => {
+    inFlight += 1;
+    stats.maxInFlight = Math.max(stats.maxInFlight, inFlight);
+    return new Promise<void>((r) => setImmediate(r)).then(f).finally(() => void (inFlight -= 1));
+  };
+  const wrapped = Object.create(vm) as TestVM;
+  wrapped.getBlock = (id: Id) => later(() => vm.getBlock(id));
+  wrapped.getBlockIdAtHeight = (h: number) => later(() => (lie && h === lie.height ? Promise.resolve(lie.id) : vm.getBlockIdAtHeight(h)));
+  return { vm: wrapped, stats };
+}
+
+test('GetAncestors: accepted ancestors are read by height, many at once, and linked as the parents say', async () => {
+  const vm = await longChain();
+  const { vm: slow, stats } = slowReads(vm);
+  const { server, replies } = serverOn(slow);
+  const top = vm.acceptedChain[2_500] as TestBlock;
+  await server.onGetAncestors(asker, 9, top.id);
+  const expected = vm.acceptedChain.slice(2_500 - MAX_ANCESTORS + 1, 2_501).reverse().map((b) => b.bytes);
+  assert.equal(replies[0]?.blocks, expected);
+  assert.ok(stats.maxInFlight >= 32, `reads in flight at most ${stats.maxInFlight}`);
+});
+
+test('GetAncestors: a height index that disagrees with the parent links ends the reply there', async () => {
+  const vm = await longChain();
+  const stranger = (vm.acceptedChain[10] as TestBlock).id;
+  const { vm: lying } = slowReads(vm, { height: 95, id: stranger });
+  const { server, replies } = serverOn(lying);
+  await server.onGetAncestors(asker, 10, (vm.acceptedChain[100] as TestBlock).id);
+  assert.equal(replies[0]?.blocks, vm.acceptedChain.slice(96, 101).reverse().map((b) => b.bytes));
+});
+
 test.run();
