@@ -362,15 +362,13 @@ export class AssetVM implements ChainVM, AvmBackend {
       const diff = new StateDiff(() => this.#stateAt(parent));
       const time = BigInt(block.timestamp);
       const txs = block.txs ?? block.txBytes.map((b) => decodeTx(b));
+      const ids = block.txBytes.map(txIdOf);
       // The signatures of txs not seen before, recovered together on the sdk's workers first.
-      const unseen = txs.filter((_, i) => {
-        const id = txIdOf(block.txBytes[i]!);
-        return !this.#mempool.has(id) && !this.#effects.has(id.key);
-      });
+      const unseen = txs.filter((_, i) => !this.#mempool.has(ids[i]!) && !this.#effects.has(ids[i]!.key));
       await prerecoverSigners(unseen.flatMap((tx) => tx.creds.flatMap((c) => c.sigs.map((sig) => ({ hash: signedHash(tx), sig })))));
       for (let i = 0; i < txs.length; i++) {
         const bytes = block.txBytes[i]!;
-        const id = txIdOf(bytes);
+        const id = ids[i]!;
         try {
           const e = this.#mempool.get(id) ?? this.#effects.get(id.key) ?? (await checkTx(txs[i]!, bytes, id, this.#diffSource(diff), time, this.#rules()));
           await applyEffect(e, diff, time);
