@@ -96,3 +96,60 @@ export async function buildAndAccept(vm: EvmVM) {
 export function hex(b: Uint8Array): string {
   return `0x${Buffer.from(b).toString('hex')}`;
 }
+
+const OPS: Record<string, number> = {
+  STOP: 0x00, EQ: 0x14, ISZERO: 0x15, SHL: 0x1b, SHR: 0x1c, CALLDATALOAD: 0x35, CALLDATASIZE: 0x36, CODECOPY: 0x39,
+  MSTORE: 0x52, SLOAD: 0x54, SSTORE: 0x55, JUMPI: 0x57, JUMPDEST: 0x5b, PUSH0: 0x5f, DUP1: 0x80, LOG1: 0xa1, RETURN: 0xf3, REVERT: 0xfd,
+};
+
+/** A tiny assembler: opcodes, `0x..` push data (PUSHn chosen by length), `@label` (PUSH1 of a label), `label:`. */
+export function asm(src: string): Uint8Array {
+  const toks = src.split(/\s+/).filter(Boolean);
+  const pass = (labels: Map<string, number>) => {
+    const out: number[] = [];
+    for (const t of toks) {
+      if (t.endsWith(':')) {
+        labels.set(t.slice(0, -1), out.length);
+        out.push(OPS.JUMPDEST!);
+      } else if (t.startsWith('@')) out.push(0x60, labels.get(t.slice(1)) ?? 0);
+      else if (t.startsWith('0x')) {
+        const b = Buffer.from(t.slice(2), 'hex');
+        out.push(0x5f + b.length, ...b);
+      } else {
+        const op = OPS[t];
+        if (op === undefined) throw new TypeError(`unknown op ${t}`);
+        out.push(op);
+      }
+    }
+    return Uint8Array.from(out);
+  };
+  const labels = new Map<string, number>();
+  pass(labels);
+  return pass(labels);
+}
+
+export const STORED_TOPIC = '0x' + 'aa'.repeat(32);
+
+/**
+ * A contract: no calldata -> returns slot 0; calldata starting 0xff -> reverts with Error("nope");
+ * other calldata -> stores its first word in slot 0 and logs it with topic 0xaa..aa.
+ */
+export const RUNTIME = asm(`
+  CALLDATASIZE ISZERO @get JUMPI
+  PUSH0 CALLDATALOAD DUP1 0xf8 SHR 0xff EQ @revert JUMPI
+  DUP1 PUSH0 SSTORE PUSH0 MSTORE ${STORED_TOPIC} 0x20 PUSH0 LOG1 STOP
+  get: PUSH0 SLOAD PUSH0 MSTORE 0x20 PUSH0 RETURN
+  revert: 0x08c379a0 0xe0 SHL PUSH0 MSTORE 0x20 0x04 MSTORE 0x04 0x24 MSTORE 0x${Buffer.from('nope').toString('hex')}${'00'.repeat(28)} 0x44 MSTORE 0x64 PUSH0 REVERT
+`);
+
+/** Init code that deploys RUNTIME. */
+export const INIT = (() => {
+  const len = RUNTIME.length.toString(16).padStart(2, '0');
+  const head = asm(`0x${len} 0x0a PUSH0 CODECOPY 0x${len} PUSH0 RETURN`);
+  if (head.length !== 10) throw new TypeError('init header must be 10 bytes');
+  return Uint8Array.from([...head, ...RUNTIME]);
+})();
+
+export function word(n: bigint): Uint8Array {
+  return Uint8Array.from(Buffer.from(n.toString(16).padStart(64, '0'), 'hex'));
+}
