@@ -5,6 +5,9 @@
  * is always read with the encoding it was written with. Forcing one encoding for everything
  * corrupts nodes, so each op is honoured.
  *
+ * Reads go through an LRU of nodes shared by every trie over this database: @ethereumjs gives a
+ * storage trie no node cache of its own, so without it each SLOAD of an eth_call walks LevelDB.
+ *
  * Writes are held in memory until `flushInto(batch)`: the VM joins them to the batch that accepts
  * a block, so a block's trie nodes and its records are one commit. Nodes of blocks still undecided
  * (or rejected) ride along with the next accept: trie nodes are content-addressed, so an extra node
@@ -60,29 +63,61 @@ interface Pending {
   raw: Value | undefined;
 }
 
+/** A bounded map, least recently inserted out first (reads refresh nothing: cheap, and good enough for trie nodes). */
+class NodeCache {
+  readonly #map = new Map<string, Value>();
+  constructor(private readonly max: number) {}
+  get(k: string): Value | undefined {
+    return this.#map.get(k);
+  }
+  set(k: string, v: Value): void {
+    if (this.max <= 0) return;
+    this.#map.delete(k);
+    this.#map.set(k, v);
+    if (this.#map.size > this.max) this.#map.delete(this.#map.keys().next().value as string);
+  }
+  delete(k: string): void {
+    this.#map.delete(k);
+  }
+}
+
 export class StateDB implements DB<string, Value> {
   readonly #pending: Map<string, Pending>;
+  readonly #cache: NodeCache;
 
+  /** `cacheSize`: trie nodes kept in memory for reads (default 200,000). */
   constructor(
     private readonly store: KeyValueStore,
-    pending?: Map<string, Pending>,
+    cacheSize = 200_000,
+    shared?: { pending: Map<string, Pending>; cache: NodeCache },
   ) {
-    this.#pending = pending ?? new Map();
+    this.#pending = shared?.pending ?? new Map();
+    this.#cache = shared?.cache ?? new NodeCache(cacheSize);
   }
 
   async get(key: string, opts?: EncodingOpts): Promise<Value | undefined> {
-    const p = this.#pending.get(memKey(key));
+    const mk = memKey(key);
+    const p = this.#pending.get(mk);
     if (p) return p.raw;
+    const cached = this.#cache.get(mk);
+    if (cached !== undefined) return cached;
     const b = await this.store.get(storeKey(key));
-    return b === undefined ? undefined : decodeValue(b, opts);
+    if (b === undefined) return undefined;
+    const v = decodeValue(b, opts);
+    this.#cache.set(mk, v);
+    return v;
   }
 
   async put(key: string, value: Value, opts?: EncodingOpts): Promise<void> {
-    this.#pending.set(memKey(key), { key: storeKey(key), value: encodeValue(value, opts), raw: value });
+    const mk = memKey(key);
+    this.#pending.set(mk, { key: storeKey(key), value: encodeValue(value, opts), raw: value });
+    this.#cache.delete(mk);
   }
 
   async del(key: string): Promise<void> {
-    this.#pending.set(memKey(key), { key: storeKey(key), value: undefined, raw: undefined });
+    const mk = memKey(key);
+    this.#pending.set(mk, { key: storeKey(key), value: undefined, raw: undefined });
+    this.#cache.delete(mk);
   }
 
   async batch(ops: BatchDBOp<string, Value>[]): Promise<void> {
@@ -94,7 +129,7 @@ export class StateDB implements DB<string, Value> {
 
   /** A view sharing the store and the write-back buffer. */
   shallowCopy(): StateDB {
-    return new StateDB(this.store, this.#pending);
+    return new StateDB(this.store, 0, { pending: this.#pending, cache: this.#cache });
   }
 
   async open(): Promise<void> {}
@@ -119,6 +154,10 @@ export class StateDB implements DB<string, Value> {
 
   /** Forgets the writes of a snapshot that are now in the store (unless overwritten since). */
   flushed(snapshot: Map<string, Pending>): void {
-    for (const [k, p] of snapshot) if (this.#pending.get(k) === p) this.#pending.delete(k);
+    for (const [k, p] of snapshot) {
+      if (this.#pending.get(k) !== p) continue;
+      this.#pending.delete(k);
+      if (p.raw !== undefined) this.#cache.set(k, p.raw);
+    }
   }
 }
