@@ -219,7 +219,7 @@ export class ChainBackend implements EvmBackend {
     this.#checkChainId(raw);
     let tx: TypedTransaction;
     try {
-      tx = createTxFromRLP(raw, { common: this.chain.common });
+      tx = createTxFromRLP(raw, { common: this.chain.txCommon });
     } catch (e) {
       throw rpcErr(`invalid transaction: ${shortReason(e)}`);
     }
@@ -300,7 +300,7 @@ export class ChainBackend implements EvmBackend {
       const maxFee = req.maxFeePerGas ?? 2n * this.chain.nextBaseFee() + tip;
       txData = { ...base, type: 2, maxFeePerGas: maxFee, maxPriorityFeePerGas: tip, ...(req.accessList ? { accessList: toAccessList(req) } : {}) };
     }
-    const unsigned = createTx(txData as never, { common: this.chain.common });
+    const unsigned = createTx(txData as never, { common: this.chain.txCommon });
     const signed = unsigned.sign(privateKey) as TypedTransaction;
     return this.admit(signed);
   }

@@ -13,7 +13,7 @@ import type { AcceptedBlock, TxView } from '../backend.js';
 import { EvmBlock, type BlockHost } from '../block.js';
 import { EvmChainError } from '../errors.js';
 import { SubStore } from '../prefixed.js';
-import { chainCommon, Executor, type CustomPrecompiles, type Execution } from './executor.js';
+import { chainCommon, Executor, sharedTxCommon, type CustomPrecompiles, type Execution } from './executor.js';
 import { dynamicFeeRules, type FeeRules, type ParentFeeInfo } from './fees.js';
 import { parseGenesis, type EvmGenesis } from './genesis.js';
 import { Mempool, type MempoolOptions } from './mempool.js';
@@ -64,6 +64,8 @@ export function feeInfo(b: EthBlock): ParentFeeInfo {
 
 export class EvmChain {
   readonly common: Common;
+  /** The Common txs are decoded and signed with (shared, see sharedTxCommon). */
+  readonly txCommon: Common;
   readonly genesis: EvmGenesis;
   readonly fees: FeeRules;
   readonly mempool: Mempool;
@@ -98,6 +100,7 @@ export class EvmChain {
     this.#opts = opts;
     this.genesis = genesis;
     this.common = exec.common;
+    this.txCommon = sharedTxCommon(exec.common);
     this.fees = (opts.fees ?? ((g: EvmGenesis) => dynamicFeeRules({ gasLimit: g.gasLimit })))(genesis);
     this.mempool = new Mempool(opts.mempool);
     this.#stateDb = stateDb;
