@@ -60,6 +60,10 @@ test('deploy, call, transact, logs, estimateGas, revert with reason', async () =
     const overridden = await be.call({ to: ca }, 'latest', new Map([[hex(ca), { stateDiff: new Map([[hex(word(0n)), word(9n)]]) }]]));
     assert.is(hex(overridden.returnData), hex(word(9n)));
     assert.is(hex((await be.call({ to: ca }, 'latest')).returnData), hex(word(42n)), 'an override does not stay');
+    // `state` replaces the whole storage: slot 0 reads as 0
+    const replaced = await be.call({ to: ca }, 'latest', new Map([[hex(ca), { state: new Map([[hex(word(1n)), word(5n)]]) }]]));
+    assert.is(hex(replaced.returnData), hex(word(0n)));
+    assert.is(hex((await be.call({ to: ca }, 'latest')).returnData), hex(word(42n)));
   } finally {
     await vm.shutdown();
   }
