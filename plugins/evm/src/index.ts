@@ -1,1 +1,13 @@
 export * from './backend.js';
+export { createEthRpc, type EthMethod, type EthRpc, type EthRpcOptions } from './rpc/index.js';
+export { vmFactory, defineEvmVM } from './factory.js';
+export { EvmVM, EVM_VM_VERSION, type EvmVMOptions } from './vm.js';
+export { EvmBlock, type BlockStatus } from './block.js';
+export { EvmChainError, type EvmChainErrorCode } from './errors.js';
+export { EvmChain, type EvmChainOptions } from './chain/chain.js';
+export { ChainBackend, revertError, decodeRevertReason } from './chain/backend.js';
+export { dynamicFeeRules, C_CHAIN_MIN_BASE_FEE, BLACKHOLE_ADDRESS, type FeeRules, type ParentFeeInfo, type DynamicFeeOptions } from './chain/fees.js';
+export { parseGenesis, type EvmGenesis, type GenesisAccount } from './chain/genesis.js';
+export type { CustomPrecompiles } from './chain/executor.js';
+export type { MempoolOptions } from './chain/mempool.js';
+export { chainCrypto, secpBackendName, keccak256 } from './chain/crypto.js';

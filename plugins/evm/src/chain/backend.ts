@@ -1,0 +1,551 @@
+/**
+ * `EvmBackend` over the chain: block and state reads, the tx index, logs, admission with
+ * Ethereum's error texts, eth_call / eth_estimateGas on the reading VM, fee answers.
+ */
+import { fromHex, toHex } from '@cornice/sdk';
+import { createBlock } from '@ethereumjs/block';
+import { RLP } from '@ethereumjs/rlp';
+import { createTx, createTxFromRLP, type TypedTransaction } from '@ethereumjs/tx';
+import { Account, Address, bytesToBigInt, setLengthLeft } from '@ethereumjs/util';
+import { runTx, type RunTxResult } from '@ethereumjs/vm';
+import type { Observable } from 'rxjs';
+import {
+  EvmRpcError,
+  type AcceptedBlock,
+  type Address as Addr,
+  type BlockRef,
+  type BlockView,
+  type CallRequest,
+  type CallResult,
+  type EvmBackend,
+  type FeeHistory,
+  type Hash,
+  type LogFilter,
+  type LogView,
+  type ReceiptView,
+  type StateOverrides,
+  type TxLocation,
+  type TxView,
+} from '../backend.js';
+import type { EvmBlock } from '../block.js';
+import { feeInfo, type EvmChain } from './chain.js';
+import { nextHeaderData, supportedTxType } from './executor.js';
+import type { StateView } from './reader.js';
+import { keccak256 } from './crypto.js';
+import { blockView, effectiveGasPrice, receiptViews, txView } from './views.js';
+
+const ZERO_ADDRESS = new Uint8Array(20);
+/** Error(string) selector. */
+const ERROR_SELECTOR = '08c379a0';
+
+const hex = (b: Uint8Array) => `0x${toHex(b)}`;
+
+/** "execution reverted[: reason]" as geth words it, with the revert data. */
+export function revertError(returnData: Uint8Array): EvmRpcError {
+  let message = 'execution reverted';
+  const reason = decodeRevertReason(returnData);
+  if (reason !== undefined) message += `: ${reason}`;
+  return new EvmRpcError(3, message, hex(returnData));
+}
+
+export function decodeRevertReason(data: Uint8Array): string | undefined {
+  if (data.length < 4 + 64 || toHex(data.subarray(0, 4)) !== ERROR_SELECTOR) return undefined;
+  const body = data.subarray(4);
+  const offset = Number(bytesToBigInt(body.subarray(0, 32)));
+  if (offset + 32 > body.length) return undefined;
+  const len = Number(bytesToBigInt(body.subarray(offset, offset + 32)));
+  if (offset + 32 + len > body.length) return undefined;
+  return new TextDecoder().decode(body.subarray(offset + 32, offset + 32 + len));
+}
+
+interface ReceiptCacheEntry {
+  readonly receipts: readonly ReceiptView[];
+}
+
+export class ChainBackend implements EvmBackend {
+  readonly chainId: bigint;
+  readonly networkId: bigint;
+  readonly accepted$: Observable<AcceptedBlock>;
+  readonly pending$: Observable<TxView>;
+  readonly #receiptCache = new WeakMap<EvmBlock, ReceiptCacheEntry>();
+  readonly #viewCache = new WeakMap<EvmBlock, BlockView>();
+
+  constructor(
+    private readonly chain: EvmChain,
+    networkId: bigint,
+  ) {
+    this.chainId = chain.chainId;
+    this.networkId = networkId;
+    this.accepted$ = chain.accepted$.asObservable();
+    this.pending$ = chain.pending$.asObservable();
+  }
+
+  blockNumber(): bigint {
+    return BigInt(this.chain.lastAccepted.height);
+  }
+
+  async #resolve(ref: BlockRef): Promise<EvmBlock | undefined> {
+    if (typeof ref === 'bigint') return this.chain.acceptedAt(ref);
+    if (typeof ref === 'object') return this.chain.acceptedByHash(ref.hash);
+    if (ref === 'earliest') return this.chain.acceptedAt(0n);
+    return this.chain.lastAccepted;
+  }
+
+  async #resolveOrThrow(ref: BlockRef): Promise<EvmBlock> {
+    const b = await this.#resolve(ref);
+    if (!b) throw new EvmRpcError(-32000, typeof ref === 'object' ? 'header for hash not found' : 'header not found');
+    return b;
+  }
+
+  #view(b: EvmBlock): BlockView {
+    let v = this.#viewCache.get(b);
+    if (!v) {
+      v = blockView(b.eth, b.rawBytes.length);
+      this.#viewCache.set(b, v);
+    }
+    return v;
+  }
+
+  #receipts(b: EvmBlock): readonly ReceiptView[] {
+    let e = this.#receiptCache.get(b);
+    if (!e) {
+      e = { receipts: receiptViews(b.eth, b.execution!.receipts, this.chain.common) };
+      this.#receiptCache.set(b, e);
+    }
+    return e.receipts;
+  }
+
+  async block(ref: BlockRef): Promise<BlockView | undefined> {
+    const b = await this.#resolve(ref);
+    return b && this.#view(b);
+  }
+
+  #state<T>(b: EvmBlock, fn: (v: StateView) => Promise<T>): Promise<T> {
+    return this.chain.reader.at(b.eth.header.stateRoot, fn);
+  }
+
+  async #account(address: Addr, ref: BlockRef): Promise<Account | undefined> {
+    const b = await this.#resolveOrThrow(ref);
+    return this.#state(b, ({ sm }) => sm.getAccount(new Address(address)));
+  }
+
+  async balance(address: Addr, ref: BlockRef): Promise<bigint> {
+    return (await this.#account(address, ref))?.balance ?? 0n;
+  }
+
+  async nonce(address: Addr, ref: BlockRef): Promise<bigint> {
+    const n = (await this.#account(address, ref === 'pending' ? 'latest' : ref))?.nonce ?? 0n;
+    if (ref !== 'pending') return n;
+    const key = toHex(address);
+    return this.chain.mempool.pendingNonce(key, n, this.chain.tipNonce(key));
+  }
+
+  async code(address: Addr, ref: BlockRef): Promise<Uint8Array> {
+    const b = await this.#resolveOrThrow(ref);
+    return this.#state(b, ({ sm }) => sm.getCode(new Address(address)));
+  }
+
+  async storageAt(address: Addr, slot: Hash, ref: BlockRef): Promise<Hash> {
+    const b = await this.#resolveOrThrow(ref);
+    const v = await this.#state(b, ({ sm }) => sm.getStorage(new Address(address), setLengthLeft(slot, 32)));
+    return setLengthLeft(v, 32);
+  }
+
+  async transaction(hash: Hash): Promise<TxLocation | undefined> {
+    const pending = this.chain.mempool.get(toHex(hash));
+    const loc = await this.chain.store.txLocation(hash);
+    if (loc) {
+      const b = await this.chain.acceptedAt(loc.number);
+      const tx = b && this.#view(b).transactions[loc.index];
+      if (b && tx) return { tx, blockHash: b.eth.hash(), blockNumber: loc.number, index: loc.index };
+    }
+    return pending ? { tx: txView(pending.tx) } : undefined;
+  }
+
+  async receipt(hash: Hash): Promise<ReceiptView | undefined> {
+    const loc = await this.chain.store.txLocation(hash);
+    if (!loc) return undefined;
+    const b = await this.chain.acceptedAt(loc.number);
+    return b && this.#receipts(b)[loc.index];
+  }
+
+  async blockReceipts(ref: BlockRef): Promise<readonly ReceiptView[] | undefined> {
+    const b = await this.#resolve(ref);
+    return b && this.#receipts(b);
+  }
+
+  async logs(filter: LogFilter): Promise<readonly LogView[]> {
+    const maxResults = this.chain.options.logsMaxResults ?? 10_000;
+    const match = (l: LogView) =>
+      (filter.addresses.length === 0 || filter.addresses.some((a) => bytesEq(a, l.address))) &&
+      filter.topics.every((alts, i) => alts === null || (l.topics[i] !== undefined && alts.some((t) => bytesEq(t, l.topics[i]!))));
+    const out: LogView[] = [];
+    const collect = (b: EvmBlock) => {
+      for (const r of this.#receipts(b)) {
+        for (const l of r.logs) {
+          if (!match(l)) continue;
+          if (out.length >= maxResults) throw new EvmRpcError(-32005, `query returned more than ${maxResults} results`);
+          out.push(l);
+        }
+      }
+    };
+    if (filter.blockHash) {
+      const b = await this.chain.acceptedByHash(filter.blockHash);
+      if (!b) throw new EvmRpcError(-32000, 'unknown block');
+      collect(b);
+      return out;
+    }
+    const last = BigInt(this.chain.lastAccepted.height);
+    const from = filter.fromBlock ?? last;
+    const to = filter.toBlock === undefined || filter.toBlock > last ? last : filter.toBlock;
+    if (from > to) return out;
+    const maxRange = this.chain.options.logsMaxBlockRange ?? 100_000n;
+    if (to - from + 1n > maxRange) throw new EvmRpcError(-32005, `block range too large: ${to - from + 1n} blocks, the limit is ${maxRange}`);
+    for await (const [n, bloom] of this.chain.store.bloomsIn(from, to)) {
+      if (!bloomMayMatch(bloom, filter)) continue;
+      const b = await this.chain.acceptedAt(n);
+      if (b) collect(b);
+    }
+    return out;
+  }
+
+  // ------------------------------------------------------------------ admission
+
+  async sendRawTransaction(raw: Uint8Array): Promise<Hash> {
+    const max = this.chain.options.maxTxBytes ?? 128 * 1024;
+    if (raw.length > max) throw rpcErr(`oversized data: transaction size ${raw.length}, limit ${max}`);
+    if (raw.length === 0) throw rpcErr('typed transaction too short');
+    if (raw[0]! < 0x7f && raw[0]! > 2) throw rpcErr('transaction type not supported');
+    this.#checkChainId(raw);
+    let tx: TypedTransaction;
+    try {
+      tx = createTxFromRLP(raw, { common: this.chain.txCommon });
+    } catch (e) {
+      throw rpcErr(`invalid transaction: ${shortReason(e)}`);
+    }
+    return this.admit(tx);
+  }
+
+  /** The chain ID a raw tx is signed for, checked before decoding (a mismatch would be a vaguer decode error). */
+  #checkChainId(raw: Uint8Array): void {
+    let chainId: bigint | undefined;
+    try {
+      if (raw[0]! >= 0xc0) {
+        const fields = RLP.decode(raw) as Uint8Array[];
+        const v = bytesToBigInt(fields[6] ?? new Uint8Array());
+        if (v === 27n || v === 28n) {
+          if (!this.chain.options.allowUnprotectedTxs) throw rpcErr('only replay-protected (EIP-155) transactions allowed over RPC');
+          return;
+        }
+        if (v >= 35n) chainId = (v - 35n) / 2n;
+      } else {
+        const fields = RLP.decode(raw.subarray(1)) as Uint8Array[];
+        chainId = bytesToBigInt(fields[0] ?? new Uint8Array());
+      }
+    } catch (e) {
+      if (e instanceof EvmRpcError) throw e;
+      throw rpcErr(`invalid transaction: ${shortReason(e)}`);
+    }
+    if (chainId !== undefined && chainId !== this.chainId) throw rpcErr(`invalid chain id for signer: have ${chainId} want ${this.chainId}`);
+  }
+
+  /** Admission of a decoded tx: the pool's and the state's checks with Ethereum's texts. */
+  async admit(tx: TypedTransaction): Promise<Hash> {
+    if (!supportedTxType(tx)) throw rpcErr('transaction type not supported');
+    const gasLimit = this.chain.lastAccepted.eth.header.gasLimit;
+    if (tx.gasLimit > gasLimit) throw rpcErr('exceeds block gas limit');
+    const feeCap = 'maxFeePerGas' in tx ? (tx as { maxFeePerGas: bigint }).maxFeePerGas : (tx as { gasPrice: bigint }).gasPrice;
+    const tip = 'maxPriorityFeePerGas' in tx ? (tx as { maxPriorityFeePerGas: bigint }).maxPriorityFeePerGas : feeCap;
+    if (tip > feeCap) throw rpcErr(`max priority fee per gas higher than max fee per gas: tip ${tip}, maxFeePerGas ${feeCap}`);
+    let sender: Uint8Array;
+    try {
+      sender = tx.getSenderAddress().bytes;
+    } catch {
+      throw rpcErr('invalid sender');
+    }
+    const intrinsic = tx.getIntrinsicGas();
+    if (tx.gasLimit < intrinsic) throw rpcErr(`intrinsic gas too low: gas ${tx.gasLimit}, minimum needed ${intrinsic}`);
+    const senderKey = toHex(sender);
+    const baseFee = this.chain.nextBaseFee();
+    if (feeCap < baseFee) throw rpcErr(`max fee per gas less than block base fee: address 0x${senderKey}, maxFeePerGas: ${feeCap}, baseFee: ${baseFee}`);
+    const acct = await this.chain.reader.at(this.chain.lastAccepted.eth.header.stateRoot, ({ sm }) => sm.getAccount(new Address(sender)));
+    const stateNonce = acct?.nonce ?? 0n;
+    if (tx.nonce < stateNonce) throw rpcErr(`nonce too low: address 0x${senderKey}, tx: ${tx.nonce} state: ${stateNonce}`);
+    const cost = tx.gasLimit * feeCap + tx.value;
+    const have = acct?.balance ?? 0n;
+    if (have < cost) throw rpcErr(`insufficient funds for gas * price + value: address 0x${senderKey} have ${have} want ${cost}`);
+    const hash = tx.hash();
+    const hashKey = toHex(hash);
+    this.chain.mempool.add({ tx, hash, hashKey, sender, senderKey, nonce: tx.nonce, feeCap, tip }, stateNonce);
+    this.chain.wake();
+    if (this.chain.pending$.observed) {
+      try {
+        this.chain.pending$.next(txView(tx));
+      } catch (e) {
+        this.chain.log.warn('pending tx subscriber failed', { error: (e as Error).message });
+      }
+    }
+    return hash;
+  }
+
+  async sendTransaction(req: CallRequest & { readonly from: Addr }, privateKey: Uint8Array): Promise<Hash> {
+    const nonce = req.nonce ?? (await this.nonce(req.from, 'pending'));
+    const gasLimit = req.gas ?? (await this.estimateGas(req, 'latest'));
+    const base = { nonce, gasLimit, to: req.to ?? undefined, value: req.value ?? 0n, data: req.data ?? new Uint8Array(), chainId: this.chainId };
+    let txData: Record<string, unknown>;
+    if (req.gasPrice !== undefined) {
+      txData = req.accessList ? { ...base, type: 1, gasPrice: req.gasPrice, accessList: toAccessList(req) } : { ...base, type: 0, gasPrice: req.gasPrice };
+    } else {
+      const tip = req.maxPriorityFeePerGas ?? this.chain.fees.suggestedTip();
+      const maxFee = req.maxFeePerGas ?? 2n * this.chain.nextBaseFee() + tip;
+      txData = { ...base, type: 2, maxFeePerGas: maxFee, maxPriorityFeePerGas: tip, ...(req.accessList ? { accessList: toAccessList(req) } : {}) };
+    }
+    const unsigned = createTx(txData as never, { common: this.chain.txCommon });
+    const signed = unsigned.sign(privateKey) as TypedTransaction;
+    return this.admit(signed);
+  }
+
+  // ------------------------------------------------------------------ execution
+
+  #gasCap(b: EvmBlock): bigint {
+    const cap = this.chain.options.rpcGasCap ?? 50_000_000n;
+    return b.eth.header.gasLimit < cap ? b.eth.header.gasLimit : cap;
+  }
+
+  /** The gas price a call pays (0 when it names none: no balance needed for gas, as geth). */
+  #callPrice(req: CallRequest, baseFee: bigint): bigint {
+    if (req.gasPrice !== undefined) return req.gasPrice;
+    if (req.maxFeePerGas !== undefined) {
+      const tipped = baseFee + (req.maxPriorityFeePerGas ?? 0n);
+      return tipped < req.maxFeePerGas ? tipped : req.maxFeePerGas;
+    }
+    return 0n;
+  }
+
+  async call(req: CallRequest, ref: BlockRef, overrides?: StateOverrides): Promise<CallResult> {
+    const b = await this.#resolveOrThrow(ref);
+    const header = b.eth.header;
+    const gasLimit = req.gas ?? this.#gasCap(b);
+    const caller = new Address(req.from ?? ZERO_ADDRESS);
+    const gasPrice = this.#callPrice(req, header.baseFeePerGas ?? 0n);
+    const value = req.value ?? 0n;
+    return this.#state(b, async ({ sm, vm }) => {
+      await vm.evm.journal.checkpoint();
+      try {
+        if (overrides) await applyOverrides(sm, overrides);
+        if (gasPrice > 0n || value > 0n) {
+          const have = (await sm.getAccount(caller))?.balance ?? 0n;
+          const want = gasLimit * gasPrice + value;
+          if (have < want) throw rpcErr(`insufficient funds for gas * price + value: address ${caller.toString()} have ${have} want ${want}`);
+        }
+        const res = await vm.evm.runCall({
+          caller,
+          origin: caller,
+          ...(req.to ? { to: new Address(req.to) } : {}),
+          gasLimit,
+          gasPrice,
+          value,
+          data: req.data ?? new Uint8Array(),
+          block: b.eth,
+        });
+        const er = res.execResult;
+        if (er.exceptionError) {
+          const kind = er.exceptionError.error === 'revert' ? 'revert' : 'error';
+          return { returnData: er.returnValue, gasUsed: er.executionGasUsed, error: { kind, message: kind === 'revert' ? 'execution reverted' : er.exceptionError.error } };
+        }
+        return { returnData: er.returnValue, gasUsed: er.executionGasUsed };
+      } finally {
+        await vm.evm.journal.revert();
+        vm.evm.journal.cleanJournal();
+      }
+    });
+  }
+
+  async estimateGas(req: CallRequest, ref: BlockRef, overrides?: StateOverrides): Promise<bigint> {
+    const b = await this.#resolveOrThrow(ref);
+    const baseFee = b.eth.header.baseFeePerGas ?? 0n;
+    const priced = req.gasPrice !== undefined || req.maxFeePerGas !== undefined;
+    const from = new Address(req.from ?? ZERO_ADDRESS);
+    const cap = this.#gasCap(b);
+    let hi = req.gas !== undefined && req.gas < cap ? req.gas : cap;
+    // Context block: the next block's number and time, no base fee unless the request pays one.
+    const hdr = nextHeaderData(b.eth, b.eth.header.timestamp, this.chain.fees, this.chain.common);
+    const ctxBlock = createBlock({ header: { ...hdr, baseFeePerGas: priced ? baseFee : 0n, gasLimit: cap > (hdr.gasLimit as bigint) ? cap : hdr.gasLimit } }, { common: this.chain.common });
+    const makeTx = (gas: bigint): TypedTransaction => {
+      const base = { nonce: 0n, gasLimit: gas, value: req.value ?? 0n, data: req.data ?? new Uint8Array(), chainId: this.chainId, ...(req.to ? { to: req.to } : {}) };
+      const data =
+        req.gasPrice !== undefined
+          ? { ...base, type: 1, gasPrice: req.gasPrice, accessList: toAccessList(req) }
+          : { ...base, type: 2, maxFeePerGas: req.maxFeePerGas ?? 0n, maxPriorityFeePerGas: req.maxPriorityFeePerGas ?? 0n, accessList: toAccessList(req) };
+      const tx = createTx(data as never, { common: this.chain.common, freeze: false }) as TypedTransaction;
+      (tx as { getSenderAddress: () => Address }).getSenderAddress = () => from;
+      return tx;
+    };
+    return this.#state(b, async ({ sm, vm }) => {
+      const run = async (gas: bigint): Promise<{ ok: true; r: RunTxResult } | { ok: false; r?: RunTxResult; err?: unknown }> => {
+        await vm.evm.journal.checkpoint();
+        try {
+          if (overrides) await applyOverrides(sm, overrides);
+          const tx = makeTx(gas);
+          const r = await runTx(vm, { tx, block: ctxBlock, skipNonce: true, skipBalance: !priced && (req.value ?? 0n) === 0n, skipBlockGasLimitValidation: true, skipHardForkValidation: true });
+          return r.execResult.exceptionError ? { ok: false, r } : { ok: true, r };
+        } catch (err) {
+          return { ok: false, err };
+        } finally {
+          await vm.evm.journal.revert();
+          vm.evm.journal.cleanJournal();
+        }
+      };
+      const intrinsic = makeTx(hi).getIntrinsicGas();
+      if (hi < intrinsic) throw rpcErr(`intrinsic gas too low: gas ${hi}, minimum needed ${intrinsic}`);
+      const first = await run(hi);
+      if (!first.ok) {
+        if (first.r?.execResult.exceptionError?.error === 'revert') throw revertError(first.r.execResult.returnValue);
+        if (first.r) throw rpcErr(`gas required exceeds allowance (${hi})`);
+        throw estimateFailure(first.err, from);
+      }
+      let lo = intrinsic - 1n;
+      const used = first.r.totalGasSpent + first.r.gasRefund;
+      // geth's optimistic guess: what it used plus the 63/64 rule's reserve and a call stipend.
+      const guess = ((used + 2300n) * 64n) / 63n;
+      if (guess < hi) {
+        const g = await run(guess);
+        if (g.ok) hi = guess;
+        else lo = guess;
+      }
+      if (used - 1n > lo) lo = used - 1n;
+      while (hi - lo > 1n) {
+        if ((hi - lo) * 1000n < hi * 15n) break; // within 1.5 %, as geth
+        const mid = (hi + lo) / 2n;
+        if ((await run(mid)).ok) hi = mid;
+        else lo = mid;
+      }
+      return hi;
+    });
+  }
+
+  // ------------------------------------------------------------------ fees and status
+
+  async gasPrice(): Promise<bigint> {
+    return this.chain.nextBaseFee() + this.chain.fees.suggestedTip();
+  }
+
+  async maxPriorityFeePerGas(): Promise<bigint> {
+    return this.chain.fees.suggestedTip();
+  }
+
+  async feeHistory(blockCount: number, newest: BlockRef, percentiles: readonly number[]): Promise<FeeHistory> {
+    const last = await this.#resolveOrThrow(newest);
+    const count = Math.max(0, Math.min(blockCount, 1024, last.height + 1));
+    const blocks: EvmBlock[] = [];
+    for (let n = BigInt(last.height); blocks.length < count; n--) {
+      const b = await this.chain.acceptedAt(n);
+      if (!b) break;
+      blocks.unshift(b);
+    }
+    const baseFeePerGas = blocks.map((b) => b.eth.header.baseFeePerGas ?? 0n);
+    const newestInfo = feeInfo(last.eth);
+    baseFeePerGas.push(this.chain.fees.baseFee(newestInfo, last.eth.header.timestamp));
+    const gasUsedRatio = blocks.map((b) => (b.eth.header.gasLimit === 0n ? 0 : Number(b.eth.header.gasUsed) / Number(b.eth.header.gasLimit)));
+    const out: FeeHistory = { oldestBlock: blocks.length ? blocks[0]!.eth.header.number : BigInt(last.height) + 1n, baseFeePerGas, gasUsedRatio };
+    if (percentiles.length === 0) return out;
+    const reward = blocks.map((b) => {
+      const baseFee = b.eth.header.baseFeePerGas ?? 0n;
+      const items = b.eth.transactions
+        .map((tx, i) => ({ tip: effectiveGasPrice(tx, baseFee) - baseFee, gas: b.execution!.receipts[i]?.gasUsed ?? 0n }))
+        .sort((x, y) => (x.tip < y.tip ? -1 : x.tip > y.tip ? 1 : 0));
+      if (items.length === 0) return percentiles.map(() => 0n);
+      const total = items.reduce((s, x) => s + x.gas, 0n);
+      return percentiles.map((p) => {
+        const threshold = (total * BigInt(Math.round(p * 100))) / 10_000n;
+        let acc = 0n;
+        for (const it of items) {
+          acc += it.gas;
+          if (acc >= threshold) return it.tip;
+        }
+        return items[items.length - 1]!.tip;
+      });
+    });
+    return { ...out, reward };
+  }
+
+  syncing(): false {
+    return false;
+  }
+
+  peerCount(): number {
+    return 0;
+  }
+}
+
+function rpcErr(message: string): EvmRpcError {
+  return new EvmRpcError(-32000, message);
+}
+
+function shortReason(e: unknown): string {
+  const m = e instanceof Error ? e.message : String(e);
+  // ethereumjs appends "(tx type=… hash=…)"-style context; keep the reason.
+  return m.replace(/\s*\(.*\)\s*$/s, '').slice(0, 200);
+}
+
+function estimateFailure(err: unknown, from: Address): EvmRpcError {
+  if (err instanceof EvmRpcError) return err;
+  const m = err instanceof Error ? err.message : String(err);
+  if (/enough funds|insufficient/i.test(m)) return rpcErr(`insufficient funds for gas * price + value: address ${from.toString()}`);
+  return rpcErr(shortReason(err));
+}
+
+function toAccessList(req: CallRequest): Array<[Uint8Array, Uint8Array[]]> {
+  return (req.accessList ?? []).map((e) => [e.address, [...e.storageKeys]]);
+}
+
+function bytesEq(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+async function applyOverrides(sm: StateView['sm'], overrides: StateOverrides): Promise<void> {
+  for (const [addrHex, o] of overrides) {
+    const address = new Address(fromHex(addrHex));
+    const acct = (await sm.getAccount(address)) ?? new Account();
+    if (o.balance !== undefined) acct.balance = o.balance;
+    if (o.nonce !== undefined) acct.nonce = o.nonce;
+    await sm.putAccount(address, acct);
+    if (o.code !== undefined) await sm.putCode(address, o.code);
+    if (o.state) {
+      await sm.clearStorage(address);
+      for (const [slot, v] of o.state) await sm.putStorage(address, setLengthLeft(hexBytes(slot), 32), stripZeros(v));
+    }
+    if (o.stateDiff) for (const [slot, v] of o.stateDiff) await sm.putStorage(address, setLengthLeft(hexBytes(slot), 32), stripZeros(v));
+  }
+}
+
+function hexBytes(s: string): Uint8Array {
+  return fromHex(s);
+}
+
+function stripZeros(v: Uint8Array): Uint8Array {
+  let i = 0;
+  while (i < v.length && v[i] === 0) i++;
+  return v.subarray(i);
+}
+
+/** Skips blocks whose bloom cannot hold the filter's addresses/topics. */
+function bloomMayMatch(bloomBits: Uint8Array, filter: LogFilter): boolean {
+  const has = (e: Uint8Array) => bloomHas(bloomBits, e);
+  if (filter.addresses.length > 0 && !filter.addresses.some(has)) return false;
+  for (const alts of filter.topics) if (alts !== null && alts.length > 0 && !alts.some(has)) return false;
+  return true;
+}
+
+/** Ethereum's 2048-bit bloom membership (3 bits of keccak(e)). */
+function bloomHas(bits: Uint8Array, e: Uint8Array): boolean {
+  const h = keccak256(e);
+  for (let i = 0; i < 6; i += 2) {
+    const bit = ((h[i]! << 8) | h[i + 1]!) & 2047;
+    const byte = 256 - 1 - (bit >> 3);
+    if ((bits[byte]! & (1 << (bit & 7))) === 0) return false;
+  }
+  return true;
+}

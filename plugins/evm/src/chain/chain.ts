@@ -1,0 +1,469 @@
+/**
+ * The EVM chain: Ethereum blocks under Snowman. Holds the accepted tip, the processing blocks, the
+ * mempool, the executing VM (build/verify) and the reading VM (state reads, eth_call at the accepted
+ * root), and persists accepted blocks with their trie nodes in one batch.
+ */
+import { EventWaiter, NotFoundError, serializer, toHex, type ChainContext, type KeyValueStore, type Logger, type VMEvent } from '@cornice/sdk';
+import { createBlockFromRLP, type Block as EthBlock } from '@ethereumjs/block';
+import type { Common } from '@ethereumjs/common';
+import type { TypedTransaction } from '@ethereumjs/tx';
+import { equalsBytes } from '@ethereumjs/util';
+import { Subject } from 'rxjs';
+import type { AcceptedBlock, TxView } from '../backend.js';
+import { EvmBlock, type BlockHost } from '../block.js';
+import { EvmChainError } from '../errors.js';
+import { SubStore } from '../prefixed.js';
+import { chainCommon, Executor, sharedTxCommon, type CustomPrecompiles, type Execution } from './executor.js';
+import { dynamicFeeRules, type FeeRules, type ParentFeeInfo } from './fees.js';
+import { parseGenesis, type EvmGenesis } from './genesis.js';
+import { Mempool, type MempoolOptions } from './mempool.js';
+import { StateReader } from './reader.js';
+import { StateDB } from './state-db.js';
+import { ChainStore, encodeReceipts } from './store.js';
+import { blockView, receiptViews, txView } from './views.js';
+
+export interface EvmChainOptions {
+  /** Fee rules from the genesis (default: the C-Chain's dynamic rule, 25 gwei floor). */
+  fees?: (genesis: EvmGenesis) => FeeRules;
+  /** ethereumjs custom precompiles (e.g. the subnet-EVM's allow lists). */
+  customPrecompiles?: CustomPrecompiles;
+  /** VM params overrides. */
+  vmParams?: Record<string, Record<string, unknown>>;
+  mempool?: MempoolOptions;
+  /** Most txs in a block (default 2,000). */
+  maxBlockTxs?: number;
+  /** Largest raw tx admitted, bytes (default 128 KiB, as geth). */
+  maxTxBytes?: number;
+  /** Admit legacy txs without EIP-155 replay protection (default false, as coreth). */
+  allowUnprotectedTxs?: boolean;
+  /** Gas cap of eth_call / eth_estimateGas (default 50,000,000, as coreth). */
+  rpcGasCap?: bigint;
+  /** eth_getLogs bounds: widest block range (default 100,000) and most logs returned (default 10,000). */
+  logsMaxBlockRange?: bigint;
+  logsMaxResults?: number;
+  /** How far ahead of local time a block's timestamp may be, seconds (default 10). */
+  maxFutureSeconds?: number;
+  /** Accepted blocks kept decoded in memory (default 256). */
+  blockCacheSize?: number;
+  /** Trie node LRU entries per trie (default 50,000). */
+  trieCacheSize?: number;
+}
+
+const systemTimers = {
+  setTimeout(fn: () => void, ms: number) {
+    const t = setTimeout(fn, ms);
+    t.unref?.();
+    return { cancel: () => clearTimeout(t) };
+  },
+};
+
+export function feeInfo(b: EthBlock): ParentFeeInfo {
+  const h = b.header;
+  return { number: h.number, timestamp: h.timestamp, gasLimit: h.gasLimit, gasUsed: h.gasUsed, baseFeePerGas: h.baseFeePerGas ?? 0n };
+}
+
+export class EvmChain {
+  readonly common: Common;
+  /** The Common txs are decoded and signed with (shared, see sharedTxCommon). */
+  readonly txCommon: Common;
+  readonly genesis: EvmGenesis;
+  readonly fees: FeeRules;
+  readonly mempool: Mempool;
+  readonly store: ChainStore;
+  readonly reader: StateReader;
+  readonly accepted$ = new Subject<AcceptedBlock>();
+  readonly pending$ = new Subject<TxView>();
+  readonly log: Logger;
+  /** The chain's store under which personal_ accounts live. */
+  readonly accountsStore: KeyValueStore;
+
+  readonly #ctx: ChainContext;
+  readonly #opts: EvmChainOptions;
+  readonly #stateDb: StateDB;
+  readonly #stateSub: SubStore;
+  readonly #chainSub: SubStore;
+  readonly #exec: Executor;
+  readonly #execQueue = serializer();
+  readonly #waiter: EventWaiter;
+  readonly #host: BlockHost;
+  /** Processing blocks by hash hex. */
+  readonly #processing = new Map<string, EvmBlock>();
+  /** Recently accepted blocks by hash hex, least recently used first. */
+  readonly #recent = new Map<string, EvmBlock>();
+  #lastAccepted!: EvmBlock;
+  #preferred!: EvmBlock;
+  #tip = new Map<string, bigint>();
+  #closed = false;
+
+  private constructor(ctx: ChainContext, genesis: EvmGenesis, opts: EvmChainOptions, exec: Executor, stateDb: StateDB, stateSub: SubStore, chainSub: SubStore, reader: StateReader) {
+    this.#ctx = ctx;
+    this.#opts = opts;
+    this.genesis = genesis;
+    this.common = exec.common;
+    this.txCommon = sharedTxCommon(exec.common);
+    this.fees = (opts.fees ?? ((g: EvmGenesis) => dynamicFeeRules({ gasLimit: g.gasLimit })))(genesis);
+    this.mempool = new Mempool(opts.mempool);
+    this.#stateDb = stateDb;
+    this.#stateSub = stateSub;
+    this.#chainSub = chainSub;
+    this.store = new ChainStore(chainSub);
+    this.accountsStore = new SubStore(ctx.db, 'accounts');
+    this.#exec = exec;
+    this.reader = reader;
+    this.log = ctx.log.child({ module: 'evm' });
+    this.#waiter = new EventWaiter({ timers: systemTimers, now: () => ctx.clock.now(), maxSleepMs: 60_000 });
+    this.#host = {
+      verify: (b) => this.#verify(b),
+      accept: (b) => this.#accept(b),
+      reject: (b) => this.#reject(b),
+    };
+  }
+
+  /** Opens the chain: writes the genesis on a new database, or resumes from the last accepted block. */
+  static async open(ctx: ChainContext, genesisBytes: Uint8Array, opts: EvmChainOptions = {}): Promise<EvmChain> {
+    const genesis = parseGenesis(genesisBytes);
+    const common = chainCommon(genesis.chainId);
+    const stateSub = new SubStore(ctx.db, 'state');
+    const chainSub = new SubStore(ctx.db, 'chain');
+    const stateDb = new StateDB(stateSub);
+    const store = new ChainStore(chainSub);
+    let chain: EvmChain | undefined;
+    const blockHash = (n: bigint) => chain!.#hashAt(n);
+    const fees = (opts.fees ?? ((g: EvmGenesis) => dynamicFeeRules({ gasLimit: g.gasLimit })))(genesis);
+    const hooks = {
+      fees,
+      ...(opts.customPrecompiles ? { customPrecompiles: opts.customPrecompiles } : {}),
+      ...(opts.vmParams ? { vmParams: opts.vmParams } : {}),
+      trieCacheSize: opts.trieCacheSize ?? 50_000,
+    };
+    const exec = await Executor.create(common, stateDb, hooks, blockHash);
+    const reader = await StateReader.create(common, stateDb, hooks, blockHash);
+    chain = new EvmChain(ctx, genesis, { ...opts, fees: () => fees }, exec, stateDb, stateSub, chainSub, reader);
+    const genesisBlock = await exec.genesisBlock(genesis);
+    const lastHash = await store.lastAccepted();
+    if (lastHash === undefined) {
+      const g = chain.#make(genesisBlock, 'accepted');
+      g.execution = { block: genesisBlock, receipts: [], senders: [], dropped: [] };
+      await chain.#persist(g);
+      chain.#lastAccepted = g;
+      chain.log.info('genesis block written', { hash: toHex(genesisBlock.hash()), stateRoot: toHex(genesisBlock.header.stateRoot) });
+    } else {
+      const stored = await store.genesisHash();
+      if (stored === undefined || !equalsBytes(stored, genesisBlock.hash())) {
+        throw new EvmChainError('GenesisMismatch', 'the chain database was created from a different genesis', {
+          expected: toHex(genesisBlock.hash()),
+          stored: stored && toHex(stored),
+        });
+      }
+      const last = await chain.#readAccepted(lastHash);
+      if (!last) throw ChainStore.corrupt(`last accepted block ${toHex(lastHash)} is missing`);
+      chain.#lastAccepted = last;
+    }
+    chain.#preferred = chain.#lastAccepted;
+    chain.#cache(chain.#lastAccepted);
+    await exec.moveTo(chain.#lastAccepted.eth.header.stateRoot);
+    reader.setAcceptedRoot(chain.#lastAccepted.eth.header.stateRoot);
+    chain.log.info('initialized', { lastAccepted: toHex(lastHash ?? genesisBlock.hash()), height: chain.#lastAccepted.height });
+    return chain;
+  }
+
+  get lastAccepted(): EvmBlock {
+    return this.#lastAccepted;
+  }
+
+  get preferred(): EvmBlock {
+    return this.#preferred;
+  }
+
+  get chainId(): bigint {
+    return this.genesis.chainId;
+  }
+
+  /** Base fee of the next block on the accepted tip. */
+  nextBaseFee(): bigint {
+    const now = BigInt(Math.floor(this.#ctx.clock.now() / 1000));
+    return this.fees.baseFee(feeInfo(this.#lastAccepted.eth), now);
+  }
+
+  /** The next nonce a sender's tx would need on the preferred chain, if processing blocks moved it. */
+  tipNonce(senderKey: string): bigint | undefined {
+    return this.#tip.get(senderKey);
+  }
+
+  get options(): Readonly<EvmChainOptions> {
+    return this.#opts;
+  }
+
+  // ------------------------------------------------------------------ blocks
+
+  /** A known block: processing, or accepted (from memory or the store). */
+  async getBlock(hash: Uint8Array): Promise<EvmBlock | undefined> {
+    const key = toHex(hash);
+    return this.#processing.get(key) ?? this.#recentGet(key) ?? (await this.#readAccepted(hash));
+  }
+
+  /** The accepted block at `number`. */
+  async acceptedAt(number: bigint): Promise<EvmBlock | undefined> {
+    if (number < 0n || number > BigInt(this.#lastAccepted.height)) return undefined;
+    if (number === BigInt(this.#lastAccepted.height)) return this.#lastAccepted;
+    const hash = await this.store.hashAt(number);
+    return hash && (await this.getBlock(hash));
+  }
+
+  /** An accepted block by hash (not processing ones). */
+  async acceptedByHash(hash: Uint8Array): Promise<EvmBlock | undefined> {
+    const key = toHex(hash);
+    const b = this.#recentGet(key) ?? (await this.#readAccepted(hash));
+    return b?.status === 'accepted' ? b : undefined;
+  }
+
+  async parseBlock(bytes: Uint8Array): Promise<EvmBlock> {
+    let eth: EthBlock;
+    try {
+      eth = createBlockFromRLP(bytes, { common: this.common });
+    } catch (e) {
+      throw new EvmChainError('MalformedBlock', `block bytes are not an Ethereum block of this chain: ${(e as Error).message}`);
+    }
+    const known = await this.getBlock(eth.hash());
+    if (known) return known;
+    const block = this.#make(eth, 'processing', bytes.slice());
+    this.#processing.set(toHex(eth.hash()), block);
+    return block;
+  }
+
+  async buildBlock(): Promise<EvmBlock> {
+    this.#checkOpen();
+    const parent = this.#preferred;
+    const max = this.#opts.maxBlockTxs ?? 2000;
+    const candidates = this.mempool.candidates(this.#tip, max);
+    if (candidates.length === 0) throw new EvmChainError('NothingToBuild', 'no executable transaction to build a block from');
+    const now = BigInt(Math.floor(this.#ctx.clock.now() / 1000));
+    const timestamp = now > parent.eth.header.timestamp ? now : parent.eth.header.timestamp;
+    const exec = await this.#execQueue(() => this.#exec.build(parent.eth, timestamp, candidates.map((c) => c.tx), max));
+    for (const d of exec.dropped) {
+      const key = toHex(d.tx.hash());
+      this.mempool.remove(key);
+      this.log.debug('tx dropped at build', { tx: key, reason: d.reason });
+    }
+    if (exec.block.transactions.length === 0) {
+      throw new EvmChainError('NothingToBuild', 'no pending transaction could run on the preferred block');
+    }
+    const key = toHex(exec.block.hash());
+    const known = this.#processing.get(key);
+    if (known) return known;
+    const block = this.#make(exec.block, 'processing', undefined, exec);
+    this.#processing.set(key, block);
+    return block;
+  }
+
+  setPreference(block: EvmBlock): void {
+    this.#preferred = block;
+    this.#recomputeTip();
+    this.#waiter.wake();
+  }
+
+  waitForEvent(signal: AbortSignal): Promise<VMEvent> {
+    return this.#waiter.wait(
+      signal,
+      async () => (this.mempool.hasExecutable(this.#tip) ? 'now' : undefined),
+      () => {
+        if (this.#closed) throw new EvmChainError('ShutDown', 'the EVM chain is shut down');
+        if (signal.aborted) throw new EvmChainError('Aborted', 'waitForEvent aborted');
+      },
+    );
+  }
+
+  /** Something may be executable now (a tx was admitted). */
+  wake(): void {
+    this.#waiter.wake();
+  }
+
+  close(): void {
+    this.#closed = true;
+    this.#waiter.wake();
+    this.accepted$.complete();
+    this.pending$.complete();
+    this.#processing.clear();
+  }
+
+  // ------------------------------------------------------------------ decisions
+
+  async #verify(b: EvmBlock): Promise<void> {
+    this.#checkOpen();
+    if (b.status === 'accepted') return;
+    if (b.status === 'rejected') throw new EvmChainError('AlreadyDecided', `block ${b.id} was rejected`);
+    if (b.verified) return;
+    const parent = await this.getBlock(b.eth.header.parentHash);
+    if (!parent) throw new EvmChainError('UnknownParent', `parent ${b.parentId} of block ${b.id} is unknown`);
+    if (parent.status === 'rejected' || !parent.verified) throw new EvmChainError('UnknownParent', `parent ${b.parentId} of block ${b.id} is not verified`);
+    if (b.execution) {
+      // Built here on this parent: its execution is the verification.
+      b.verified = true;
+      return;
+    }
+    this.#checkHeader(parent, b);
+    b.execution = await this.#execQueue(() => this.#exec.replay(parent.eth, b.eth));
+    b.verified = true;
+  }
+
+  #checkHeader(parent: EvmBlock, b: EvmBlock): void {
+    const h = b.eth.header;
+    const p = parent.eth.header;
+    const info = feeInfo(parent.eth);
+    const bad = (why: string) => new EvmChainError('InvalidBlock', `invalid block ${b.id}: ${why}`);
+    if (h.number !== p.number + 1n) throw bad(`number ${h.number} is not its parent's + 1`);
+    if (h.timestamp < p.timestamp) throw bad("timestamp is before its parent's");
+    const now = BigInt(Math.floor(this.#ctx.clock.now() / 1000));
+    if (h.timestamp > now + BigInt(this.#opts.maxFutureSeconds ?? 10)) throw bad('timestamp is too far in the future');
+    if (h.gasLimit !== this.fees.gasLimit(info, h.timestamp)) throw bad('gas limit does not follow the fee rules');
+    if (h.baseFeePerGas !== this.fees.baseFee(info, h.timestamp)) throw bad('base fee does not follow the fee rules');
+    if (!equalsBytes(h.coinbase.bytes, this.fees.coinbase(info))) throw bad('coinbase is not the fee recipient');
+    if (h.difficulty !== 0n) throw bad('difficulty must be 0');
+    if (b.eth.uncleHeaders.length > 0) throw bad('uncles are not allowed');
+    if ((b.eth.withdrawals?.length ?? 0) > 0) throw bad('withdrawals are not allowed');
+    if ((h.blobGasUsed ?? 0n) !== 0n || (h.excessBlobGas ?? 0n) !== 0n) throw bad('blob gas must be 0');
+    if (h.extraData.length > 32) throw bad('extra data is longer than 32 bytes');
+  }
+
+  async #accept(b: EvmBlock): Promise<void> {
+    this.#checkOpen();
+    if (b.status === 'accepted') return;
+    if (b.status === 'rejected') throw new EvmChainError('AlreadyDecided', `block ${b.id} was rejected; it cannot be accepted`);
+    if (!b.parentId.equals(this.#lastAccepted.id)) {
+      throw new EvmChainError('NotNextBlock', `block ${b.id} does not extend the last accepted block ${this.#lastAccepted.id}`);
+    }
+    if (!b.execution) await this.#verify(b);
+    await this.#persist(b);
+    b.status = 'accepted';
+    b.verified = true;
+    this.#processing.delete(toHex(b.eth.hash()));
+    this.#lastAccepted = b;
+    this.#cache(b);
+    this.reader.setAcceptedRoot(b.eth.header.stateRoot);
+    const next = new Map<string, bigint>();
+    const senders = b.execution!.senders;
+    b.eth.transactions.forEach((tx, i) => {
+      const key = toHex(senders[i]!);
+      const n = tx.nonce + 1n;
+      if ((next.get(key) ?? -1n) < n) next.set(key, n);
+    });
+    for (const [key, n] of next) this.mempool.accepted(key, n);
+    if (this.#preferred.status !== 'processing' || !this.#onPreferredChain(this.#preferred)) this.#preferred = b;
+    this.#recomputeTip();
+    this.#waiter.wake();
+    if (this.accepted$.observed) this.#emitAccepted(b);
+  }
+
+  #emitAccepted(b: EvmBlock): void {
+    try {
+      this.accepted$.next({ block: blockView(b.eth, b.rawBytes.length), receipts: receiptViews(b.eth, b.execution!.receipts, this.common) });
+    } catch (e) {
+      this.log.warn('accepted block subscriber failed', { error: (e as Error).message });
+    }
+  }
+
+  async #reject(b: EvmBlock): Promise<void> {
+    if (b.status === 'rejected') return;
+    if (b.status === 'accepted') throw new EvmChainError('AlreadyDecided', `block ${b.id} was accepted; it cannot be rejected`);
+    b.status = 'rejected';
+    this.#processing.delete(toHex(b.eth.hash()));
+    if (this.#preferred === b || !this.#onPreferredChain(this.#preferred)) this.#preferred = this.#lastAccepted;
+    this.#recomputeTip();
+    this.#waiter.wake();
+  }
+
+  /** Writes an accepted block's records and every held trie node in one batch. */
+  async #persist(b: EvmBlock): Promise<void> {
+    const exec = b.execution!;
+    const batch = this.#ctx.db.batch();
+    const snapshot = this.#stateDb.flushInto(this.#stateSub.within(batch));
+    const hasLogs = exec.receipts.some((r) => r.logs.length > 0);
+    this.store.accept(this.#chainSub.within(batch), {
+      hash: b.eth.hash(),
+      number: b.eth.header.number,
+      bytes: b.rawBytes,
+      receipts: encodeReceipts(exec.receipts),
+      txHashes: b.eth.transactions.map((tx) => tx.hash()),
+      ...(hasLogs ? { logsBloom: b.eth.header.logsBloom } : {}),
+    });
+    await batch.write();
+    this.#stateDb.flushed(snapshot);
+  }
+
+  // ------------------------------------------------------------------ helpers
+
+  #make(eth: EthBlock, status: 'processing' | 'accepted', bytes?: Uint8Array, execution?: Execution): EvmBlock {
+    return new EvmBlock(this.#host, eth, bytes ?? eth.serialize(), status, execution);
+  }
+
+  /** True when `b` descends from the last accepted block through processing blocks. */
+  #onPreferredChain(b: EvmBlock): boolean {
+    let cur: EvmBlock | undefined = b;
+    while (cur && cur.status === 'processing') cur = this.#processing.get(toHex(cur.eth.header.parentHash));
+    return cur === this.#lastAccepted;
+  }
+
+  /** The nonces the processing blocks from the last accepted to the preferred block reach. */
+  #recomputeTip(): void {
+    const tip = new Map<string, bigint>();
+    let cur: EvmBlock | undefined = this.#preferred;
+    while (cur && cur.status === 'processing') {
+      const senders = cur.execution?.senders;
+      cur.eth.transactions.forEach((tx, i) => {
+        const key = toHex(senders ? senders[i]! : tx.getSenderAddress().bytes);
+        const n = tx.nonce + 1n;
+        if ((tip.get(key) ?? -1n) < n) tip.set(key, n);
+      });
+      cur = this.#processing.get(toHex(cur.eth.header.parentHash));
+    }
+    this.#tip = tip;
+  }
+
+  async #hashAt(n: bigint): Promise<Uint8Array | undefined> {
+    // BLOCKHASH on the chain being executed: processing ancestors first, then the canonical index.
+    for (const b of this.#processing.values()) if (b.eth.header.number === n && this.#onPreferredChain(b)) return b.eth.hash();
+    return this.store.hashAt(n);
+  }
+
+  async #readAccepted(hash: Uint8Array): Promise<EvmBlock | undefined> {
+    const key = toHex(hash);
+    const cached = this.#recentGet(key);
+    if (cached) return cached;
+    const bytes = await this.store.blockBytes(hash);
+    if (!bytes) return undefined;
+    const receipts = await this.store.receipts(hash);
+    if (!receipts) throw ChainStore.corrupt(`receipts of block ${key} are missing`);
+    const eth = createBlockFromRLP(bytes, { common: this.common });
+    const block = this.#make(eth, 'accepted', bytes, { block: eth, receipts, senders: eth.transactions.map((t) => t.getSenderAddress().bytes), dropped: [] });
+    this.#cache(block);
+    return block;
+  }
+
+  #recentGet(key: string): EvmBlock | undefined {
+    const b = this.#recent.get(key);
+    if (b) {
+      this.#recent.delete(key);
+      this.#recent.set(key, b);
+    }
+    return b;
+  }
+
+  #cache(b: EvmBlock): void {
+    const key = toHex(b.eth.hash());
+    this.#recent.delete(key);
+    this.#recent.set(key, b);
+    const max = this.#opts.blockCacheSize ?? 256;
+    while (this.#recent.size > max) this.#recent.delete(this.#recent.keys().next().value as string);
+  }
+
+  #checkOpen(): void {
+    if (this.#closed) throw new EvmChainError('ShutDown', 'the EVM chain is shut down');
+  }
+
+  /** Txs of a block for mempool bookkeeping. */
+  static sendersOf(txs: readonly TypedTransaction[]): Uint8Array[] {
+    return txs.map((t) => t.getSenderAddress().bytes);
+  }
+}
+
+export { NotFoundError };

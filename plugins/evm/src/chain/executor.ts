@@ -1,0 +1,334 @@
+/**
+ * Block execution on @ethereumjs/vm (hardfork cancun) with the "manual builder" (reference evm.md
+ * C.4): one outer checkpoint per block, `runTx` per tx on a header-only context block, the block
+ * assembled once from the tx objects (never the stock BlockBuilder, whose cost is quadratic in the
+ * block size). The same code builds a block from pending txs and re-executes a block from another
+ * node on its parent's state; the caller compares the roots.
+ *
+ * One VM executes (build/verify): its state manager follows the block being executed and keeps its
+ * caches as long as each block builds on the previous one's state. Everything here runs serialized
+ * by the caller (the VM's execution queue).
+ */
+import { createCustomCommon, Hardfork, Mainnet, type Common } from '@ethereumjs/common';
+import { Block, createBlock, createBlockHeader, genTransactionsTrieRoot, type HeaderData } from '@ethereumjs/block';
+import { createMPT, MerklePatriciaTrie } from '@ethereumjs/mpt';
+import { RLP } from '@ethereumjs/rlp';
+import { Caches, MerkleStateManager } from '@ethereumjs/statemanager';
+import { Capability, paramsTx, type TypedTransaction } from '@ethereumjs/tx';
+import { Account, Address, equalsBytes, KECCAK256_RLP, KECCAK256_RLP_ARRAY } from '@ethereumjs/util';
+import { Bloom, createVM, encodeReceipt, runTx, type RunTxResult, type VM } from '@ethereumjs/vm';
+import type { EVMOpts } from '@ethereumjs/evm';
+import { EvmChainError } from '../errors.js';
+import { chainCrypto } from './crypto.js';
+import type { FeeRules } from './fees.js';
+import type { EvmGenesis } from './genesis.js';
+import type { StateDB } from './state-db.js';
+import type { StoredReceipt, RawLog } from './store.js';
+
+/** ethereumjs custom precompiles (reference evm.md C.5). */
+export type CustomPrecompiles = NonNullable<EVMOpts['customPrecompiles']>;
+
+export interface ExecutionHooks {
+  readonly fees: FeeRules;
+  readonly customPrecompiles?: CustomPrecompiles;
+  /** VM params overrides (e.g. the subnet-EVM's no-refund rule: `{ 3529: { maxRefundQuotient: 2n ** 52n } }`). */
+  readonly vmParams?: Record<string, Record<string, unknown>>;
+  /** Trie node LRU entries per trie (default 50,000). */
+  readonly trieCacheSize?: number;
+}
+
+/** Block hash by number on the chain being executed (BLOCKHASH). */
+export type BlockHashLookup = (number: bigint) => Promise<Uint8Array | undefined>;
+
+export interface ExecutedTx {
+  readonly tx: TypedTransaction;
+  readonly result: RunTxResult;
+}
+
+export interface Execution {
+  readonly block: Block;
+  readonly receipts: readonly StoredReceipt[];
+  readonly senders: readonly Uint8Array[];
+  /** Txs left out while building, with the reason (they are dropped from the mempool). */
+  readonly dropped: ReadonlyArray<{ readonly tx: TypedTransaction; readonly reason: string }>;
+}
+
+export const ZERO32 = new Uint8Array(32);
+const ZERO8 = new Uint8Array(8);
+
+/** The chain's Common: Mainnet rules at cancun with the chain's ID and fast crypto. */
+export function chainCommon(chainId: bigint): Common {
+  return createCustomCommon({ chainId: Number(chainId), name: `evm-${chainId}` }, Mainnet, {
+    hardfork: Hardfork.Cancun,
+    customCrypto: chainCrypto(),
+  });
+}
+
+/**
+ * A Common for decoding and signing txs that every tx shares: @ethereumjs copies the Common and
+ * rebuilds its params (a JSON deep copy) in each tx constructor, a third of a tx's decode time
+ * (reference evm.md C.9, D). Safe because nothing changes a tx's Common once built: runTx only sets
+ * a tx's hardfork when it differs from the block's, and it never does here (one hardfork).
+ */
+export function sharedTxCommon(common: Common): Common {
+  const shared = common.copy();
+  shared.updateParams(paramsTx);
+  shared.copy = () => shared;
+  shared.updateParams = () => shared;
+  return shared;
+}
+
+/** A MerkleStateManager with caches over the chain's trie database at `root`. */
+export async function stateManagerAt(common: Common, db: StateDB, root: Uint8Array | undefined, cacheSize: number): Promise<MerkleStateManager> {
+  const trie = await createMPT({ db: db.shallowCopy(), useKeyHashing: true, common, valueEncoding: 'view', cacheSize, ...(root ? { root } : {}) });
+  return new MerkleStateManager({ common, trie, caches: new Caches() });
+}
+
+export async function makeVM(common: Common, sm: MerkleStateManager, hooks: ExecutionHooks, blockHash: BlockHashLookup): Promise<VM> {
+  const blockchain = {
+    async getBlock(n: number) {
+      const h = (await blockHash(BigInt(n))) ?? ZERO32;
+      return { hash: () => h };
+    },
+    async putBlock() {},
+    shallowCopy() {
+      return blockchain;
+    },
+  };
+  return createVM({
+    common,
+    stateManager: sm,
+    blockchain,
+    ...(hooks.vmParams ? { params: hooks.vmParams as never } : {}),
+    ...(hooks.customPrecompiles ? { evmOpts: { customPrecompiles: hooks.customPrecompiles } } : {}),
+  });
+}
+
+/** The header fields of a new block on `parent` (roots and gas used filled in after execution). */
+export function nextHeaderData(parent: Block, timestamp: bigint, fees: FeeRules, common: Common): HeaderData {
+  const p = parent.header;
+  const info = { number: p.number, timestamp: p.timestamp, gasLimit: p.gasLimit, gasUsed: p.gasUsed, baseFeePerGas: p.baseFeePerGas ?? 0n };
+  void common;
+  return {
+    parentHash: parent.hash(),
+    number: p.number + 1n,
+    timestamp,
+    gasLimit: fees.gasLimit(info, timestamp),
+    baseFeePerGas: fees.baseFee(info, timestamp),
+    coinbase: fees.coinbase(info),
+    difficulty: 0n,
+    nonce: ZERO8,
+    mixHash: ZERO32,
+    extraData: new Uint8Array(),
+    uncleHash: KECCAK256_RLP_ARRAY,
+    withdrawalsRoot: KECCAK256_RLP,
+    blobGasUsed: 0n,
+    excessBlobGas: 0n,
+    parentBeaconBlockRoot: ZERO32,
+  };
+}
+
+export class Executor {
+  #root: Uint8Array;
+
+  private constructor(
+    readonly common: Common,
+    readonly vm: VM,
+    private readonly sm: MerkleStateManager,
+    private readonly hooks: ExecutionHooks,
+  ) {
+    this.#root = KECCAK256_RLP;
+  }
+
+  static async create(common: Common, db: StateDB, hooks: ExecutionHooks, blockHash: BlockHashLookup): Promise<Executor> {
+    const sm = await stateManagerAt(common, db, undefined, hooks.trieCacheSize ?? 50_000);
+    const vm = await makeVM(common, sm, hooks, blockHash);
+    return new Executor(common, vm, sm, hooks);
+  }
+
+  /** The state root the executing state manager is at. */
+  get root(): Uint8Array {
+    return this.#root;
+  }
+
+  /** Moves the executing state to `root` (drops the caches only when it moves). */
+  async moveTo(root: Uint8Array): Promise<void> {
+    if (equalsBytes(root, this.#root)) return;
+    await this.sm.setStateRoot(root);
+    this.#root = root;
+  }
+
+  /** Writes the genesis allocation on the empty state; the genesis block. */
+  async genesisBlock(g: EvmGenesis): Promise<Block> {
+    await this.moveTo(KECCAK256_RLP);
+    await this.sm.checkpoint();
+    for (const a of g.alloc) {
+      const address = new Address(a.address);
+      await this.sm.putAccount(address, new Account(a.nonce, a.balance));
+      if (a.code) await this.sm.putCode(address, a.code);
+      for (const [slot, value] of a.storage) await this.sm.putStorage(address, slot, value);
+    }
+    await this.sm.commit();
+    const stateRoot = await this.sm.getStateRoot();
+    this.#root = stateRoot;
+    const header = createBlockHeader(
+      {
+        number: 0n,
+        parentHash: ZERO32,
+        timestamp: g.timestamp,
+        gasLimit: g.gasLimit,
+        extraData: g.extraData,
+        coinbase: g.coinbase,
+        difficulty: g.difficulty,
+        mixHash: g.mixHash,
+        nonce: g.nonce,
+        stateRoot,
+        baseFeePerGas: g.baseFeePerGas ?? this.hooks.fees.minBaseFee,
+        withdrawalsRoot: KECCAK256_RLP,
+        blobGasUsed: 0n,
+        excessBlobGas: 0n,
+        parentBeaconBlockRoot: ZERO32,
+      },
+      { common: this.common, skipConsensusFormatValidation: true },
+    );
+    return new Block(header, [], [], [], { common: this.common });
+  }
+
+  /**
+   * Builds a block on `parent` from `candidates` (in order; a sender's txs in nonce order). A tx
+   * that fails is left out (reported in `dropped`); a tx that does not fit the block's gas is left
+   * for a later block, as are the sender's later txs.
+   */
+  async build(parent: Block, timestamp: bigint, candidates: readonly TypedTransaction[], maxTxs: number): Promise<Execution> {
+    const hdr = nextHeaderData(parent, timestamp, this.hooks.fees, this.common);
+    await this.moveTo(parent.header.stateRoot);
+    const ctxBlock = createBlock({ header: hdr }, { common: this.common });
+    const gasLimit = hdr.gasLimit as bigint;
+    const included: ExecutedTx[] = [];
+    const dropped: Array<{ tx: TypedTransaction; reason: string }> = [];
+    const skipSender = new Set<string>();
+    let gasUsed = 0n;
+    await this.vm.evm.journal.checkpoint();
+    try {
+      for (const tx of candidates) {
+        if (included.length >= maxTxs) break;
+        const sender = tx.getSenderAddress().toString();
+        if (skipSender.has(sender)) continue;
+        if (gasUsed + tx.gasLimit > gasLimit) {
+          skipSender.add(sender);
+          continue;
+        }
+        try {
+          const result = await runTx(this.vm, { tx, block: ctxBlock, blockGasUsed: gasUsed, skipHardForkValidation: true });
+          gasUsed += result.totalGasSpent;
+          await this.#creditBaseFee(hdr, result);
+          included.push({ tx, result });
+        } catch (e) {
+          skipSender.add(sender);
+          dropped.push({ tx, reason: (e as Error).message });
+        }
+      }
+      await this.vm.evm.journal.commit();
+    } catch (e) {
+      await this.#abandon();
+      throw e;
+    }
+    return this.#assemble(hdr, included, gasUsed, dropped);
+  }
+
+  /**
+   * Executes another node's `block` on `parent`'s state; throws EvmChainError('InvalidBlock') when a
+   * tx fails or a root, the bloom or the gas used differ from the header's.
+   */
+  async replay(parent: Block, block: Block): Promise<Execution> {
+    const h = block.header;
+    await this.moveTo(parent.header.stateRoot);
+    const hdr: HeaderData = { ...nextHeaderData(parent, h.timestamp, this.hooks.fees, this.common), coinbase: h.coinbase, extraData: h.extraData };
+    const ctxBlock = createBlock({ header: hdr }, { common: this.common });
+    const included: ExecutedTx[] = [];
+    let gasUsed = 0n;
+    await this.vm.evm.journal.checkpoint();
+    try {
+      for (const [i, tx] of block.transactions.entries()) {
+        if (tx.type > 2) throw invalid(`tx ${i} has type ${tx.type}, which this chain does not support`);
+        if (gasUsed + tx.gasLimit > h.gasLimit) throw invalid(`tx ${i} exceeds the block gas limit`);
+        let result: RunTxResult;
+        try {
+          result = await runTx(this.vm, { tx, block: ctxBlock, blockGasUsed: gasUsed, skipHardForkValidation: true });
+        } catch (e) {
+          throw invalid(`tx ${i} cannot run: ${(e as Error).message}`);
+        }
+        gasUsed += result.totalGasSpent;
+        await this.#creditBaseFee(hdr, result);
+        included.push({ tx, result });
+      }
+      await this.vm.evm.journal.commit();
+    } catch (e) {
+      await this.#abandon();
+      throw e;
+    }
+    const out = await this.#assemble(hdr, included, gasUsed, []);
+    const got = out.block.header;
+    const checks: Array<[string, boolean]> = [
+      ['gas used', got.gasUsed === h.gasUsed],
+      ['state root', equalsBytes(got.stateRoot, h.stateRoot)],
+      ['receipts root', equalsBytes(got.receiptTrie, h.receiptTrie)],
+      ['transactions root', equalsBytes(got.transactionsTrie, h.transactionsTrie)],
+      ['logs bloom', equalsBytes(got.logsBloom, h.logsBloom)],
+    ];
+    for (const [what, ok] of checks) if (!ok) throw invalid(`${what} does not match the block's execution`);
+    return { ...out, block };
+  }
+
+  async #creditBaseFee(hdr: HeaderData, result: RunTxResult): Promise<void> {
+    if (!this.hooks.fees.creditBaseFee) return;
+    const coinbase = new Address(hdr.coinbase as Uint8Array);
+    const acct = (await this.sm.getAccount(coinbase)) ?? new Account();
+    acct.balance += (hdr.baseFeePerGas as bigint) * result.totalGasSpent;
+    await this.sm.putAccount(coinbase, acct);
+  }
+
+  /** Reverts a block's outer checkpoint after a failure; the state stays at the parent's root. */
+  async #abandon(): Promise<void> {
+    await this.vm.evm.journal.revert();
+  }
+
+  async #assemble(hdr: HeaderData, included: readonly ExecutedTx[], gasUsed: bigint, dropped: Execution['dropped']): Promise<Execution> {
+    const stateRoot = await this.sm.getStateRoot();
+    this.#root = stateRoot;
+    const txs = included.map((e) => e.tx);
+    const receiptTrie = new MerklePatriciaTrie({ common: this.common });
+    const bloom = new Bloom(undefined, this.common);
+    const receipts: StoredReceipt[] = [];
+    const senders: Uint8Array[] = [];
+    for (const [i, { tx, result }] of included.entries()) {
+      const r = result.receipt as { status?: 0 | 1; cumulativeBlockGasUsed: bigint; logs: RawLog[] };
+      await receiptTrie.put(RLP.encode(i), encodeReceipt(result.receipt, tx.type));
+      bloom.or(result.bloom);
+      receipts.push({
+        status: r.status === 1 ? 1 : 0,
+        cumulativeGasUsed: r.cumulativeBlockGasUsed,
+        gasUsed: result.totalGasSpent,
+        ...(result.createdAddress ? { contractAddress: result.createdAddress.bytes } : {}),
+        logs: r.logs,
+      });
+      senders.push(tx.getSenderAddress().bytes);
+    }
+    const transactionsTrie = txs.length === 0 ? KECCAK256_RLP : await genTransactionsTrieRoot(txs, new MerklePatriciaTrie({ common: this.common }));
+    const header = createBlockHeader(
+      { ...hdr, stateRoot, transactionsTrie, receiptTrie: txs.length === 0 ? KECCAK256_RLP : receiptTrie.root(), logsBloom: bloom.bitvector, gasUsed },
+      { common: this.common },
+    );
+    const block = new Block(header, txs, [], [], { common: this.common });
+    return { block, receipts, senders, dropped };
+  }
+}
+
+function invalid(why: string): EvmChainError {
+  return new EvmChainError('InvalidBlock', `invalid block: ${why}`);
+}
+
+/** True for tx types this chain admits (legacy, EIP-2930, EIP-1559; not blob or EIP-7702). */
+export function supportedTxType(tx: TypedTransaction): boolean {
+  return tx.type <= 2 && !tx.supports(Capability.EIP7702EOACode);
+}

@@ -1,0 +1,127 @@
+/**
+ * State reads and eth_call without copying a VM per call (reference evm.md C.6): one long-lived VM
+ * whose state manager follows the accepted root; each call runs inside a checkpoint that is
+ * reverted, one at a time (a serializer), so no call sees another's writes. Reads at an older block
+ * use a fresh state manager at that block's root (no caches; rare).
+ */
+import { serializer } from '@cornice/sdk';
+import type { Common } from '@ethereumjs/common';
+import { createMPT } from '@ethereumjs/mpt';
+import { RLP } from '@ethereumjs/rlp';
+import { Caches, MerkleStateManager } from '@ethereumjs/statemanager';
+import { type Account, type Address, bytesToHex, createAccountFromRLP, equalsBytes } from '@ethereumjs/util';
+import type { VM } from '@ethereumjs/vm';
+import { makeVM, stateManagerAt, type BlockHashLookup, type ExecutionHooks } from './executor.js';
+import type { StateDB } from './state-db.js';
+
+/** Most accounts plus slots memoized per root before the memo starts over. */
+const MEMO_MAX = 200_000;
+
+/**
+ * A state manager that remembers what it read from the trie at its root. Each eth_call runs in a
+ * checkpoint it reverts, and a revert also drops what the caches learnt by reading, so without this
+ * every call walks the trie again (and a storage trie has no node cache). Valid because this state
+ * manager never commits: its root only changes through setStateRoot, which clears the memo.
+ */
+class ReaderStateManager extends MerkleStateManager {
+  readonly #accounts = new Map<string, Uint8Array | null>();
+  readonly #slots = new Map<string, Uint8Array | null>();
+
+  #remember(map: Map<string, Uint8Array | null>, k: string, v: Uint8Array | null): void {
+    if (this.#accounts.size + this.#slots.size >= MEMO_MAX) {
+      this.#accounts.clear();
+      this.#slots.clear();
+    }
+    map.set(k, v);
+  }
+
+  override async getAccount(address: Address): Promise<Account | undefined> {
+    const elem = this._caches?.account?.get(address);
+    if (elem !== undefined) return elem.accountRLP !== undefined ? createAccountFromRLP(elem.accountRLP) : undefined;
+    const k = bytesToHex(address.bytes);
+    let rlp = this.#accounts.get(k);
+    if (rlp === undefined) {
+      rlp = await this._trie.get(address.bytes);
+      this.#remember(this.#accounts, k, rlp);
+    }
+    const account = rlp !== null ? createAccountFromRLP(rlp) : undefined;
+    this._caches?.account?.put(address, account);
+    return account;
+  }
+
+  override async getStorage(address: Address, key: Uint8Array): Promise<Uint8Array> {
+    if (key.length !== 32) return super.getStorage(address, key);
+    const cached = this._caches?.storage?.get(address, key);
+    if (cached !== undefined) return RLP.decode(cached ?? new Uint8Array(0)) as Uint8Array;
+    const account = await this.getAccount(address);
+    if (!account) return new Uint8Array();
+    const k = `${bytesToHex(address.bytes)}${bytesToHex(account.storageRoot)}${bytesToHex(key)}`;
+    let value = this.#slots.get(k);
+    if (value === undefined) {
+      value = await this._getStorageTrie(address, account).get(key);
+      this.#remember(this.#slots, k, value);
+    }
+    this._caches?.storage?.put(address, key, value ?? Uint8Array.of(0x80));
+    return RLP.decode(value ?? new Uint8Array(0)) as Uint8Array;
+  }
+
+  override async setStateRoot(stateRoot: Uint8Array, clearCache = true): Promise<void> {
+    await super.setStateRoot(stateRoot, clearCache);
+    this.#accounts.clear();
+    this.#slots.clear();
+  }
+}
+
+export interface StateView {
+  readonly sm: MerkleStateManager;
+  readonly vm: VM;
+}
+
+export class StateReader {
+  readonly #queue = serializer();
+  #current: Uint8Array | undefined;
+  #accepted: Uint8Array | undefined;
+
+  private constructor(
+    private readonly common: Common,
+    private readonly db: StateDB,
+    private readonly hooks: ExecutionHooks,
+    private readonly blockHash: BlockHashLookup,
+    private readonly live: StateView,
+  ) {}
+
+  static async create(common: Common, db: StateDB, hooks: ExecutionHooks, blockHash: BlockHashLookup): Promise<StateReader> {
+    const trie = await createMPT({ db: db.shallowCopy(), useKeyHashing: true, common, valueEncoding: 'view', cacheSize: hooks.trieCacheSize ?? 50_000 });
+    const sm = new ReaderStateManager({ common, trie, caches: new Caches() });
+    const vm = await makeVM(common, sm, hooks, blockHash);
+    return new StateReader(common, db, hooks, blockHash, { sm, vm });
+  }
+
+  /** The accepted state moved: the live view follows at its next use. */
+  setAcceptedRoot(root: Uint8Array): void {
+    this.#accepted = root;
+  }
+
+  /**
+   * Runs `fn` on the state at `root`, alone. `fn` must leave the state as it found it (reads, or
+   * writes inside a checkpoint it reverts).
+   */
+  at<T>(root: Uint8Array, fn: (view: StateView) => Promise<T>): Promise<T> {
+    if (this.#accepted && equalsBytes(root, this.#accepted)) {
+      return this.#queue(async () => {
+        if (!this.#current || !equalsBytes(this.#current, root)) {
+          await this.live.sm.setStateRoot(root);
+          this.#current = root;
+        }
+        return fn(this.live);
+      });
+    }
+    return this.#historical(root, fn);
+  }
+
+  async #historical<T>(root: Uint8Array, fn: (view: StateView) => Promise<T>): Promise<T> {
+    const sm = await stateManagerAt(this.common, this.db, root, 1000);
+    const vm = await makeVM(this.common, sm, this.hooks, this.blockHash);
+    return fn({ sm, vm });
+  }
+}

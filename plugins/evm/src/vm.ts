@@ -1,0 +1,162 @@
+/**
+ * The EVM chain as a Snowman ChainVM: blocks wrap Ethereum blocks (src/chain), handlers serve the
+ * Ethereum JSON-RPC at `rpc` and `ws` over the chain's EvmBackend.
+ */
+import {
+  Id,
+  NotFoundError,
+  utf8Decode,
+  type ChainContext,
+  type ChainHandler,
+  type ChainVM,
+  type VMEvent,
+  type VMInit,
+  type VMState,
+} from '@cornice/sdk';
+import type { EvmBackend } from './backend.js';
+import { EvmBlock } from './block.js';
+import { ChainBackend } from './chain/backend.js';
+import { EvmChain, type EvmChainOptions } from './chain/chain.js';
+import { EvmChainError } from './errors.js';
+import { createEthRpc, type EthMethod, type EthRpc } from './rpc/index.js';
+import { SubStore } from './prefixed.js';
+
+export const EVM_VM_VERSION = '0.1.0';
+
+export interface EvmVMOptions extends EvmChainOptions {
+  /**
+   * Per-chain config bytes (the operator's chain config) -> chain options that override these.
+   * Default: a JSON object is accepted and ignored; anything else is an InvalidConfig error.
+   */
+  parseConfig?: (config: Uint8Array) => Partial<EvmChainOptions>;
+  /** Methods added to the JSON-RPC (e.g. the subnet-EVM's eth_feeConfig), made from the backend. */
+  extraMethods?: (backend: EvmBackend, chain: EvmChain) => ReadonlyMap<string, EthMethod>;
+  /** web3_clientVersion (default "cornice-evm/<version>"). */
+  clientVersion?: string;
+  /** net_version (default 1, the C-Chain's). */
+  networkId?: bigint;
+}
+
+function defaultParseConfig(config: Uint8Array): Partial<EvmChainOptions> {
+  if (config.length === 0) return {};
+  let json: unknown;
+  try {
+    json = JSON.parse(utf8Decode(config));
+  } catch {
+    throw new EvmChainError('InvalidConfig', 'invalid chain config: not valid JSON');
+  }
+  if (typeof json !== 'object' || json === null || Array.isArray(json)) throw new EvmChainError('InvalidConfig', 'invalid chain config: must be a JSON object');
+  return {};
+}
+
+export class EvmVM implements ChainVM {
+  #chain: EvmChain | undefined;
+  #backend: ChainBackend | undefined;
+  #rpc: EthRpc | undefined;
+  #ctx: ChainContext | undefined;
+  #state: VMState = 'bootstrapping';
+  #shutDown = false;
+
+  constructor(private readonly opts: EvmVMOptions = {}) {}
+
+  async initialize(ctx: ChainContext, init: VMInit): Promise<void> {
+    this.#checkOpen();
+    const fromConfig = init.config ? (this.opts.parseConfig ?? defaultParseConfig)(init.config) : {};
+    this.#ctx = ctx;
+    this.#chain = await EvmChain.open(ctx, init.genesis, { ...this.opts, ...fromConfig });
+    this.#backend = new ChainBackend(this.#chain, this.opts.networkId ?? 1n);
+  }
+
+  /** The chain (after initialize): for tests, benches and extensions. */
+  get chain(): EvmChain {
+    return this.#ready();
+  }
+
+  /** The EvmBackend the JSON-RPC serves (after initialize). */
+  get backend(): ChainBackend {
+    this.#ready();
+    return this.#backend!;
+  }
+
+  get state(): VMState {
+    return this.#state;
+  }
+
+  async setState(state: VMState): Promise<void> {
+    this.#ready();
+    this.#state = state;
+  }
+
+  async buildBlock(): Promise<EvmBlock> {
+    return this.#ready().buildBlock();
+  }
+
+  async parseBlock(bytes: Uint8Array): Promise<EvmBlock> {
+    return this.#ready().parseBlock(bytes);
+  }
+
+  async getBlock(id: Id): Promise<EvmBlock> {
+    const b = await this.#ready().getBlock(id.bytes);
+    if (!b || b.status === 'rejected') throw new NotFoundError(`block ${id} not found`);
+    return b;
+  }
+
+  async setPreference(id: Id): Promise<void> {
+    const b = await this.getBlock(id);
+    this.#ready().setPreference(b);
+  }
+
+  async lastAccepted(): Promise<Id> {
+    return this.#ready().lastAccepted.id;
+  }
+
+  async getBlockIdAtHeight(height: number): Promise<Id> {
+    const chain = this.#ready();
+    const last = chain.lastAccepted.height;
+    if (!Number.isSafeInteger(height) || height < 0 || height > last) {
+      throw new NotFoundError(`no accepted block at height ${height} (last accepted height is ${last})`);
+    }
+    const hash = await chain.store.hashAt(BigInt(height));
+    if (!hash) throw new EvmChainError('CorruptDatabase', `accepted block at height ${height} is missing from the index`);
+    return Id.fromBytes(hash);
+  }
+
+  async waitForEvent(signal: AbortSignal): Promise<VMEvent> {
+    this.#checkOpen();
+    return this.#ready().waitForEvent(signal);
+  }
+
+  async createHandlers(): Promise<ChainHandler[]> {
+    const chain = this.#ready();
+    const ctx = this.#ctx!;
+    this.#rpc ??= createEthRpc(this.#backend!, {
+      clientVersion: this.opts.clientVersion ?? `cornice-evm/${EVM_VM_VERSION}`,
+      accounts: new SubStore(ctx.db, 'personal'),
+      log: chain.log,
+      clock: ctx.clock,
+      ...(this.opts.extraMethods ? { extraMethods: this.opts.extraMethods(this.#backend!, chain) } : {}),
+    });
+    return [
+      { path: 'rpc', http: this.#rpc.http },
+      { path: 'ws', websocket: this.#rpc.websocket },
+    ];
+  }
+
+  async shutdown(): Promise<void> {
+    if (this.#shutDown) return;
+    this.#shutDown = true;
+    this.#rpc?.close();
+    this.#chain?.close();
+    this.#chain?.log.info('shut down');
+  }
+
+  #checkOpen(): void {
+    if (this.#shutDown) throw new EvmChainError('ShutDown', 'the EVM VM is shut down');
+  }
+
+  #ready(): EvmChain {
+    this.#checkOpen();
+    if (!this.#chain) throw new EvmChainError('NotInitialized', 'the EVM VM is not initialized');
+    return this.#chain;
+  }
+}

@@ -1,0 +1,72 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { EvmRpcError } from '../src/index.js';
+import { EWOQ, INIT, RUNTIME, STORED_TOPIC, buildAndAccept, hex, signedTx, startVM, word } from './helpers.js';
+
+test('deploy, call, transact, logs, estimateGas, revert with reason', async () => {
+  const vm = await startVM();
+  try {
+    const be = vm.backend;
+    const deployGas = await be.estimateGas({ from: EWOQ, data: INIT }, 'latest');
+    assert.ok(deployGas > 53_000n && deployGas < 200_000n, `deploy estimate ${deployGas}`);
+    const h = await be.sendRawTransaction(signedTx({ nonce: 0n, data: INIT, gas: deployGas }).serialize());
+    await buildAndAccept(vm);
+    const r = await be.receipt(h);
+    assert.is(r!.status, 1);
+    const ca = r!.contractAddress!;
+    assert.ok(ca);
+    assert.is(hex(await be.code(ca, 'latest')), hex(RUNTIME));
+
+    // call reads slot 0 (0 at first)
+    const c0 = await be.call({ to: ca }, 'latest');
+    assert.is(hex(c0.returnData), hex(word(0n)));
+
+    // transact: store 42 with a log
+    const setData = word(42n);
+    const g = await be.estimateGas({ from: EWOQ, to: ca, data: setData }, 'latest');
+    assert.ok(g >= 21_000n + 20_000n, `estimate ${g}`);
+    const h2 = await be.sendRawTransaction(signedTx({ nonce: 1n, to: ca, data: setData, gas: g }).serialize());
+    await buildAndAccept(vm);
+    const r2 = await be.receipt(h2);
+    assert.is(r2!.status, 1, 'the estimate is enough');
+    assert.is(r2!.logs.length, 1);
+    assert.is(hex(r2!.logs[0]!.topics[0]!), STORED_TOPIC);
+    assert.is(hex((await be.call({ to: ca }, 'latest')).returnData), hex(word(42n)));
+    assert.is(hex(await be.storageAt(ca, word(0n), 'latest')), hex(word(42n)));
+    // history: at block 1 the slot was still 0
+    assert.is(hex((await be.call({ to: ca }, 1n)).returnData), hex(word(0n)));
+
+    // logs with filters
+    const topic = Uint8Array.from(Buffer.from(STORED_TOPIC.slice(2), 'hex'));
+    assert.is((await be.logs({ fromBlock: 0n, addresses: [ca], topics: [[topic]] })).length, 1);
+    assert.is((await be.logs({ fromBlock: 0n, addresses: [EWOQ], topics: [] })).length, 0);
+    assert.is((await be.logs({ fromBlock: 0n, addresses: [], topics: [[word(7n)]] })).length, 0);
+
+    // revert: call returns the revert data, estimateGas throws code 3 with the reason
+    const bad = Uint8Array.from([0xff, ...new Uint8Array(31)]);
+    const rc = await be.call({ to: ca, data: bad }, 'latest');
+    assert.is(rc.error?.kind, 'revert');
+    try {
+      await be.estimateGas({ from: EWOQ, to: ca, data: bad }, 'latest');
+      assert.unreachable('estimateGas of a reverting call must throw');
+    } catch (e) {
+      assert.instance(e, EvmRpcError);
+      assert.is((e as EvmRpcError).rpcCode, 3);
+      assert.is((e as EvmRpcError).message, 'execution reverted: nope');
+      assert.ok(String((e as EvmRpcError).rpcData).startsWith('0x08c379a0'));
+    }
+
+    // state overrides: a different slot value and a balance
+    const overridden = await be.call({ to: ca }, 'latest', new Map([[hex(ca), { stateDiff: new Map([[hex(word(0n)), word(9n)]]) }]]));
+    assert.is(hex(overridden.returnData), hex(word(9n)));
+    assert.is(hex((await be.call({ to: ca }, 'latest')).returnData), hex(word(42n)), 'an override does not stay');
+    // `state` replaces the whole storage: slot 0 reads as 0
+    const replaced = await be.call({ to: ca }, 'latest', new Map([[hex(ca), { state: new Map([[hex(word(1n)), word(5n)]]) }]]));
+    assert.is(hex(replaced.returnData), hex(word(0n)));
+    assert.is(hex((await be.call({ to: ca }, 'latest')).returnData), hex(word(42n)));
+  } finally {
+    await vm.shutdown();
+  }
+});
+
+test.run();

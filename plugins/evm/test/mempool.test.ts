@@ -1,0 +1,103 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { createTx, type TypedTransaction } from '@ethereumjs/tx';
+import { RLP } from '@ethereumjs/rlp';
+import { EvmRpcError } from '../src/index.js';
+import { EWOQ, GWEI, addr, buildAndAccept, common, hex, key, signedTx, startVM } from './helpers.js';
+
+async function rejects(p: Promise<unknown>, text: RegExp): Promise<void> {
+  try {
+    await p;
+  } catch (e) {
+    assert.instance(e, EvmRpcError, String(e));
+    assert.is((e as EvmRpcError).rpcCode, -32000);
+    assert.match((e as Error).message, text);
+    return;
+  }
+  assert.unreachable(`must fail with ${text}`);
+}
+
+test('admission errors use Ethereum texts', async () => {
+  const vm = await startVM({ opts: { mempool: { maxNonceGap: 4, maxTxs: 8 } } });
+  try {
+    const be = vm.backend;
+    const send = (tx: TypedTransaction) => be.sendRawTransaction(tx.serialize());
+    await send(signedTx({ nonce: 0n, to: addr(1), value: 1n }));
+    await buildAndAccept(vm);
+    await rejects(send(signedTx({ nonce: 0n, to: addr(1), value: 1n })), /^nonce too low: address 0x8db97c7cece249c2b98bdc0226cc4c2a57bf52fc, tx: 0 state: 1$/);
+    await rejects(send(signedTx({ nonce: 10n, to: addr(1) })), /^nonce too high/);
+    await rejects(send(signedTx({ key: key(9), nonce: 0n, to: addr(1), value: 1n })), /^insufficient funds for gas \* price \+ value: address 0x[0-9a-f]{40} have 0 want \d+$/);
+    await rejects(send(signedTx({ nonce: 1n, to: addr(1), gas: 20_000n })), /^intrinsic gas too low: gas 20000, minimum needed 21000$/);
+    await rejects(send(signedTx({ nonce: 1n, to: addr(1), maxFee: GWEI })), /^max fee per gas less than block base fee/);
+    await rejects(send(signedTx({ nonce: 1n, to: addr(1), gas: 200_000_000n })), /^exceeds block gas limit$/);
+    await rejects(send(signedTx({ nonce: 1n, to: addr(1), chainId: 1n })), /^invalid chain id for signer: have 1 want 43110$/);
+    await rejects(be.sendRawTransaction(new Uint8Array(200_000)), /^oversized data/);
+    await rejects(be.sendRawTransaction(Uint8Array.of(3, 0xc0)), /^transaction type not supported$/);
+    await rejects(be.sendRawTransaction(Uint8Array.of(4, 0xc0)), /^transaction type not supported$/);
+    await rejects(be.sendRawTransaction(Uint8Array.of(0xc3, 1, 2, 3)), /^invalid transaction/);
+    // an unprotected legacy tx (v = 27/28)
+    const legacy = createTx({ type: 0, nonce: 1n, to: addr(1), gasLimit: 21_000n, gasPrice: 30n * GWEI }, { common }).sign(key(1)) as TypedTransaction;
+    const fields = RLP.decode(legacy.serialize()) as Uint8Array[];
+    fields[6] = Uint8Array.of(27);
+    await rejects(be.sendRawTransaction(RLP.encode(fields)), /^only replay-protected \(EIP-155\) transactions allowed over RPC$/);
+    // a signature that recovers nobody
+    const bad = RLP.decode(signedTx({ nonce: 1n, to: addr(1) }).serialize().subarray(1)) as Uint8Array[];
+    bad[10] = new Uint8Array(32); // r = 0
+    await rejects(be.sendRawTransaction(Uint8Array.from([2, ...RLP.encode(bad)])), /^(invalid sender|invalid transaction)/);
+
+    // duplicates and replacement
+    const t1 = signedTx({ nonce: 1n, to: addr(1), value: 1n, maxFee: 30n * GWEI, tip: GWEI });
+    await send(t1);
+    await rejects(send(t1), /^already known$/);
+    await rejects(send(signedTx({ nonce: 1n, to: addr(1), value: 2n, maxFee: 31n * GWEI, tip: GWEI })), /^replacement transaction underpriced$/);
+    await send(signedTx({ nonce: 1n, to: addr(1), value: 2n, maxFee: 33n * GWEI, tip: 2n * GWEI }));
+    assert.is(vm.chain.mempool.size, 1, 'the replacement took the place of the first');
+    assert.is(await be.nonce(EWOQ, 'pending'), 2n);
+    // a future nonce is held but not pending-contiguous
+    await send(signedTx({ nonce: 3n, to: addr(1), value: 1n }));
+    assert.is(await be.nonce(EWOQ, 'pending'), 2n);
+    await send(signedTx({ nonce: 2n, to: addr(1), value: 1n }));
+    assert.is(await be.nonce(EWOQ, 'pending'), 4n);
+    // the size bound
+    for (let i = 4; i < 9; i++) await send(signedTx({ nonce: BigInt(i), to: addr(1), value: 1n }));
+    await rejects(send(signedTx({ nonce: 9n, to: addr(1), value: 1n })), /^txpool is full$/);
+    const b = await buildAndAccept(vm);
+    assert.is(b.eth.transactions.length, 8);
+    assert.is(vm.chain.mempool.size, 0);
+    assert.is(await be.balance(addr(1), 'latest'), 1n + 2n + 7n);
+  } finally {
+    await vm.shutdown();
+  }
+});
+
+test('a tx that fails at build is dropped, the others go in', async () => {
+  const vm = await startVM();
+  try {
+    const be = vm.backend;
+    const k = key(7);
+    const { addressOfKey } = await import('../src/chain/crypto.js');
+    const who = addressOfKey(k);
+    const fee = 21_000n * 25n * GWEI;
+    const funds = 2n * fee + 1000n;
+    await be.sendRawTransaction(signedTx({ nonce: 0n, to: who, value: funds }).serialize());
+    await buildAndAccept(vm);
+    // Each is affordable alone (admission checks one tx against the accepted state); after the
+    // first, the second cannot pay.
+    const spendAll = signedTx({ key: k, nonce: 0n, to: addr(1), value: funds - fee - 5n, maxFee: 25n * GWEI });
+    const cannotPay = signedTx({ key: k, nonce: 1n, to: addr(1), value: 1n, maxFee: 25n * GWEI });
+    await be.sendRawTransaction(spendAll.serialize());
+    await be.sendRawTransaction(cannotPay.serialize());
+    await be.sendRawTransaction(signedTx({ nonce: 1n, to: addr(2), value: 1n }).serialize());
+    const b = await buildAndAccept(vm);
+    assert.equal(
+      b.eth.transactions.map((t) => hex(t.hash())),
+      [hex(spendAll.hash()), hex(signedTx({ nonce: 1n, to: addr(2), value: 1n }).hash())],
+    );
+    assert.is(vm.chain.mempool.size, 0, 'the failed tx was dropped');
+    assert.is(await be.balance(who, 'latest'), 5n);
+  } finally {
+    await vm.shutdown();
+  }
+});
+
+test.run();
