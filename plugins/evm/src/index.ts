@@ -1,1 +1,3 @@
 export * from './backend.js';
+export * from './rpc/index.js';
+export { revertReason } from './rpc/eth.js';
