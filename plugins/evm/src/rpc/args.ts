@@ -162,16 +162,18 @@ export function tagNumber(tag: BlockTag | undefined, head: bigint): bigint {
 }
 
 /**
- * The backend filter for a query at head `head`, or undefined when the range is empty (it starts
- * above the head). The end is clamped to the head, as geth returns what exists.
+ * The backend filter for a query at head `head`, or undefined when the range is empty (e.g. it
+ * starts above the head). The end is clamped to the head: geth returns what exists.
  */
 export function resolveFilter(crit: FilterCriteria, head: bigint): LogFilter | undefined {
   if (crit.blockHash) return { blockHash: crit.blockHash, addresses: crit.addresses, topics: crit.topics };
+  if (typeof crit.fromBlock === 'bigint' && typeof crit.toBlock === 'bigint' && crit.fromBlock > crit.toBlock) {
+    throw new EvmRpcError(-32000, 'invalid block range params');
+  }
   const fromBlock = tagNumber(crit.fromBlock, head);
   let toBlock = tagNumber(crit.toBlock, head);
-  if (fromBlock > toBlock) throw new EvmRpcError(-32000, 'invalid block range params');
-  if (fromBlock > head) return undefined;
   if (toBlock > head) toBlock = head;
+  if (fromBlock > toBlock) return undefined;
   return { fromBlock, toBlock, addresses: crit.addresses, topics: crit.topics };
 }
 

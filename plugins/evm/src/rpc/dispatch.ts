@@ -172,6 +172,8 @@ export class RpcDispatcher {
     const ms = this.limits.callTimeoutMs;
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => reject(new EvmRpcError(-32002, 'request timed out')), ms);
+      // The deadline alone never keeps the process alive.
+      timer.unref();
       p.then(
         (v) => {
           clearTimeout(timer);
