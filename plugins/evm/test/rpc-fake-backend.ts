@@ -122,13 +122,15 @@ export class FakeBackend implements EvmBackend {
   /** When set, every method throws it (bugs, timeouts). */
   failWith: (() => unknown) | undefined;
   peers = 3;
+  /** False: calls are not recorded (benchmarks). */
+  recording = true;
 
   constructor() {
     this.mine([]);
   }
 
   #check(method: string, args: unknown[]): void {
-    this.calls.push({ method, args });
+    if (this.recording) this.calls.push({ method, args });
     if (this.failWith) throw this.failWith();
   }
 

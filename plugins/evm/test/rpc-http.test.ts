@@ -225,4 +225,37 @@ test('extraMethods: an extension adds an eth_ method; built-ins and foreign name
   }
 });
 
+const METHODS = [
+  'web3_clientVersion', 'web3_sha3', 'net_version', 'net_listening', 'net_peerCount', 'eth_chainId', 'eth_blockNumber',
+  'eth_getBlockByNumber', 'eth_getBlockByHash', 'eth_getBlockTransactionCountByNumber', 'eth_getBlockTransactionCountByHash',
+  'eth_getUncleCountByBlockNumber', 'eth_getUncleCountByBlockHash', 'eth_getBalance', 'eth_getCode', 'eth_getStorageAt',
+  'eth_getTransactionCount', 'eth_gasPrice', 'eth_maxPriorityFeePerGas', 'eth_baseFee', 'eth_feeHistory', 'eth_estimateGas',
+  'eth_call', 'eth_sendRawTransaction', 'eth_getTransactionByHash', 'eth_getTransactionByBlockHashAndIndex',
+  'eth_getTransactionByBlockNumberAndIndex', 'eth_getTransactionReceipt', 'eth_getBlockReceipts', 'eth_getLogs', 'eth_newFilter',
+  'eth_newBlockFilter', 'eth_newPendingTransactionFilter', 'eth_getFilterChanges', 'eth_getFilterLogs', 'eth_uninstallFilter',
+  'eth_accounts', 'eth_syncing', 'eth_subscribe', 'eth_unsubscribe', 'eth_sendTransaction', 'eth_sign', 'personal_newAccount',
+  'personal_listAccounts', 'personal_unlockAccount', 'personal_lockAccount', 'personal_importRawKey', 'personal_sendTransaction',
+  'personal_sign', 'personal_ecRecover',
+];
+
+test('sweep: malformed params to every method never give -32603, and the front end keeps answering', async () => {
+  const junk: unknown[] = [
+    null, true, 0, -1, 1.5, 1e300, '', 'x', '0x', '0x0', '0xzz', '0x' + 'f'.repeat(200), 'latest', {}, [], [[]], { blockHash: 5 },
+    { blockNumber: 'x' }, { from: 1 }, { to: '0x' }, { address: {} }, { topics: [[5]] }, { state: 1 }, { ['0x' + '00'.repeat(20)]: { balance: {} } },
+    { accessList: [{ address: 1 }] }, { accessList: [null] }, [1, 2, 3], '\u0000', 'personal',
+  ];
+  for (const method of METHODS) {
+    const shapes: unknown[][] = [[], Array(6).fill('0x1')];
+    for (const j of junk) shapes.push([j], [j, j], ['0x' + 'a1'.repeat(20), j], [j, 'latest'], [{}, j], [j, j, j]);
+    const body = JSON.stringify(shapes.map((params, i) => req(method, params, i)));
+    const r = await s.post(body);
+    assert.is(r.status, 200, method);
+    for (const item of r.json) {
+      assert.is.not(item.error?.code, -32603, `${method} ${JSON.stringify(shapes[item.id])}: ${JSON.stringify(item.error)}`);
+    }
+  }
+  assert.not.ok(s.log.lines.some((l) => l.level === 'error'), JSON.stringify(s.log.lines.slice(0, 3)));
+  assert.is((await s.call('eth_chainId')).result, '0xa866');
+});
+
 test.run();
