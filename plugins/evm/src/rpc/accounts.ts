@@ -116,6 +116,8 @@ export class AccountStore {
       }
       return out;
     })();
+    // A failed load (store error) is retried by the next call rather than remembered.
+    this.#loaded.catch(() => (this.#loaded = undefined));
     return this.#loaded;
   }
 

@@ -8,11 +8,11 @@
 import type { Logger, WebSocketHandler } from '@cornice/sdk';
 import { EvmRpcError, type AcceptedBlock, type TxView } from '../backend.js';
 import { logMatches, parseFilterCriteria, type FilterCriteria } from './args.js';
-import { required, RpcCode, type MethodSpec, type RpcDispatcher } from './dispatch.js';
+import { optional, parseArgs, required, RpcCode, type Arg, type MethodSpec, type RpcDispatcher } from './dispatch.js';
 import type { ChainEvents } from './events.js';
 import { newId } from './filters.js';
 import { headerJson, logJson, txJson } from './format.js';
-import { ArgumentError, hexData, parseBool, parseString } from './hex.js';
+import { hexData, parseBool, parseString } from './hex.js';
 
 export interface WebSocketLimits {
   /** Subscriptions one connection may hold. */
@@ -25,6 +25,16 @@ export const DEFAULT_WEBSOCKET_LIMITS: WebSocketLimits = { maxSubscriptions: 256
 
 /** Close code for a client breaking a limit (RFC 6455 policy violation). */
 const POLICY_VIOLATION = 1008;
+/** Subscription kinds and their arguments (the name is argument 0). */
+const NAME = required((v) => v);
+const SUBSCRIPTION_ARGS: ReadonlyMap<string, readonly Arg[]> = new Map([
+  ['newHeads', [NAME]],
+  ['logs', [NAME, optional(parseFilterCriteria)]],
+  ['newPendingTransactions', [NAME, optional(parseBool)]],
+  // coreth's: the transactions of each accepted block.
+  ['newAcceptedTransactions', [NAME, optional(parseBool)]],
+]);
+
 /** Notifications of a subscription created in a message whose reply is not sent yet (bounded). */
 const MAX_EARLY = 1_000;
 
@@ -72,35 +82,30 @@ export function createWebSocketHandler(
     const subscribe = (params: readonly unknown[]): string => {
       const kind = params[0];
       if (typeof kind !== 'string') throw new EvmRpcError(-32602, 'expected subscription name as first argument');
+      const specs = SUBSCRIPTION_ARGS.get(kind);
+      if (!specs) throw new EvmRpcError(-32601, `no ${JSON.stringify(kind.slice(0, 64))} subscription in eth namespace`);
+      // As geth, the name is argument 0: "invalid argument 1: ..." names the first option.
+      const args = parseArgs(specs, params);
       if (subs.size >= limits.maxSubscriptions) {
         throw new EvmRpcError(-32000, `too many subscriptions on this connection (at most ${limits.maxSubscriptions})`);
       }
       const id = newId();
       const sub: Subscription = { stop: () => {}, live: creating === undefined, early: [] };
+      const full = args[1] === true;
       if (kind === 'newHeads') {
-        if (params.length > 1) throw new EvmRpcError(-32602, 'too many arguments, want at most 1');
         sub.stop = events.onBlock((b) => notify(sub, id, headers.of(b)));
       } else if (kind === 'logs') {
-        if (params.length > 2) throw new EvmRpcError(-32602, 'too many arguments, want at most 2');
-        const crit: FilterCriteria = params[1] === undefined || params[1] === null ? { addresses: [], topics: [] } : argument(1, params[1], parseFilterCriteria);
+        const crit = (args[1] as FilterCriteria | undefined) ?? { addresses: [], topics: [] };
         sub.stop = events.onBlock(({ receipts }) => {
           for (const r of receipts) for (const l of r.logs) if (logMatches(l, crit)) notify(sub, id, JSON.stringify(logJson(l)));
         });
       } else if (kind === 'newPendingTransactions') {
-        if (params.length > 2) throw new EvmRpcError(-32602, 'too many arguments, want at most 2');
-        const full = params[1] === undefined || params[1] === null ? false : argument(1, params[1], parseBool);
         sub.stop = events.onPending((t: TxView) => notify(sub, id, full ? JSON.stringify(txJson(t)) : '"' + hexData(t.hash) + '"'));
-      } else if (kind === 'newAcceptedTransactions') {
-        if (params.length > 2) throw new EvmRpcError(-32602, 'too many arguments, want at most 2');
-        const full = params[1] === undefined || params[1] === null ? false : argument(1, params[1], parseBool);
+      } else {
         sub.stop = events.onBlock(({ block }) => {
           const { hash, number } = block.header;
-          block.transactions.forEach((t, i) =>
-            notify(sub, id, full ? JSON.stringify(txJson(t, hash, number, i)) : '"' + hexData(t.hash) + '"'),
-          );
+          block.transactions.forEach((t, i) => notify(sub, id, full ? JSON.stringify(txJson(t, hash, number, i)) : '"' + hexData(t.hash) + '"'));
         });
-      } else {
-        throw new EvmRpcError(-32601, `no ${JSON.stringify(kind.slice(0, 64))} subscription in eth namespace`);
       }
       subs.set(id, sub);
       creating?.push(sub);
@@ -167,14 +172,4 @@ export function createWebSocketHandler(
       for (const close of [...open]) close();
     },
   });
-}
-
-/** Parses subscription argument `i`, reporting errors as the dispatcher does. */
-function argument<T>(i: number, v: unknown, parse: (v: unknown) => T): T {
-  try {
-    return parse(v);
-  } catch (e) {
-    if (e instanceof ArgumentError) throw new EvmRpcError(-32602, `invalid argument ${i}: ${e.message}`);
-    throw e;
-  }
 }
