@@ -5,6 +5,7 @@
  */
 import { createServer, type Server } from 'node:http';
 import { Subject } from 'rxjs';
+import * as assert from 'uvu/assert';
 import { MemoryStore, toHex, type Clock, type LogFields, type Logger, type WebSocketConnection } from '@cornice/sdk';
 import {
   EvmRpcError,
@@ -337,6 +338,8 @@ export interface Served {
   readonly store: MemoryStore;
   /** One call; the whole reply (result or error). */
   call(method: string, params?: unknown): Promise<RpcReply>;
+  /** One call that must succeed; its result. */
+  ok(method: string, params?: unknown[]): Promise<any>;
   /** POSTs `body` as is. */
   post(body: string, headers?: Record<string, string>, method?: string): Promise<{ status: number; text: string; json: any }>;
   close(): Promise<void>;
@@ -371,6 +374,10 @@ export async function serve(over: Partial<EthRpcOptions> = {}, backend = new Fak
     }
     return { status: res.status, text, json };
   };
+  const call = async (method: string, params: unknown = []): Promise<RpcReply> => {
+    const { json } = await post(JSON.stringify({ jsonrpc: '2.0', id: id++, method, params }));
+    return json as RpcReply;
+  };
   return {
     url,
     rpc,
@@ -379,9 +386,11 @@ export async function serve(over: Partial<EthRpcOptions> = {}, backend = new Fak
     log,
     store,
     post,
-    async call(method, params = []) {
-      const { json } = await post(JSON.stringify({ jsonrpc: '2.0', id: id++, method, params }));
-      return json as RpcReply;
+    call,
+    async ok(method, params = []) {
+      const r = await call(method, params);
+      assert.is(r.error, undefined, `${method}: ${JSON.stringify(r.error)}`);
+      return r.result;
     },
     async close() {
       rpc.close();

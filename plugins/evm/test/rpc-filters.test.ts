@@ -10,11 +10,7 @@ test.after.each(async () => {
   await s.close();
 });
 
-async function ok(method: string, params: unknown[] = []): Promise<any> {
-  const r = await s.call(method, params);
-  assert.is(r.error, undefined, `${method}: ${JSON.stringify(r.error)}`);
-  return r.result;
-}
+const ok = (method: string, params: unknown[] = []): Promise<any> => s.ok(method, params);
 
 const ID = /^0x[0-9a-f]{1,32}$/;
 
