@@ -92,7 +92,7 @@ test('eth_getBlockByNumber: hashes and full transactions, geth fields; null when
   for (const tag of ['pending', 'safe', 'finalized', 'accepted']) assert.is((await ok('eth_getBlockByNumber', [tag, false])).number, '0x1', tag);
 });
 
-test('eth_getBlockByHash, transaction counts by number and hash, uncle counts', async () => {
+test('eth_getBlockByHash, headers, transaction counts by number and hash, uncle counts', async () => {
   const { block } = s.backend.mine([makeTx(), makeTx(), makeTx()]);
   const h = hex(block.header.hash);
   assert.is((await ok('eth_getBlockByHash', [h, false])).number, '0x1');
@@ -101,6 +101,11 @@ test('eth_getBlockByHash, transaction counts by number and hash, uncle counts', 
   assert.is(await ok('eth_getBlockTransactionCountByHash', [h]), '0x3');
   assert.is(await ok('eth_getBlockTransactionCountByNumber', ['0x9']), null);
   assert.is(await ok('eth_getBlockTransactionCountByHash', ['0x' + '99'.repeat(32)]), null);
+  const header = await ok('eth_getHeaderByHash', [h]);
+  assert.is(header.hash, h);
+  assert.not.ok('transactions' in header);
+  assert.equal(await ok('eth_getHeaderByNumber', ['0x1']), header);
+  assert.is(await ok('eth_getHeaderByNumber', ['0x9']), null);
   assert.is(await ok('eth_getUncleCountByBlockNumber', ['latest']), '0x0');
   assert.is(await ok('eth_getUncleCountByBlockHash', ['0x' + '99'.repeat(32)]), null);
 });

@@ -7,7 +7,7 @@ import { utf8Decode } from '@cornice/sdk';
 import { EvmRpcError, type Address, type BlockRef, type CallRequest, type CallResult, type EvmBackend, type StateOverrides } from '../backend.js';
 import { parseCallRequest, parseFilterCriteria, parseStateOverrides, resolveFilter, type FilterCriteria } from './args.js';
 import { optional, required, type MethodSpec } from './dispatch.js';
-import { blockJson, logsJson, receiptJson, txJson } from './format.js';
+import { blockJson, headerJson, logsJson, receiptJson, txJson } from './format.js';
 import {
   ArgumentError,
   hexData,
@@ -132,6 +132,13 @@ export function ethMethods(backend: EvmBackend, opts: EthMethodsOptions): Map<st
   };
   def('eth_getBlockByNumber', [required(parseBlockNumber), required(parseBool)], (a) => blockBy(a[0] as BlockRef, a[1] as boolean));
   def('eth_getBlockByHash', [required(parseHash), required(parseBool)], (a) => blockBy({ hash: a[0] as Uint8Array }, a[1] as boolean));
+
+  const headerBy = async (ref: BlockRef): Promise<unknown> => {
+    const b = await backend.block(ref);
+    return b ? headerJson(b.header) : null;
+  };
+  def('eth_getHeaderByNumber', [required(parseBlockNumber)], (a) => headerBy(a[0] as BlockRef));
+  def('eth_getHeaderByHash', [required(parseHash)], (a) => headerBy({ hash: a[0] as Uint8Array }));
 
   const txCount = async (ref: BlockRef): Promise<unknown> => {
     const b = await backend.block(ref);
