@@ -37,10 +37,6 @@ export class ChainEvents {
     return () => void this.#pending.delete(listener);
   }
 
-  get hasPendingListeners(): boolean {
-    return this.#pending.size > 0;
-  }
-
   close(): void {
     for (const u of this.#unsubscribe.splice(0)) u();
     this.#blocks.clear();

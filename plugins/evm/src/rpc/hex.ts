@@ -23,11 +23,6 @@ export function hexData(bytes: Uint8Array): string {
   return '0x' + toHex(bytes);
 }
 
-/** Optional quantity: null when absent. */
-export function quantityOrNull(n: bigint | number | undefined): string | null {
-  return n === undefined ? null : '0x' + n.toString(16);
-}
-
 function isHexDigit(c: number): boolean {
   return (c >= 48 && c <= 57) || (c >= 97 && c <= 102) || (c >= 65 && c <= 70);
 }
