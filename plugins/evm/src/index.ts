@@ -1,5 +1,4 @@
 export * from './backend.js';
-export { createEthRpc, type EthMethod, type EthRpc, type EthRpcOptions } from './rpc/index.js';
 export { vmFactory, defineEvmVM } from './factory.js';
 export { EvmVM, EVM_VM_VERSION, type EvmVMOptions } from './vm.js';
 export { EvmBlock, type BlockStatus } from './block.js';
@@ -11,3 +10,23 @@ export { parseGenesis, type EvmGenesis, type GenesisAccount } from './chain/gene
 export type { CustomPrecompiles } from './chain/executor.js';
 export type { MempoolOptions } from './chain/mempool.js';
 export { chainCrypto, secpBackendName, keccak256 } from './chain/crypto.js';
+export * from './rpc/index.js';
+export { revertReason } from './rpc/eth.js';
+// For extension methods (options.extraMethods): argument parsing and formats with geth's texts.
+export { parseArgs, required, optional, type Arg } from './rpc/dispatch.js';
+export {
+  ArgumentError,
+  quantity,
+  hexData,
+  parseQuantity,
+  parseUint64,
+  parseData,
+  parseAddress,
+  parseHash,
+  parseBool,
+  parseString,
+  parseBlockNumber,
+  parseBlockRef,
+  type BlockTag,
+} from './rpc/hex.js';
+export { blockJson, headerJson, txJson, receiptJson, logJson } from './rpc/format.js';

@@ -1,13 +1,32 @@
 /**
  * The Ethereum JSON-RPC front end of an EVM chain: `/rpc` (HTTP POST, single calls and batches) and
  * `/ws` (the same methods plus eth_subscribe / eth_unsubscribe), over an `EvmBackend`.
- * (Contract only for now: the implementation lands with the RPC layer.)
+ * Methods are in the web3_, net_, eth_ and personal_ namespaces only (API.md lists them).
  */
-import type { Clock, HttpHandler, KeyValueStore, Logger, WebSocketHandler } from '@cornice/sdk';
-import type { EvmBackend } from '../backend.js';
+import { NodeError, type Clock, type HttpHandler, type KeyValueStore, type Logger, type WebSocketHandler } from '@cornice/sdk';
+import { EvmRpcError, type EvmBackend } from '../backend.js';
+import { AccountStore, DEFAULT_UNLOCK_LIMITS, type UnlockLimits } from './accounts.js';
+import { DEFAULT_DISPATCH_LIMITS, RpcDispatcher, type DispatchLimits, type MethodSpec } from './dispatch.js';
+import { ethMethods } from './eth.js';
+import { ChainEvents } from './events.js';
+import { DEFAULT_FILTER_LIMITS, FilterRegistry, filterMethods, type FilterLimits } from './filters.js';
+import { createHttpHandler, DEFAULT_HTTP_LIMITS, type HttpLimits } from './http.js';
+import { personalMethods } from './personal.js';
+import { createWebSocketHandler, DEFAULT_WEBSOCKET_LIMITS, type WebSocketLimits } from './websocket.js';
 
 /** A JSON-RPC method: params as the client sent them (an array); the JSON result. Throws EvmRpcError. */
 export type EthMethod = (params: readonly unknown[]) => Promise<unknown>;
+
+/** Every bound of the front end (defaults: geth's where it has one; see API.md). */
+export type EthRpcLimits = DispatchLimits & HttpLimits & FilterLimits & WebSocketLimits & { readonly unlock: UnlockLimits };
+
+export const DEFAULT_ETH_RPC_LIMITS: EthRpcLimits = {
+  ...DEFAULT_DISPATCH_LIMITS,
+  ...DEFAULT_HTTP_LIMITS,
+  ...DEFAULT_FILTER_LIMITS,
+  ...DEFAULT_WEBSOCKET_LIMITS,
+  unlock: DEFAULT_UNLOCK_LIMITS,
+};
 
 export interface EthRpcOptions {
   /** web3_clientVersion, e.g. "cornice-evm/0.1.0". */
@@ -22,6 +41,8 @@ export interface EthRpcOptions {
    * eth_, net_, web3_ or personal_ namespaces; they may not replace a built-in method.
    */
   extraMethods?: ReadonlyMap<string, EthMethod>;
+  /** Overrides of the default bounds (tests, operators). */
+  limits?: Partial<EthRpcLimits>;
 }
 
 export interface EthRpc {
@@ -31,6 +52,53 @@ export interface EthRpc {
   close(): void;
 }
 
-export function createEthRpc(_backend: EvmBackend, _options: EthRpcOptions): EthRpc {
-  throw new Error('the Ethereum JSON-RPC front end is not built yet');
+/** A misconfigured front end (an extension method with a refused name). */
+export class EthRpcConfigError extends NodeError<'EthRpcConfig'> {
+  constructor(message: string) {
+    super('EthRpcConfig', message);
+  }
+}
+
+const NAMESPACED = /^(eth|net|web3|personal)_[A-Za-z0-9_]{1,64}$/;
+
+function notificationsUnsupported(): never {
+  throw new EvmRpcError(-32601, 'notifications not supported');
+}
+
+export function createEthRpc(backend: EvmBackend, options: EthRpcOptions): EthRpc {
+  const limits: EthRpcLimits = { ...DEFAULT_ETH_RPC_LIMITS, ...options.limits };
+  const log = options.log.child({ module: 'eth-rpc' });
+  const accounts = new AccountStore(options.accounts, options.clock, limits.unlock);
+  const events = new ChainEvents(backend, log);
+  const filters = new FilterRegistry(backend, events, options.clock, limits, log);
+  const methods = new Map<string, MethodSpec>([
+    ...ethMethods(backend, { clientVersion: options.clientVersion, accounts: () => accounts.list() }),
+    ...filterMethods(filters),
+    ...personalMethods(backend, accounts, limits.unlock.maxSeconds),
+    // Over WebSocket these are the connection's own; over HTTP they answer as geth does.
+    ['eth_subscribe', { run: notificationsUnsupported }],
+    ['eth_unsubscribe', { run: notificationsUnsupported }],
+  ]);
+  for (const [name, fn] of options.extraMethods ?? []) {
+    let refused: string | undefined;
+    if (!NAMESPACED.test(name)) refused = 'is not in the eth_, net_, web3_ or personal_ namespace';
+    else if (methods.has(name)) refused = 'would replace a built-in method';
+    if (refused !== undefined) {
+      events.close();
+      throw new EthRpcConfigError(`extension method ${JSON.stringify(name.slice(0, 80))} ${refused}`);
+    }
+    methods.set(name, { run: (params) => fn(params) });
+  }
+  const dispatcher = new RpcDispatcher(methods, limits, log);
+  const websocket = createWebSocketHandler(dispatcher, events, limits, log);
+  return {
+    http: createHttpHandler(dispatcher, limits, log),
+    websocket,
+    close() {
+      websocket.closeAll();
+      filters.close();
+      events.close();
+      accounts.close();
+    },
+  };
 }

@@ -1,0 +1,116 @@
+/**
+ * HTTP `/rpc`: POST with a JSON body of at most `maxBodyBytes` (read with the bound before parsing),
+ * answered with the dispatcher's reply. The node has already checked Host and set CORS headers;
+ * a CORS preflight (OPTIONS) is answered here with 204.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { HttpHandler, Logger } from '@cornice/sdk';
+import { RpcCode, type RpcDispatcher } from './dispatch.js';
+
+export interface HttpLimits {
+  /** Largest request body (geth: 5 MiB). */
+  readonly maxBodyBytes: number;
+}
+
+export const DEFAULT_HTTP_LIMITS: HttpLimits = { maxBodyBytes: 5 * 1024 * 1024 };
+
+/** Content types geth accepts for JSON-RPC. */
+const JSON_TYPES = new Set(['application/json', 'application/json-rpc', 'application/jsonrequest']);
+
+const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
+function sendJson(res: ServerResponse, status: number, text: string): void {
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
+  res.end(text);
+}
+
+function sendError(res: ServerResponse, status: number, code: number, message: string): void {
+  sendJson(res, status, JSON.stringify({ jsonrpc: '2.0', id: null, error: { code, message } }));
+}
+
+function contentTypeOf(req: IncomingMessage): string {
+  const raw = req.headers['content-type'];
+  if (raw === undefined) return '';
+  const semi = raw.indexOf(';');
+  return (semi < 0 ? raw : raw.slice(0, semi)).trim().toLowerCase();
+}
+
+/**
+ * The body, or 'too large' once it exceeds `limit` (nothing more is buffered), or undefined when the
+ * request is aborted.
+ */
+function readBody(req: IncomingMessage, limit: number): Promise<Buffer | 'too large' | undefined> {
+  const declared = req.headers['content-length'];
+  if (declared !== undefined && Number(declared) > limit) return Promise.resolve('too large');
+  return new Promise((resolve) => {
+    let first: Buffer | undefined;
+    let rest: Buffer[] | undefined;
+    let size = 0;
+    let done = false;
+    const finish = (v: Buffer | 'too large' | undefined): void => {
+      if (done) return;
+      done = true;
+      resolve(v);
+    };
+    req.on('data', (c: Buffer) => {
+      if (done) return;
+      size += c.length;
+      if (size > limit) {
+        first = undefined;
+        rest = undefined;
+        return finish('too large');
+      }
+      if (first === undefined) first = c;
+      else (rest ??= [first]).push(c);
+    });
+    req.on('end', () => finish(rest ? Buffer.concat(rest) : (first ?? Buffer.alloc(0))));
+    req.on('error', () => finish(undefined));
+    req.on('close', () => finish(undefined));
+  });
+}
+
+export function createHttpHandler(dispatcher: RpcDispatcher, limits: HttpLimits, log: Logger): HttpHandler {
+  return async (req, res) => {
+    if (req.method === 'OPTIONS') {
+      req.resume();
+      res.writeHead(204);
+      return void res.end();
+    }
+    if (req.method !== 'POST') {
+      req.resume();
+      res.setHeader('allow', 'POST, OPTIONS');
+      return sendError(res, 405, RpcCode.InvalidRequest, `method not allowed: JSON-RPC needs POST, received ${String(req.method).slice(0, 16)}`);
+    }
+    const type = contentTypeOf(req);
+    if (!JSON_TYPES.has(type)) {
+      req.resume();
+      return sendError(res, 415, RpcCode.InvalidRequest, `invalid content type "${type.slice(0, 64)}", only application/json is supported`);
+    }
+    const body = await readBody(req, limits.maxBodyBytes);
+    if (body === undefined) return void res.destroy();
+    if (body === 'too large') {
+      req.resume();
+      res.setHeader('connection', 'close');
+      return sendError(res, 413, RpcCode.InvalidRequest, `request body too large: more than ${limits.maxBodyBytes} bytes`);
+    }
+    let text: string;
+    try {
+      text = utf8.decode(body);
+    } catch {
+      return sendError(res, 200, RpcCode.Parse, 'parse error: body is not valid UTF-8');
+    }
+    let out: string | undefined;
+    try {
+      out = await dispatcher.handle(text);
+    } catch (e) {
+      // The dispatcher does not throw; if it ever does, the client still gets an answer.
+      log.error('eth rpc request failed', { error: e });
+      return sendError(res, 500, RpcCode.Internal, 'internal error');
+    }
+    if (out === undefined) {
+      res.writeHead(200, { 'content-length': 0 });
+      return void res.end();
+    }
+    sendJson(res, 200, out);
+  };
+}
