@@ -42,8 +42,8 @@ export class RouteTable {
     if (!ALIAS.test(alias) || alias.split('/').some((s) => s === '.' || s === '..')) {
       throw new RouteError('BadAlias', `alias must be path segments of letters, digits, '.', '_', '~' or '-' (got "${alias.slice(0, 64)}")`);
     }
-    const target = this.#canonical(endpoint, 0);
-    if (target === undefined || !this.#routes.has(target)) throw new RouteError('NoSuchEndpoint', `/ext/${endpoint.slice(0, 256)} doesn't exist`);
+    const target = this.#canonical(endpoint, 0) ?? (this.#serves(endpoint) ? endpoint : undefined);
+    if (target === undefined || !this.#serves(target)) throw new RouteError('NoSuchEndpoint', `/ext/${endpoint.slice(0, 256)} doesn't exist`);
     if (this.#canonical(alias, 0) !== undefined) throw new RouteError('AliasTaken', `/ext/${alias} is already in use`);
     this.#aliases.set(alias, target);
   }
@@ -59,6 +59,13 @@ export class RouteTable {
   /** All mounted paths (not aliases), for diagnostics and sweeps. */
   paths(): string[] {
     return [...this.#routes.keys()];
+  }
+
+  /** Whether `path` or a path under it is mounted (an EVM chain serves only bc/<id>/rpc and /ws). */
+  #serves(path: string): boolean {
+    if (this.#routes.has(path)) return true;
+    for (const p of this.#routes.keys()) if (p.startsWith(`${path}/`)) return true;
+    return false;
   }
 
   #canonical(path: string, depth: number): string | undefined {
