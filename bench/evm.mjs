@@ -6,7 +6,7 @@
 import { execFile, spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { freePort, report, rpc, startNode } from './lib.mjs';
@@ -36,12 +36,20 @@ async function untilServing(url, proc, what, maxMs = 30_000) {
   }
 }
 
-function stopper(proc) {
+/** A peer node process once it answers, funded key DEV_KEY; stops it if it never does. */
+async function peer(name, version, proc, url) {
   const exited = new Promise((resolve) => proc.on('close', resolve));
-  return () => {
+  const stop = () => {
     if (proc.exitCode === null && proc.signalCode === null) proc.kill('SIGTERM');
     return exited;
   };
+  try {
+    await untilServing(url, proc, name);
+  } catch (e) {
+    await stop();
+    throw e;
+  }
+  return { name, version, url, key: DEV_KEY, pid: proc.pid, stop };
 }
 
 async function startCornice() {
@@ -75,15 +83,7 @@ async function startHardhat() {
     stdio: ['ignore', 'ignore', 'inherit'],
     env: { ...process.env, HARDHAT_DISABLE_TELEMETRY_PROMPT: 'true' },
   });
-  const url = `http://127.0.0.1:${port}`;
-  const stop = stopper(proc);
-  try {
-    await untilServing(url, proc, 'hardhat node');
-  } catch (e) {
-    await stop();
-    throw e;
-  }
-  return { name: 'hardhat', version: require('hardhat/package.json').version, url, key: DEV_KEY, pid: proc.pid, stop };
+  return peer('hardhat', require('hardhat/package.json').version, proc, `http://127.0.0.1:${port}`);
 }
 
 /** The platform package's binary itself (not the npm wrapper script), so that --pid measures anvil. */
@@ -103,24 +103,16 @@ async function startAnvil() {
   const proc = bin
     ? spawn(bin, args, { stdio: ['ignore', 'ignore', 'inherit'] })
     : spawn(process.execPath, [require.resolve('@foundry-rs/anvil/bin.mjs'), ...args], { stdio: ['ignore', 'ignore', 'inherit'] });
-  const url = `http://127.0.0.1:${port}`;
-  const stop = stopper(proc);
-  try {
-    await untilServing(url, proc, 'anvil');
-  } catch (e) {
-    await stop();
-    throw e;
-  }
-  return { name: 'anvil', version: require('@foundry-rs/anvil/package.json').version, url, key: DEV_KEY, pid: proc.pid, stop };
+  return peer('anvil', require('@foundry-rs/anvil/package.json').version, proc, `http://127.0.0.1:${port}`);
 }
 
 /** Runs the harness in its own process against one node; resolves with its JSON result line. */
-function runHarness(node, { quick }) {
+function runHarness(node, phases, { quick }) {
   const args = [
     HARNESS,
     '--url', node.url,
     '--key', node.key,
-    '--phases', 'seq,pipe,read',
+    '--phases', phases,
     '--ordered', '--senders', '64', '--inflight', '64',
     '--read-inflight', '32',
     '--stall-s', quick ? '15' : '30',
@@ -142,6 +134,10 @@ function runHarness(node, { quick }) {
   });
 }
 
+/**
+ * One node: sequential latency and reads first, then the pipelined transfers in a second harness
+ * run, so that a node that stalls under pipelining (anvil's automine does) still gets read figures.
+ */
 async function measure(start, opts) {
   let node;
   try {
@@ -150,8 +146,10 @@ async function measure(start, opts) {
     return { ok: false, error: e.message };
   }
   try {
-    const r = await runHarness(node, opts);
-    return { ...r, version: node.version };
+    const reads = await runHarness(node, 'seq,read', opts);
+    const pipe = await runHarness(node, 'pipe', opts);
+    const errors = [reads, pipe].filter((r) => !r.ok).map((r) => r.error ?? 'failed');
+    return { ok: errors.length === 0, error: errors.join('; ') || undefined, seq: reads.seq, read: reads.read, pipe: pipe.pipe, params: pipe.params, version: node.version };
   } finally {
     await node.stop();
   }
@@ -172,6 +170,8 @@ function figures(r) {
 }
 
 export async function benchEvm({ quick = false } = {}) {
+  // Other work on the machine skews every figure here, ours and the peers' alike: say how busy it was.
+  const load = loadavg()[0];
   const runs = {
     cornice: await measure(startCornice, { quick }),
     hardhat: await measure(startHardhat, { quick }),
@@ -183,6 +183,7 @@ export async function benchEvm({ quick = false } = {}) {
     anvil: pick(f.anvil),
   });
   const common = {
+    loadavg1AtStart: Number(load.toFixed(2)),
     peers: { hardhat: runs.hardhat.version ?? null, anvil: runs.anvil.version ?? null },
     ...(f.cornice.error ? { error: f.cornice.error } : {}),
   };

@@ -3,14 +3,13 @@
  * `hardhat run --network cornice scripts/deploy-and-call.js` compiles with solc-js (offline), deploys
  * Greeter and calls it, signing with the configured ewoq key as hardhat does for any remote network.
  */
-import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { EWOQ_EVM_ADDRESS, HARDHAT_BIN, HARDHAT_PROJECT, startEvmTarget, type EvmTarget } from '../src/evm.js';
-import type { RunResult } from '../src/process.js';
+import { runCli } from '../src/process.js';
 
 let dir: string;
 let target: EvmTarget;
@@ -25,29 +24,11 @@ test.after(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-function runHardhat(args: string[], env: Record<string, string>, timeoutMs = 180_000): Promise<RunResult> {
-  return new Promise((resolve, reject) => {
-    const proc = spawn(process.execPath, [HARDHAT_BIN, ...args], { cwd: HARDHAT_PROJECT, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
-    let stdout = '';
-    let stderr = '';
-    proc.stdout.on('data', (d) => (stdout += d));
-    proc.stderr.on('data', (d) => (stderr += d));
-    const timer = setTimeout(() => {
-      proc.kill('SIGKILL');
-      reject(new Error(`hardhat ${args.join(' ')} did not finish within ${timeoutMs} ms; stdout: ${stdout}; stderr: ${stderr}`));
-    }, timeoutMs);
-    proc.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
-
 test('hardhat run --network cornice: compiles offline with solc-js, deploys Greeter, calls and transacts', async () => {
-  const r = await runHardhat(['run', '--network', 'cornice', 'scripts/deploy-and-call.js'], {
-    CORNICE_EVM_RPC_URL: target.rpcUrl,
-    CORNICE_HARDHAT_OUT: join(dir, 'hardhat-out'),
-    HARDHAT_DISABLE_TELEMETRY_PROMPT: 'true',
+  const r = await runCli(['run', '--network', 'cornice', 'scripts/deploy-and-call.js'], 180_000, {
+    bin: HARDHAT_BIN,
+    cwd: HARDHAT_PROJECT,
+    env: { CORNICE_EVM_RPC_URL: target.rpcUrl, CORNICE_HARDHAT_OUT: join(dir, 'hardhat-out'), HARDHAT_DISABLE_TELEMETRY_PROMPT: 'true' },
   });
   assert.is(r.code, 0, `hardhat failed: ${r.stderr}\n${r.stdout}`);
   assert.match(r.stdout, /Compiled 1 Solidity file successfully/);
