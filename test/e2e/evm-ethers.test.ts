@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Contract, ContractFactory, type ContractTransactionReceipt, JsonRpcProvider, Wallet, WebSocketProvider, isError, parseEther, zeroPadValue, type Log } from 'ethers';
-import { EWOQ_EVM_ADDRESS, EWOQ_EVM_KEY, startEvmTarget, type EvmTarget } from '../src/evm.js';
+import { EWOQ_EVM_ADDRESS, EWOQ_EVM_KEY, setupReporting, startEvmTarget, type EvmTarget } from '../src/evm.js';
 import { compileToken, type CompiledContract } from '../src/solidity.js';
 
 let dir: string;
@@ -30,15 +30,17 @@ function within<T>(ms: number, what: string, p: Promise<T>): Promise<T> {
   return Promise.race([p, timeout]).finally(() => clearTimeout(timer));
 }
 
-test.before(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'cornice-e2e-evm-ethers-'));
-  compiled = compileToken();
-  target = await startEvmTarget({ dataDir: dir, dbType: 'memory' });
-  // Clients poll for receipts every 4 s by default; a user of a fast chain lowers it the same way.
-  // No 250 ms request cache: back-to-back sends must each read the pending nonce afresh.
-  provider = new JsonRpcProvider(target.rpcUrl, undefined, { pollingInterval: 100, cacheTimeout: -1 });
-  wallet = new Wallet(EWOQ_EVM_KEY, provider);
-});
+test.before(
+  setupReporting(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'cornice-e2e-evm-ethers-'));
+    compiled = compileToken();
+    target = await startEvmTarget({ dataDir: dir, dbType: 'memory' });
+    // Clients poll for receipts every 4 s by default; a user of a fast chain lowers it the same way.
+    // No 250 ms request cache: back-to-back sends must each read the pending nonce afresh.
+    provider = new JsonRpcProvider(target.rpcUrl, undefined, { pollingInterval: 100, cacheTimeout: -1 });
+    wallet = new Wallet(EWOQ_EVM_KEY, provider);
+  }),
+);
 
 test.after(async () => {
   provider?.destroy();

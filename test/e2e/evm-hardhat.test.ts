@@ -8,16 +8,18 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { EWOQ_EVM_ADDRESS, HARDHAT_BIN, HARDHAT_PROJECT, startEvmTarget, type EvmTarget } from '../src/evm.js';
+import { EWOQ_EVM_ADDRESS, HARDHAT_BIN, HARDHAT_PROJECT, setupReporting, startEvmTarget, type EvmTarget } from '../src/evm.js';
 import { runCli } from '../src/process.js';
 
 let dir: string;
 let target: EvmTarget;
 
-test.before(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'cornice-e2e-evm-hardhat-'));
-  target = await startEvmTarget({ dataDir: join(dir, 'node'), dbType: 'memory' });
-});
+test.before(
+  setupReporting(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'cornice-e2e-evm-hardhat-'));
+    target = await startEvmTarget({ dataDir: join(dir, 'node'), dbType: 'memory' });
+  }),
+);
 
 test.after(async () => {
   await target?.stop();

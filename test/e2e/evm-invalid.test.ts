@@ -8,18 +8,20 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { EWOQ_EVM_ADDRESS, startEvmTarget, type EvmTarget } from '../src/evm.js';
+import { EWOQ_EVM_ADDRESS, setupReporting, startEvmTarget, type EvmTarget } from '../src/evm.js';
 
 let dir: string;
 let target: EvmTarget;
 let healthBefore: number | undefined;
 const ZERO_HASH = `0x${'00'.repeat(31)}01`;
 
-test.before(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'cornice-e2e-evm-invalid-'));
-  target = await startEvmTarget({ dataDir: dir, dbType: 'memory' });
-  if (target.healthUrl) healthBefore = (await fetch(target.healthUrl)).status;
-});
+test.before(
+  setupReporting(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'cornice-e2e-evm-invalid-'));
+    target = await startEvmTarget({ dataDir: dir, dbType: 'memory' });
+    if (target.healthUrl) healthBefore = (await fetch(target.healthUrl)).status;
+  }),
+);
 
 test.after(async () => {
   await target?.stop();

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Contract, ContractFactory, Interface, JsonRpcProvider, Wallet, parseEther, toQuantity } from 'ethers';
-import { EWOQ_EVM_ADDRESS, EWOQ_EVM_KEY, startEvmTarget, type EvmTarget } from '../src/evm.js';
+import { EWOQ_EVM_ADDRESS, EWOQ_EVM_KEY, setupReporting, startEvmTarget, type EvmTarget } from '../src/evm.js';
 import { compileToken, type CompiledContract } from '../src/solidity.js';
 
 let dir: string;
@@ -21,11 +21,13 @@ let tokenAddress: string;
 const txHashes: string[] = [];
 const recipients = [Wallet.createRandom().address, Wallet.createRandom().address];
 
-test.before(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'cornice-e2e-evm-restart-'));
-  compiled = compileToken();
-  target = await startEvmTarget({ dataDir: dir, dbType: 'leveldb' });
-});
+test.before(
+  setupReporting(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'cornice-e2e-evm-restart-'));
+    compiled = compileToken();
+    target = await startEvmTarget({ dataDir: dir, dbType: 'leveldb' });
+  }),
+);
 
 test.after(async () => {
   await target?.stop();

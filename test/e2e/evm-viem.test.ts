@@ -27,7 +27,7 @@ import {
 } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { WebSocket as WsWebSocket } from 'ws';
-import { EWOQ_EVM_ADDRESS, EWOQ_EVM_KEY, startEvmTarget, type EvmTarget } from '../src/evm.js';
+import { EWOQ_EVM_ADDRESS, EWOQ_EVM_KEY, setupReporting, startEvmTarget, type EvmTarget } from '../src/evm.js';
 import { compileToken } from '../src/solidity.js';
 
 let dir: string;
@@ -49,19 +49,21 @@ const POLL = { pollingInterval: 100, timeout: 30_000 };
 // ws 7, which has no ESM export. A Node 20 user sets the global the same way.
 (globalThis as { WebSocket?: unknown }).WebSocket ??= WsWebSocket;
 
-test.before(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'cornice-e2e-evm-viem-'));
-  const c = compileToken();
-  abi = c.abi as Abi;
-  bytecode = c.bytecode as Hex;
-  target = await startEvmTarget({ dataDir: dir, dbType: 'memory' });
-  // The chain's ID comes from the node, never from a constant.
-  const probe = createPublicClient({ transport: http(target.rpcUrl) });
-  const id = await probe.getChainId();
-  chain = defineChain({ id, name: `e2e ${target.kind}`, nativeCurrency: { name: 'AVAX', symbol: 'AVAX', decimals: 18 }, rpcUrls: { default: { http: [target.rpcUrl], webSocket: [target.wsUrl] } } });
-  pub = createPublicClient({ chain, transport: http(target.rpcUrl), pollingInterval: 100, cacheTime: 0 });
-  wallet = createWalletClient({ account, chain, transport: http(target.rpcUrl) });
-});
+test.before(
+  setupReporting(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'cornice-e2e-evm-viem-'));
+    const c = compileToken();
+    abi = c.abi as Abi;
+    bytecode = c.bytecode as Hex;
+    target = await startEvmTarget({ dataDir: dir, dbType: 'memory' });
+    // The chain's ID comes from the node, never from a constant.
+    const probe = createPublicClient({ transport: http(target.rpcUrl) });
+    const id = await probe.getChainId();
+    chain = defineChain({ id, name: `e2e ${target.kind}`, nativeCurrency: { name: 'AVAX', symbol: 'AVAX', decimals: 18 }, rpcUrls: { default: { http: [target.rpcUrl], webSocket: [target.wsUrl] } } });
+    pub = createPublicClient({ chain, transport: http(target.rpcUrl), pollingInterval: 100, cacheTime: 0 });
+    wallet = createWalletClient({ account, chain, transport: http(target.rpcUrl) });
+  }),
+);
 
 test.after(async () => {
   await target?.stop();

@@ -53,7 +53,7 @@ export interface EvmTargetOptions {
 }
 
 /** Waits until the endpoint answers eth_chainId (a cornice chain boots after `node started`). */
-async function untilServing(rpcUrl: string, maxMs = 60_000): Promise<void> {
+async function untilServing(rpcUrl: string, maxMs = 20_000): Promise<void> {
   await until(
     `eth_chainId at ${rpcUrl}`,
     async () => {
@@ -66,6 +66,21 @@ async function untilServing(rpcUrl: string, maxMs = 60_000): Promise<void> {
     },
     maxMs,
   );
+}
+
+/**
+ * Wraps a suite's before-hook: uvu does not print a hook's error (the file just shows 0 passed), so
+ * it goes to stderr, which the test runner shows with the failure.
+ */
+export function setupReporting(fn: () => Promise<void>): () => Promise<void> {
+  return async () => {
+    try {
+      await fn();
+    } catch (e) {
+      console.error(`setup failed: ${(e as Error).stack ?? String(e)}`);
+      throw e;
+    }
+  };
 }
 
 export async function startEvmTarget(o: EvmTargetOptions): Promise<EvmTarget> {
