@@ -10,6 +10,7 @@ import { promisify } from 'node:util';
 import { benchEngine } from './engine.mjs';
 import { benchPlatform } from './platform.mjs';
 import { benchAvm } from './avm.mjs';
+import { benchEvm } from './evm.mjs';
 import { benchNetwork } from './network.mjs';
 import { median, report, rssMb, startNode } from './lib.mjs';
 import { benchStuckNode } from './stuck.mjs';
@@ -77,6 +78,10 @@ try {
 
   // 9. CPU of a node stuck waiting for validators (issue: < 0.5 s over 30 s).
   await benchStuckNode({ seconds: quick ? 10 : 30 });
+
+  // 10. C-Chain JSON-RPC: transfers, latency, eth_call, eth_getBalance; hardhat's node and anvil
+  //     started here and driven with the same load, one node at a time.
+  await benchEvm({ quick });
 } finally {
   await rm(dataDir, { recursive: true, force: true });
 }

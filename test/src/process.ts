@@ -21,10 +21,11 @@ export interface NodeProcess {
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
-/** Where to run from: another install's `cornice` bin, another working directory. */
+/** Where to run from: another install's `cornice` bin (or another node CLI), another working directory, extra environment. */
 export interface SpawnOptions {
   bin?: string;
   cwd?: string;
+  env?: Record<string, string>;
 }
 
 export interface RunResult {
@@ -36,14 +37,18 @@ export interface RunResult {
 /** Runs the CLI to completion (for --help, bad flags, start-up failures). */
 export function runCli(args: string[], timeoutMs = 30_000, opts: SpawnOptions = {}): Promise<RunResult> {
   return new Promise((resolve, reject) => {
-    const proc = spawn(process.execPath, [opts.bin ?? CORNICE_BIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'], ...(opts.cwd ? { cwd: opts.cwd } : {}) });
+    const proc = spawn(process.execPath, [opts.bin ?? CORNICE_BIN, ...args], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      ...(opts.cwd ? { cwd: opts.cwd } : {}),
+      ...(opts.env ? { env: { ...process.env, ...opts.env } } : {}),
+    });
     let stdout = '';
     let stderr = '';
     proc.stdout.on('data', (d) => (stdout += d));
     proc.stderr.on('data', (d) => (stderr += d));
     const timer = setTimeout(() => {
       proc.kill('SIGKILL');
-      reject(new Error(`cornice ${args.join(' ')} did not exit within ${timeoutMs} ms`));
+      reject(new Error(`${opts.bin ?? 'cornice'} ${args.join(' ')} did not exit within ${timeoutMs} ms; stdout: ${stdout}; stderr: ${stderr}`));
     }, timeoutMs);
     proc.on('close', (code) => {
       clearTimeout(timer);

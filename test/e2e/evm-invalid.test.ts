@@ -1,0 +1,143 @@
+/**
+ * Invalid input at the EVM JSON-RPC endpoint, sent with raw fetch: every case gets a clear JSON-RPC
+ * error (on cornice: the code the node's conventions say, a message naming the problem; on hardhat's
+ * node, used to check the harness: any JSON-RPC error), and the node stays up.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { EWOQ_EVM_ADDRESS, setupReporting, startEvmTarget, type EvmTarget } from '../src/evm.js';
+
+let dir: string;
+let target: EvmTarget;
+let healthBefore: number | undefined;
+const ZERO_HASH = `0x${'00'.repeat(31)}01`;
+
+test.before(
+  setupReporting(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'cornice-e2e-evm-invalid-'));
+    target = await startEvmTarget({ dataDir: dir, dbType: 'memory' });
+    if (target.healthUrl) healthBefore = (await fetch(target.healthUrl)).status;
+  }),
+);
+
+test.after(async () => {
+  await target?.stop();
+  await rm(dir, { recursive: true, force: true });
+});
+
+interface Reply {
+  jsonrpc?: string;
+  id?: unknown;
+  result?: unknown;
+  error?: { code: number; message: string; data?: unknown };
+}
+
+async function post(body: string, init: RequestInit = {}): Promise<{ status: number; json: unknown }> {
+  const res = await fetch(target.rpcUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body, ...init });
+  const text = await res.text();
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    throw new Error(`HTTP ${res.status}: the reply is not JSON: ${text.slice(0, 200)}`);
+  }
+  return { status: res.status, json };
+}
+
+const call = async (method: string, params: unknown): Promise<Reply> => (await post(JSON.stringify({ jsonrpc: '2.0', id: 7, method, params }))).json as Reply;
+
+/** A JSON-RPC error, with the code and message the node's conventions give on cornice. */
+function isError(r: Reply, what: string, codes: number[], message?: RegExp): void {
+  assert.ok(r.error, `${what}: expected an error, got ${JSON.stringify(r)}`);
+  assert.type(r.error!.code, 'number', what);
+  assert.ok(typeof r.error!.message === 'string' && r.error!.message.length > 0, `${what}: an error message`);
+  assert.is(r.result, undefined, `${what}: no result beside the error`);
+  if (target.kind !== 'cornice') return;
+  assert.ok(codes.includes(r.error!.code), `${what}: code ${r.error!.code} (${r.error!.message}), expected one of ${codes}`);
+  assert.is.not(r.error!.code, -32603, `${what}: never an internal error`);
+  if (message) assert.match(r.error!.message, message, what);
+}
+
+const INVALID_PARAMS = [-32602];
+
+test('bad hex: addresses, quantities, block numbers, data, raw transactions', async () => {
+  isError(await call('eth_getBalance', ['0xZZ', 'latest']), 'eth_getBalance bad address', INVALID_PARAMS);
+  isError(await call('eth_getBalance', ['0x1234', 'latest']), 'eth_getBalance short address', INVALID_PARAMS);
+  isError(await call('eth_getBalance', [EWOQ_EVM_ADDRESS, '0xnothex']), 'eth_getBalance bad block number', INVALID_PARAMS);
+  isError(await call('eth_getBlockByNumber', ['0x12zz', false]), 'eth_getBlockByNumber bad hex', INVALID_PARAMS);
+  // geth rejects a quantity without 0x; hardhat's node reads it as a number.
+  const no0x = await call('eth_getBlockByNumber', ['12', false]);
+  if (target.kind === 'cornice') isError(no0x, 'eth_getBlockByNumber without 0x', INVALID_PARAMS, /0x/);
+  isError(await call('eth_getBlockByHash', ['0x1234', false]), 'eth_getBlockByHash short hash', INVALID_PARAMS);
+  isError(await call('eth_getTransactionReceipt', ['0xqq']), 'eth_getTransactionReceipt bad hash', INVALID_PARAMS);
+  isError(await call('eth_call', [{ to: EWOQ_EVM_ADDRESS, data: '0xabc' }, 'latest']), 'eth_call odd-length data', INVALID_PARAMS);
+  isError(await call('eth_call', [{ to: EWOQ_EVM_ADDRESS, value: 'ten' }, 'latest']), 'eth_call bad value', INVALID_PARAMS);
+  isError(await call('eth_sendRawTransaction', ['0xzz']), 'eth_sendRawTransaction not hex', INVALID_PARAMS);
+  // Hex, but not a transaction: -32602, or -32000 with the decoder's reason.
+  isError(await call('eth_sendRawTransaction', ['0x1234']), 'eth_sendRawTransaction not a transaction', [-32602, -32000]);
+  isError(await call('eth_getBlockByNumber', ['bogus', false]), 'unknown block tag', INVALID_PARAMS);
+});
+
+test('wrong parameter counts and shapes', async () => {
+  isError(await call('eth_getBalance', []), 'eth_getBalance without params', INVALID_PARAMS);
+  isError(await call('eth_getBlockByNumber', ['latest', false, 'extra', 'more']), 'eth_getBlockByNumber with 4 params', INVALID_PARAMS);
+  isError(await call('eth_getTransactionByHash', []), 'eth_getTransactionByHash without params', INVALID_PARAMS);
+  isError(await call('eth_chainId', ['unexpected']), 'eth_chainId with a param', INVALID_PARAMS);
+  isError(await call('eth_getBalance', { address: EWOQ_EVM_ADDRESS }), 'params as an object', [-32602, -32600]);
+  isError(await call('eth_sendRawTransaction', [42]), 'a number where data is expected', INVALID_PARAMS);
+});
+
+test('unknown blocks, transactions and methods', async () => {
+  // Reads of a block above the head or of an unknown hash answer null, as in geth.
+  assert.equal((await call('eth_getBlockByNumber', ['0xffffff', false])).result, null);
+  assert.equal((await call('eth_getBlockByHash', [ZERO_HASH, false])).result, null);
+  assert.equal((await call('eth_getTransactionByHash', [ZERO_HASH])).result, null);
+  assert.equal((await call('eth_getTransactionReceipt', [ZERO_HASH])).result, null);
+  // State at a block that does not exist is an error, never a made-up zero.
+  isError(await call('eth_getBalance', [EWOQ_EVM_ADDRESS, '0xffffff']), 'eth_getBalance at a future block', [-32000, -32602]);
+  isError(await call('eth_getBalance', [EWOQ_EVM_ADDRESS, { blockHash: ZERO_HASH }]), 'eth_getBalance at an unknown block hash', [-32000, -32602]);
+  isError(await call('eth_call', [{ to: EWOQ_EVM_ADDRESS }, '0xffffff']), 'eth_call at a future block', [-32000, -32602]);
+  isError(await call('eth_nosuchmethod', []), 'unknown method', [-32601]);
+  isError(await call('admin_peers', []), 'a namespace that is not served', [-32601]);
+});
+
+test('malformed JSON, bad envelopes, an oversized batch, non-POST', async () => {
+  const malformed = await post('{"jsonrpc":"2.0","id":1,"method":"eth_chainId"');
+  isError(malformed.json as Reply, 'malformed JSON', [-32700]);
+  isError((await post('{"jsonrpc":"2.0","id":1}')).json as Reply, 'no method', [-32600]);
+  isError((await post('"eth_chainId"')).json as Reply, 'a string as the request', [-32600]);
+  // A batch far above any node's limit (geth: 1,000; cornice's default: 100).
+  const big = JSON.stringify(Array.from({ length: 1001 }, (_, i) => ({ jsonrpc: '2.0', id: i, method: 'eth_chainId', params: [] })));
+  const over = await post(big);
+  if (target.kind === 'cornice') {
+    const r = (Array.isArray(over.json) ? over.json[0] : over.json) as Reply;
+    isError(r, 'oversized batch', [-32600, -32000], /batch/i);
+    if (Array.isArray(over.json)) assert.ok(over.json.every((x: Reply) => x.error), 'no request of an oversized batch runs');
+  }
+  // A small batch is answered, one reply per request, with their ids.
+  const small = await post(JSON.stringify([1, 2, 3].map((id) => ({ jsonrpc: '2.0', id, method: 'eth_chainId', params: [] }))));
+  assert.ok(Array.isArray(small.json), 'a batch gets an array');
+  const replies = small.json as Reply[];
+  assert.equal(replies.map((r) => r.id).sort(), [1, 2, 3]);
+  assert.ok(replies.every((r) => typeof r.result === 'string'));
+  const get = await fetch(target.rpcUrl, { method: 'GET' });
+  if (target.kind === 'cornice') {
+    assert.is(get.status, 405);
+    isError((await get.json()) as Reply, 'GET', [-32600], /POST/);
+  } else await get.arrayBuffer();
+});
+
+test('the node is still up and answering after all of it', async () => {
+  const r = await call('eth_blockNumber', []);
+  assert.type(r.result, 'string');
+  assert.match(r.result as string, /^0x[0-9a-f]+$/);
+  if (target.node) {
+    assert.is(target.node.proc.exitCode, null, 'the process is alive');
+    assert.is((await fetch(target.healthUrl!)).status, healthBefore, 'health as before');
+  }
+});
+
+test.run();
