@@ -3,6 +3,17 @@ import * as assert from 'uvu/assert';
 import { EvmRpcError } from '../src/index.js';
 import { EWOQ, INIT, RUNTIME, STORED_TOPIC, buildAndAccept, hex, signedTx, startVM, word } from './helpers.js';
 
+test('estimateGas of a plain transfer is exactly 21,000 (as geth), with or without a value', async () => {
+  const vm = await startVM();
+  try {
+    const to = new Uint8Array(20).fill(0x42);
+    assert.is(await vm.backend.estimateGas({ from: EWOQ, to, value: 1n }, 'latest'), 21_000n);
+    assert.is(await vm.backend.estimateGas({ to }, 'latest'), 21_000n);
+  } finally {
+    await vm.shutdown();
+  }
+});
+
 test('deploy, call, transact, logs, estimateGas, revert with reason', async () => {
   const vm = await startVM();
   try {
