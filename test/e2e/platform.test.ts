@@ -17,6 +17,7 @@ const EWOQ_KEY = 'ewoqjP7PxY4yr3iLTpLisriqt94hdyDFNgchSxGGztUrTXtNN';
 const EWOQ = '6Y3kysjF9jnHnYkdS9yGAuoHyae2eNmeV';
 const USER = { username: 'alice', password: 'a Strong passw0rd!' };
 const KV_VM_ID = vmIdFromName('kvvm').toString();
+const EWOQ_EVM = '0x8db97c7cece249c2b98bdc0226cc4c2a57bf52fc';
 
 let dir: string;
 let plugins: string;
@@ -62,6 +63,7 @@ test('createUser -> subnet (2-of-3) -> this node validates it -> createBlockchai
   let tsChain: string;
   let kvChain: string;
   let avmChain: string;
+  let evmChain: string;
   try {
     assert.is(node.nodeId, NODE1_ID);
     await ok(node, 'keystore', 'keystore.createUser', USER);
@@ -165,6 +167,28 @@ test('createUser -> subnet (2-of-3) -> this node validates it -> createBlockchai
     assert.is((await ok(node, `bc/${avmChain}`, 'avm.getBalance', { address: mine, assetID: 'SUB' })).balance, '1000');
     const wrong = await node.call(`bc/${avmChain}`, 'avm.getBalance', { address: `X-${EWOQ}`, assetID: 'SUB' });
     assert.match(wrong.error!.message, /wrong blockchain ID/);
+
+    // An EVM instance on the subnet (coreth-style JSON genesis): the Ethereum JSON-RPC at
+    // /ext/bc/<id>/rpc, and under a chain alias.
+    const evmGenesis = {
+      config: { chainId: 99999, homesteadBlock: 0, eip150Block: 0, eip155Block: 0, eip158Block: 0, byzantiumBlock: 0, constantinopleBlock: 0, petersburgBlock: 0, istanbulBlock: 0, berlinBlock: 0, londonBlock: 0, shanghaiTime: 0, cancunTime: 0 },
+      alloc: { [EWOQ_EVM]: { balance: '0x1000' } },
+      gasLimit: '0x7a1200',
+      difficulty: '0x0',
+    };
+    const { unsignedTx: evmTx } = await ok(node, 'P', 'platform.createBlockchain', {
+      subnetID: subnetId,
+      vmID: 'evm',
+      name: 'subnet evm',
+      payerNonce: (await nonceOf(node, payer)) + 1,
+      genesisData: cb58Encode(new TextEncoder().encode(JSON.stringify(evmGenesis))),
+    });
+    evmChain = await signAndIssue(node, evmTx, [keys[0]!, keys[2]!, payer]);
+    await until('the evm chain', async () => ((await ok(node, 'P', 'platform.getBlockchainStatus', { blockchainID: evmChain })).status === 'Validating' ? true : undefined));
+    assert.is(await ok(node, `bc/${evmChain}/rpc`, 'eth_chainId', []), '0x1869f');
+    assert.is(await ok(node, `bc/${evmChain}/rpc`, 'eth_getBalance', [EWOQ_EVM, 'latest']), '0x1000');
+    assert.equal(await ok(node, 'admin', 'admin.aliasChain', { chain: evmChain, alias: 'myevm' }), { success: true });
+    assert.is(await ok(node, 'bc/myevm/rpc', 'eth_chainId', []), '0x1869f');
     console.log(JSON.stringify({ flow: 'subnet+blockchains', ms: Date.now() - flowStarted }));
   } finally {
     await node.stop();
@@ -175,7 +199,8 @@ test('createUser -> subnet (2-of-3) -> this node validates it -> createBlockchai
     assert.is((await ok(node, 'P', 'platform.getBlockchainStatus', { blockchainID: tsChain })).status, 'Validating');
     assert.ok((await ok(node, `bc/${tsChain}`, 'timestamp.getBlock', {})).id);
     assert.is((await ok(node, `bc/${kvChain}`, 'kv.get', { key: 'colour' })).value, 'blue');
-    assert.is(await nonceOf(node, EWOQ), 5);
+    assert.is(await nonceOf(node, EWOQ), 6);
+    assert.is(await ok(node, `bc/${evmChain}/rpc`, 'eth_getBalance', [EWOQ_EVM, 'latest']), '0x1000');
     assert.is((await ok(node, `bc/${avmChain}`, 'avm.getBalance', { address: `${avmChain}-${EWOQ}`, assetID: 'SUB' })).balance, '1000');
   } finally {
     await node.stop();
