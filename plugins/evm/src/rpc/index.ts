@@ -87,7 +87,8 @@ export function createEthRpc(backend: EvmBackend, options: EthRpcOptions): EthRp
       events.close();
       throw new EthRpcConfigError(`extension method ${JSON.stringify(name.slice(0, 80))} ${refused}`);
     }
-    methods.set(name, { run: (params) => fn(params) });
+    // Promise.resolve adopts any thenable an extension returns.
+    methods.set(name, { run: (params) => Promise.resolve(fn(params)) });
   }
   const dispatcher = new RpcDispatcher(methods, limits, log);
   const websocket = createWebSocketHandler(dispatcher, events, limits, log);
