@@ -138,4 +138,16 @@ test('bad personal_ arguments: -32602 naming the argument', async () => {
   assert.equal(r.error, { code: -32000, message: 'invalid private key' });
 });
 
+test('key derivations run one at a time with a bounded queue: a flood gets -32005, the front end keeps answering', async () => {
+  await s.close();
+  s = await serve({ limits: { accounts: { defaultSeconds: 300, maxSeconds: 86_400, maxWaiting: 2 } } });
+  await ok('personal_importRawKey', [KEY, 'pw']);
+  const flood = await Promise.all(Array.from({ length: 8 }, () => s.call('personal_unlockAccount', [KEY_ADDRESS, 'wrong'])));
+  const codes = flood.map((r) => r.error?.code);
+  assert.ok(codes.filter((c) => c === -32005).length >= 4, JSON.stringify(codes));
+  assert.ok(codes.filter((c) => c === -32000).length >= 1, JSON.stringify(codes));
+  assert.equal(flood.find((r) => r.error?.code === -32005)!.error, { code: -32005, message: 'too many account operations waiting: try again later' });
+  assert.is(await ok('personal_unlockAccount', [KEY_ADDRESS, 'pw']), true);
+});
+
 test.run();

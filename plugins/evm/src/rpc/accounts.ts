@@ -4,13 +4,14 @@
  * random salt; a random nonce per record; the address is authenticated data, so a record cannot be
  * moved to another address. A wrong password fails GCM's authentication (a constant-time check).
  * Keys and passwords are never logged. Unlocked keys stay in memory until their deadline on the
- * injected clock, then are wiped.
+ * injected clock, then are wiped. Key derivations run one at a time with a bounded queue, so a
+ * flood of personal_ calls cannot occupy the libuv thread pool the store also runs on.
  *
  * Store layout: key 0x61 ‖ u64 BE sequence (creation order); value = address(20) ‖ version(1) ‖
  * log2 N(1) ‖ r(1) ‖ p(1) ‖ salt(16) ‖ nonce(12) ‖ tag(16) ‖ ciphertext(32).
  */
 import { createCipheriv, createDecipheriv, getRandomValues, scrypt, type ScryptOptions } from 'node:crypto';
-import { concatBytes, toHex, utf8Encode, type Clock, type KeyValueStore } from '@cornice/sdk';
+import { concatBytes, serializer, toHex, utf8Encode, type Clock, type KeyValueStore } from '@cornice/sdk';
 import { EvmRpcError, type Address } from '../backend.js';
 import { addressOf, isValidPrivateKey, randomPrivateKey } from './keys.js';
 
@@ -25,14 +26,18 @@ const TAG = 16;
 const KEY = 32;
 const RECORD = 20 + 4 + SALT + NONCE + TAG + KEY;
 
-export interface UnlockLimits {
+export interface AccountLimits {
   /** Unlock duration when none is given (geth: 300 s). */
   readonly defaultSeconds: number;
   /** Longest unlock allowed. */
   readonly maxSeconds: number;
+  /** Key derivations (one per personal_ call that takes a password) waiting their turn. */
+  readonly maxWaiting: number;
 }
 
-export const DEFAULT_UNLOCK_LIMITS: UnlockLimits = { defaultSeconds: 300, maxSeconds: 24 * 3600 };
+export const DEFAULT_ACCOUNT_LIMITS: AccountLimits = { defaultSeconds: 300, maxSeconds: 24 * 3600, maxWaiting: 32 };
+
+type Derive = (password: string, salt: Uint8Array, log2N: number, r: number, p: number) => Promise<Uint8Array>;
 
 const wrongPassword = (): EvmRpcError => new EvmRpcError(-32000, 'could not decrypt key with given password');
 const unknownAccount = (): EvmRpcError => new EvmRpcError(-32000, 'no key for given address or file');
@@ -48,10 +53,10 @@ function deriveKey(password: string, salt: Uint8Array, log2N: number, r: number,
   });
 }
 
-async function encrypt(address: Address, privateKey: Uint8Array, password: string): Promise<Uint8Array> {
+async function encrypt(address: Address, privateKey: Uint8Array, password: string, derive: Derive): Promise<Uint8Array> {
   const salt = getRandomValues(new Uint8Array(SALT));
   const nonce = getRandomValues(new Uint8Array(NONCE));
-  const aesKey = await deriveKey(password, salt, LOG2_N, SCRYPT_R, SCRYPT_P);
+  const aesKey = await derive(password, salt, LOG2_N, SCRYPT_R, SCRYPT_P);
   const cipher = createCipheriv('aes-256-gcm', aesKey, nonce);
   cipher.setAAD(address);
   const ct = concatBytes(cipher.update(privateKey), cipher.final());
@@ -60,7 +65,7 @@ async function encrypt(address: Address, privateKey: Uint8Array, password: strin
   return concatBytes(address, Uint8Array.of(VERSION, LOG2_N, SCRYPT_R, SCRYPT_P), salt, nonce, tag, ct);
 }
 
-async function decrypt(record: Uint8Array, password: string): Promise<Uint8Array> {
+async function decrypt(record: Uint8Array, password: string, derive: Derive): Promise<Uint8Array> {
   const address = record.subarray(0, 20);
   const [version, log2N, r, p] = record.subarray(20, 24);
   if (version !== VERSION || record.length !== RECORD) throw new EvmRpcError(-32000, 'unsupported account record');
@@ -69,7 +74,7 @@ async function decrypt(record: Uint8Array, password: string): Promise<Uint8Array
   const nonce = record.subarray(at, (at += NONCE));
   const tag = record.subarray(at, (at += TAG));
   const ct = record.subarray(at, (at += KEY));
-  const aesKey = await deriveKey(password, salt, log2N!, r!, p!);
+  const aesKey = await derive(password, salt, log2N!, r!, p!);
   const decipher = createDecipheriv('aes-256-gcm', aesKey, nonce);
   decipher.setAAD(address);
   decipher.setAuthTag(tag);
@@ -98,12 +103,24 @@ export class AccountStore {
   #loaded: Promise<Map<string, Entry>> | undefined;
   #nextSeq = 0;
   readonly #unlocked = new Map<string, { key: Uint8Array; until: number }>();
+  readonly #oneAtATime = serializer();
+  #waiting = 0;
 
   constructor(
     private readonly store: KeyValueStore,
     private readonly clock: Clock,
-    private readonly limits: UnlockLimits,
+    private readonly limits: AccountLimits,
   ) {}
+
+  readonly #derive: Derive = async (password, salt, log2N, r, p) => {
+    if (this.#waiting >= this.limits.maxWaiting) throw new EvmRpcError(-32005, 'too many account operations waiting: try again later');
+    this.#waiting++;
+    try {
+      return await this.#oneAtATime(() => deriveKey(password, salt, log2N, r, p));
+    } finally {
+      this.#waiting--;
+    }
+  };
 
   #entries(): Promise<Map<string, Entry>> {
     this.#loaded ??= (async () => {
@@ -146,7 +163,7 @@ export class AccountStore {
     const address = addressOf(privateKey);
     const id = toHex(address);
     if (entries.has(id)) throw new EvmRpcError(-32000, 'account already exists');
-    const record = await encrypt(address, privateKey, password);
+    const record = await encrypt(address, privateKey, password, this.#derive);
     // Re-checked after the await: a concurrent import of the same key may have won.
     if (entries.has(id)) throw new EvmRpcError(-32000, 'account already exists');
     entries.set(id, { address, record });
@@ -163,7 +180,7 @@ export class AccountStore {
   async decrypt(address: Address, password: string): Promise<Uint8Array> {
     const entry = (await this.#entries()).get(toHex(address));
     if (!entry) throw unknownAccount();
-    return decrypt(entry.record, password);
+    return decrypt(entry.record, password, this.#derive);
   }
 
   /** Keeps the key of `address` in memory for `seconds` (default 300, bounded). */

@@ -22,7 +22,7 @@ export interface FilterLimits {
   readonly ttlMs: number;
 }
 
-export const DEFAULT_FILTER_LIMITS: FilterLimits = { maxFilters: 10_000, maxChanges: 10_000, ttlMs: 5 * 60_000 };
+export const DEFAULT_FILTER_LIMITS: FilterLimits = { maxFilters: 1_000, maxChanges: 10_000, ttlMs: 5 * 60_000 };
 
 type FilterSpec = { readonly kind: 'logs'; readonly crit: FilterCriteria } | { readonly kind: 'blocks' } | { readonly kind: 'pending'; readonly fullTx: boolean };
 

@@ -5,7 +5,7 @@
  */
 import { NodeError, type Clock, type HttpHandler, type KeyValueStore, type Logger, type WebSocketHandler } from '@cornice/sdk';
 import { EvmRpcError, type EvmBackend } from '../backend.js';
-import { AccountStore, DEFAULT_UNLOCK_LIMITS, type UnlockLimits } from './accounts.js';
+import { AccountStore, DEFAULT_ACCOUNT_LIMITS, type AccountLimits } from './accounts.js';
 import { DEFAULT_DISPATCH_LIMITS, RpcDispatcher, type DispatchLimits, type MethodSpec } from './dispatch.js';
 import { ethMethods } from './eth.js';
 import { ChainEvents } from './events.js';
@@ -18,14 +18,14 @@ import { createWebSocketHandler, DEFAULT_WEBSOCKET_LIMITS, type WebSocketLimits 
 export type EthMethod = (params: readonly unknown[]) => Promise<unknown>;
 
 /** Every bound of the front end (defaults: geth's where it has one; see API.md). */
-export type EthRpcLimits = DispatchLimits & HttpLimits & FilterLimits & WebSocketLimits & { readonly unlock: UnlockLimits };
+export type EthRpcLimits = DispatchLimits & HttpLimits & FilterLimits & WebSocketLimits & { readonly accounts: AccountLimits };
 
 export const DEFAULT_ETH_RPC_LIMITS: EthRpcLimits = {
   ...DEFAULT_DISPATCH_LIMITS,
   ...DEFAULT_HTTP_LIMITS,
   ...DEFAULT_FILTER_LIMITS,
   ...DEFAULT_WEBSOCKET_LIMITS,
-  unlock: DEFAULT_UNLOCK_LIMITS,
+  accounts: DEFAULT_ACCOUNT_LIMITS,
 };
 
 export interface EthRpcOptions {
@@ -68,13 +68,13 @@ function notificationsUnsupported(): never {
 export function createEthRpc(backend: EvmBackend, options: EthRpcOptions): EthRpc {
   const limits: EthRpcLimits = { ...DEFAULT_ETH_RPC_LIMITS, ...options.limits };
   const log = options.log.child({ module: 'eth-rpc' });
-  const accounts = new AccountStore(options.accounts, options.clock, limits.unlock);
+  const accounts = new AccountStore(options.accounts, options.clock, limits.accounts);
   const events = new ChainEvents(backend, log);
   const filters = new FilterRegistry(backend, events, options.clock, limits, log);
   const methods = new Map<string, MethodSpec>([
     ...ethMethods(backend, { clientVersion: options.clientVersion, accounts: () => accounts.list() }),
     ...filterMethods(filters),
-    ...personalMethods(backend, accounts, limits.unlock.maxSeconds),
+    ...personalMethods(backend, accounts, limits.accounts.maxSeconds),
     // Over WebSocket these are the connection's own; over HTTP they answer as geth does.
     ['eth_subscribe', { run: notificationsUnsupported }],
     ['eth_unsubscribe', { run: notificationsUnsupported }],
@@ -87,7 +87,8 @@ export function createEthRpc(backend: EvmBackend, options: EthRpcOptions): EthRp
       events.close();
       throw new EthRpcConfigError(`extension method ${JSON.stringify(name.slice(0, 80))} ${refused}`);
     }
-    methods.set(name, { run: (params) => fn(params) });
+    // Promise.resolve adopts any thenable an extension returns.
+    methods.set(name, { run: (params) => Promise.resolve(fn(params)) });
   }
   const dispatcher = new RpcDispatcher(methods, limits, log);
   const websocket = createWebSocketHandler(dispatcher, events, limits, log);
