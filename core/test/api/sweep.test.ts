@@ -26,7 +26,7 @@ test('every registered method answers every malformed call with a clear error, n
   assert.is((await node.call('admin', 'admin.getNodeID')).result.nodeID, node.nodeId);
 });
 
-test('every string field of every method at its largest: /ext/health answers within 100 ms meanwhile', async () => {
+test('every string field of every method at its largest: /ext/health keeps answering meanwhile (no call stalls the node)', async () => {
   let cases = 0;
   const health: number[] = [];
   const swept = new Set<string>();
@@ -45,7 +45,9 @@ test('every string field of every method at its largest: /ext/health answers wit
   assert.ok(health.length >= cases, `${health.length} health polls`);
   const worst = Math.max(...health);
   console.log(`  ${cases} max-size calls, ${health.length} health polls, slowest ${worst.toFixed(1)} ms`);
-  assert.ok(worst < 100, `a health poll took ${worst.toFixed(0)} ms`);
+  // A stall is what this catches (a quadratic decode of a long string froze a node for a minute); the
+  // bound is loose so that a busy machine (CI's 2 shared cores) cannot fail it.
+  assert.ok(worst < 1_000, `a health poll took ${worst.toFixed(0)} ms`);
 });
 
 test.run();
