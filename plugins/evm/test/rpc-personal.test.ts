@@ -110,6 +110,13 @@ test('unlock: eth_sendTransaction and eth_sign use unlocked accounts until the d
   assert.is(signed, await ok('personal_sign', ['0x68656c6c6f', KEY_ADDRESS, 'pw']));
   s.clock.advance(60_000);
   assert.equal((await send()).error, { code: -32000, message: 'authentication needed: password or unlock' });
+  // Seconds as a JSON number, as web3.js and geth's console send them.
+  assert.is(await ok('personal_unlockAccount', [KEY_ADDRESS, 'pw', 30]), true);
+  s.clock.advance(29_000);
+  assert.is((await send()).result, '0x' + '5e'.repeat(32));
+  s.clock.advance(1_000);
+  assert.equal((await send()).error, { code: -32000, message: 'authentication needed: password or unlock' });
+  assert.match((await s.call('personal_unlockAccount', [KEY_ADDRESS, 'pw', 1.5])).error!.message, /whole number of seconds/);
   // Default duration 300 s; lock ends it at once.
   await ok('personal_unlockAccount', [KEY_ADDRESS, 'pw']);
   s.clock.advance(299_000);

@@ -41,8 +41,10 @@ export function personalMethods(backend: EvmBackend, accounts: AccountStore, max
   const m = new Map<string, MethodSpec>();
   const def = (name: string, args: MethodSpec['args'], run: MethodSpec['run']): void => void m.set(name, { args, run });
 
+  /** Seconds as geth takes them (a JSON number: web3.js and geth's console send 300), or a hex quantity. */
   const parseDuration = (v: unknown): number => {
-    const s = parseUint64(v);
+    if (typeof v === 'number' && !Number.isSafeInteger(v)) throw new ArgumentError('unlock duration must be a whole number of seconds');
+    const s = typeof v === 'number' ? BigInt(v) : parseUint64(v);
     if (s < 1n || s > BigInt(maxUnlockSeconds)) throw new ArgumentError(`unlock duration must be between 1 and ${maxUnlockSeconds} seconds`);
     return Number(s);
   };
