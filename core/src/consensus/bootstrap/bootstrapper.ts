@@ -43,7 +43,7 @@ import { MAX_ANCESTORS, MAX_CONTAINER_IDS, MAX_MESSAGE_BYTES } from '../../netwo
 import type { AdaptiveTimeout } from '../requests/timeouts.js';
 import type { Scheduler } from '../snowman/types.js';
 import { BootstrapRequests, type RequestKind } from './requests.js';
-import { BootstrapServer, isAccepted, type BootstrapServerLimits } from './server.js';
+import { BootstrapServer, isAccepted, knownHeight, type BootstrapServerLimits } from './server.js';
 import type { Beacon, BootstrapProgress, BootstrapTarget, BootstrapTransport } from './types.js';
 
 export interface BootstrapLimits {
@@ -178,16 +178,6 @@ function limitsProblem(l: BootstrapLimits): string | undefined {
     if (!Number.isSafeInteger(v) || v < 1) return `bootstrap limit ${name} must be a positive integer (got ${String(v)})`;
   }
   return undefined;
-}
-
-/** The block's height when the VM knows it (some VMs only know it once the parent is known). */
-function knownHeight(block: Block): number | undefined {
-  try {
-    const h = block.height;
-    return Number.isSafeInteger(h) && h >= 0 ? h : undefined;
-  } catch {
-    return undefined;
-  }
 }
 
 export class Bootstrapper implements BootstrapTarget {

@@ -160,7 +160,7 @@ export class BootstrapServer implements BootstrapRequestHandler {
 const PREFETCH_WINDOW = 64;
 
 /** The block's height when the VM knows it (some VMs only know it once the parent is known). */
-function knownHeight(block: Block): number | undefined {
+export function knownHeight(block: Block): number | undefined {
   try {
     const h = block.height;
     return Number.isSafeInteger(h) && h >= 0 ? h : undefined;
