@@ -40,6 +40,7 @@ import type { ChainAliases } from './aliases.js';
 import { guardVM } from './guard.js';
 import { chainHealth, describeBootstrap } from './health.js';
 import { proposerDelay } from './proposers.js';
+import { readChainConfigFiles } from './chain-config.js';
 import { containedStream, describeFault, type FaultTarget } from './faults.js';
 
 export class ChainError extends NodeError<'UnknownVM' | 'Exists' | 'InitFailed' | 'BadHandler' | 'Halted' | 'Bootstrapping'> {}
@@ -101,6 +102,8 @@ export interface ChainManagerDeps {
   benchlist: BenchlistConfig;
   /** Deadline of every VM call but waitForEvent. */
   vmCallTimeoutMs: number;
+  /** Where each chain's config.json / upgrade.json live (`<dir>/<chain ID or alias>/`); none: no files. */
+  chainConfigDir?: string;
   /** A chain whose oldest processing block is older than this is unhealthy. */
   maxProcessingMs: number;
   /** Builds the JSON-RPC endpoint for a chain's services (limits, metrics). */
@@ -218,7 +221,8 @@ export class ChainManager {
       undo.push(shutdownVM);
       const ctx: ChainContext = { ...parts.context, signal: abort.signal };
       try {
-        await vmGuard.initialize(ctx, { genesis: def.genesis });
+        const { config, upgrade } = this.d.chainConfigDir ? await readChainConfigFiles(this.d.chainConfigDir, def.id, def.aliases) : {};
+        await vmGuard.initialize(ctx, { genesis: def.genesis, ...(config ? { config } : {}), ...(upgrade ? { upgrade } : {}) });
       } catch (e) {
         throw new ChainError('InitFailed', `chain "${def.name}" (${def.id}) failed to initialize: ${describeError(e)}`);
       }

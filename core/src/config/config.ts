@@ -78,6 +78,8 @@ export interface NodeConfig {
   vms: string[] | undefined;
   /** Directory of VM plugins named by vmID or alias; ignored when missing. */
   pluginDir: string;
+  /** Per-chain VM files: `<dir>/<chain ID or alias>/config.json`, `upgrade.json`. */
+  chainConfigDir: string;
   /** JSON `{ "<vmID>": ["alias", …] }`, if any. */
   vmAliasesFile: string | undefined;
   /** JSON genesis replacing the built-in chains and validators, if any. */

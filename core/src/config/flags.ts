@@ -580,6 +580,13 @@ export const flags: readonly Flag[] = [
     defaultText: '<data-dir>/plugins',
     description: 'Directory of VM plugins, each named by its vmID or an alias; ignored when missing.',
   }),
+  field('chainConfigDir', {
+    name: 'chain-config-dir',
+    type: pathType,
+    default: (ctx) => join(dataDir(ctx), 'configs', 'chains'),
+    defaultText: '<data-dir>/configs/chains',
+    description: "Per-chain VM files: <dir>/<chain ID or alias>/config.json and upgrade.json (e.g. a subnet-EVM's upgrades); ignored when missing.",
+  }),
   field('vmAliasesFile', {
     name: 'vm-aliases-file',
     type: pathType as ValueType<string | undefined>,

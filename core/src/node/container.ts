@@ -182,6 +182,7 @@ export function registerNodeParts(c: DependencyContainer): void {
       timeouts: get(r, TOKENS.timeouts),
       benchlist: benchlistOf(cfg),
       vmCallTimeoutMs: cfg.vmCallTimeout,
+      chainConfigDir: cfg.chainConfigDir,
       maxProcessingMs: cfg.snowMaxTimeProcessing,
       endpoint: get(r, TOKENS.endpoint),
     });
