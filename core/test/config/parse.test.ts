@@ -71,6 +71,7 @@ test('defaults', () => {
     shutdownTimeout: 10_000,
     vms: undefined,
     pluginDir: '/home/op/.cornice/plugins',
+    chainConfigDir: '/home/op/.cornice/configs/chains',
     vmAliasesFile: undefined,
     genesisFile: undefined,
     ipcsPath: tmpdir(),
