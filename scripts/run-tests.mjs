@@ -99,7 +99,9 @@ for (const ws of workspaces) {
         process.stdout.write(r.out);
       }
     }
-    console.log(`${r.code === 0 && !(r.skipped > 0) ? 'ok  ' : 'FAIL'} ${rel} (${r.passed ?? 0}/${r.total ?? 0}, ${ms} ms)`);
+    // uvu exits 0 when a before-hook throws (its tests count as not passed): judge by the counts too.
+    const clean = r.code === 0 && !(r.skipped > 0) && Number.isFinite(r.total) && r.total > 0 && r.passed === r.total;
+    console.log(`${clean ? 'ok  ' : 'FAIL'} ${rel} (${r.passed ?? 0}/${r.total ?? 0}, ${ms} ms)`);
   }
 }
 if (passed + failed === 0) {

@@ -50,4 +50,10 @@ test('a file that forgets test.run() fails the run', async () => {
   assert.match(r.out, /ran no tests/);
 });
 
+test('a file whose before-hook throws is shown as FAIL and fails the run (uvu itself exits 0)', async () => {
+  const r = await run('hook', "test.before(() => { throw new Error('setup broke'); });\ntest('a', () => {});\ntest.run();");
+  assert.is(r.code, 1);
+  assert.match(r.out, /\nFAIL .*x\.test\.js \(0\/1/);
+});
+
 test.run();
