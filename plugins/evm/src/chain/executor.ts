@@ -10,20 +10,20 @@
  * by the caller (the VM's execution queue).
  */
 import { createCustomCommon, Hardfork, Mainnet, type Common } from '@ethereumjs/common';
-import { Block, createBlock, createBlockHeader, genTransactionsTrieRoot, type HeaderData } from '@ethereumjs/block';
-import { createMPT, MerklePatriciaTrie } from '@ethereumjs/mpt';
-import { RLP } from '@ethereumjs/rlp';
+import { Block, createBlock, createBlockHeader, type HeaderData } from '@ethereumjs/block';
+import { createMPT } from '@ethereumjs/mpt';
 import { Caches, MerkleStateManager } from '@ethereumjs/statemanager';
 import { Capability, paramsTx, type TypedTransaction } from '@ethereumjs/tx';
 import { Account, Address, equalsBytes, KECCAK256_RLP, KECCAK256_RLP_ARRAY } from '@ethereumjs/util';
 import { Bloom, createVM, encodeReceipt, runTx, type RunTxResult, type VM } from '@ethereumjs/vm';
 import type { EVMOpts } from '@ethereumjs/evm';
 import { EvmChainError } from '../errors.js';
-import { chainCrypto } from './crypto.js';
+import { chainCrypto, keccak256 } from './crypto.js';
 import type { FeeRules } from './fees.js';
 import type { EvmGenesis } from './genesis.js';
 import type { StateDB } from './state-db.js';
 import type { StoredReceipt, RawLog } from './store.js';
+import { orderedTrieRoot } from './trie-root.js';
 
 /** ethereumjs custom precompiles (reference evm.md C.5). */
 export type CustomPrecompiles = NonNullable<EVMOpts['customPrecompiles']>;
@@ -297,13 +297,13 @@ export class Executor {
     const stateRoot = await this.sm.getStateRoot();
     this.#root = stateRoot;
     const txs = included.map((e) => e.tx);
-    const receiptTrie = new MerklePatriciaTrie({ common: this.common });
     const bloom = new Bloom(undefined, this.common);
     const receipts: StoredReceipt[] = [];
+    const encodedReceipts: Uint8Array[] = [];
     const senders: Uint8Array[] = [];
-    for (const [i, { tx, result }] of included.entries()) {
+    for (const { tx, result } of included) {
       const r = result.receipt as { status?: 0 | 1; cumulativeBlockGasUsed: bigint; logs: RawLog[] };
-      await receiptTrie.put(RLP.encode(i), encodeReceipt(result.receipt, tx.type));
+      encodedReceipts.push(encodeReceipt(result.receipt, tx.type));
       bloom.or(result.bloom);
       receipts.push({
         status: r.status === 1 ? 1 : 0,
@@ -314,9 +314,16 @@ export class Executor {
       });
       senders.push(tx.getSenderAddress().bytes);
     }
-    const transactionsTrie = txs.length === 0 ? KECCAK256_RLP : await genTransactionsTrieRoot(txs, new MerklePatriciaTrie({ common: this.common }));
+    const hash = this.common.customCrypto.keccak256 ?? keccak256;
     const header = createBlockHeader(
-      { ...hdr, stateRoot, transactionsTrie, receiptTrie: txs.length === 0 ? KECCAK256_RLP : receiptTrie.root(), logsBloom: bloom.bitvector, gasUsed },
+      {
+        ...hdr,
+        stateRoot,
+        transactionsTrie: orderedTrieRoot(txs.map((tx) => tx.serialize()), hash),
+        receiptTrie: orderedTrieRoot(encodedReceipts, hash),
+        logsBloom: bloom.bitvector,
+        gasUsed,
+      },
       { common: this.common },
     );
     const block = new Block(header, txs, [], [], { common: this.common });
