@@ -100,4 +100,32 @@ test('a tx that fails at build is dropped, the others go in', async () => {
   }
 });
 
+test('an admitted tx is frozen with its sender remembered; a pooled tx has no receipt, and no store read is made for it', async () => {
+  const vm = await startVM();
+  try {
+    const be = vm.backend;
+    const tx = signedTx({ nonce: 0n, to: addr(1), value: 1n });
+    const hash = await be.sendRawTransaction(tx.serialize());
+    const pooled = vm.chain.mempool.get(hex(hash).slice(2))!.tx;
+    assert.ok(Object.isFrozen(pooled), 'frozen once its sender is known');
+    assert.is(pooled.getSenderAddress(), pooled.getSenderAddress(), 'the same Address, not hashed again');
+    assert.is(hex(pooled.getSenderAddress().bytes), hex(EWOQ));
+    assert.is(pooled.hash(), pooled.hash(), 'its hash is cached as a frozen tx\'s');
+    const store = vm.chain.store;
+    const txLocation = store.txLocation.bind(store);
+    let reads = 0;
+    store.txLocation = (h) => {
+      reads++;
+      return txLocation(h);
+    };
+    assert.is(await be.receipt(hash), undefined);
+    assert.is(reads, 0, 'pooled: not looked up');
+    await buildAndAccept(vm);
+    assert.is((await be.receipt(hash))!.status, 1);
+    assert.is(reads, 1);
+  } finally {
+    await vm.shutdown();
+  }
+});
+
 test.run();

@@ -335,6 +335,23 @@ function invalid(why: string): EvmChainError {
   return new EvmChainError('InvalidBlock', `invalid block: ${why}`);
 }
 
+/**
+ * Freezes a tx decoded unfrozen (`freeze: false`) after recovering its sender once, so that every
+ * later `getSenderAddress()` returns that Address. @ethereumjs caches the public key but hashes it into
+ * an address again on each call (noble keccak, ~5 calls per tx between admission and its receipt:
+ * ~7 % of a node's CPU under load); frozen as @ethereumjs freezes it, so its hash is cached as usual.
+ * A tx already frozen is left as it is. Throws as `getSenderAddress` does for a bad signature.
+ */
+export function freezeWithSender(tx: TypedTransaction): Address {
+  if (Object.isFrozen(tx)) return tx.getSenderAddress();
+  const publicKey = tx.getSenderPublicKey();
+  tx.cache.senderPubKey = publicKey;
+  const sender = new Address(keccak256(publicKey).slice(12));
+  (tx as { getSenderAddress: () => Address }).getSenderAddress = () => sender;
+  Object.freeze(tx);
+  return sender;
+}
+
 /** True for tx types this chain admits (legacy, EIP-2930, EIP-1559; not blob or EIP-7702). */
 export function supportedTxType(tx: TypedTransaction): boolean {
   return tx.type <= 2 && !tx.supports(Capability.EIP7702EOACode);
