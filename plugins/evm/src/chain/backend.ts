@@ -374,7 +374,7 @@ export class ChainBackend implements EvmBackend {
     let hi = req.gas !== undefined && req.gas < cap ? req.gas : cap;
     // Context block: the next block's number and time, no base fee unless the request pays one.
     const hdr = nextHeaderData(b.eth, b.eth.header.timestamp, this.chain.fees, this.chain.common);
-    const ctxBlock = createBlock({ header: { ...hdr, baseFeePerGas: priced ? baseFee : 0n, gasLimit: cap > (hdr.gasLimit as bigint) ? cap : hdr.gasLimit } }, { common: this.chain.common });
+    const ctxBlock = createBlock({ header: { ...hdr, baseFeePerGas: priced ? baseFee : 0n, gasLimit: cap > (hdr.gasLimit as bigint) ? cap : hdr.gasLimit } }, { common: this.chain.txCommon });
     const makeTx = (gas: bigint): TypedTransaction => {
       const base = { nonce: 0n, gasLimit: gas, value: req.value ?? 0n, data: req.data ?? new Uint8Array(), chainId: this.chainId, ...(req.to ? { to: req.to } : {}) };
       const data =

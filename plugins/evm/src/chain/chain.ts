@@ -13,7 +13,7 @@ import type { AcceptedBlock, TxView } from '../backend.js';
 import { EvmBlock, type BlockHost } from '../block.js';
 import { EvmChainError } from '../errors.js';
 import { SubStore } from '../prefixed.js';
-import { chainCommon, Executor, sharedTxCommon, type CustomPrecompiles, type Execution } from './executor.js';
+import { chainCommon, Executor, type CustomPrecompiles, type Execution } from './executor.js';
 import { dynamicFeeRules, type FeeRules, type ParentFeeInfo } from './fees.js';
 import { parseGenesis, type EvmGenesis } from './genesis.js';
 import { Mempool, type MempoolOptions } from './mempool.js';
@@ -64,7 +64,7 @@ export function feeInfo(b: EthBlock): ParentFeeInfo {
 
 export class EvmChain {
   readonly common: Common;
-  /** The Common txs are decoded and signed with (shared, see sharedTxCommon). */
+  /** The Common txs and blocks are decoded and signed with (shared, see sharedTxCommon). */
   readonly txCommon: Common;
   readonly genesis: EvmGenesis;
   readonly fees: FeeRules;
@@ -100,7 +100,7 @@ export class EvmChain {
     this.#opts = opts;
     this.genesis = genesis;
     this.common = exec.common;
-    this.txCommon = sharedTxCommon(exec.common);
+    this.txCommon = exec.dataCommon;
     this.fees = (opts.fees ?? ((g: EvmGenesis) => dynamicFeeRules({ gasLimit: g.gasLimit })))(genesis);
     this.mempool = new Mempool(opts.mempool);
     this.#stateDb = stateDb;
@@ -220,7 +220,7 @@ export class EvmChain {
   async parseBlock(bytes: Uint8Array): Promise<EvmBlock> {
     let eth: EthBlock;
     try {
-      eth = createBlockFromRLP(bytes, { common: this.common });
+      eth = createBlockFromRLP(bytes, { common: this.txCommon });
     } catch (e) {
       throw new EvmChainError('MalformedBlock', `block bytes are not an Ethereum block of this chain: ${(e as Error).message}`);
     }
@@ -433,7 +433,7 @@ export class EvmChain {
     if (!bytes) return undefined;
     const receipts = await this.store.receipts(hash);
     if (!receipts) throw ChainStore.corrupt(`receipts of block ${key} are missing`);
-    const eth = createBlockFromRLP(bytes, { common: this.common });
+    const eth = createBlockFromRLP(bytes, { common: this.txCommon });
     const block = this.#make(eth, 'accepted', bytes, { block: eth, receipts, senders: eth.transactions.map((t) => t.getSenderAddress().bytes), dropped: [] });
     this.#cache(block);
     return block;
