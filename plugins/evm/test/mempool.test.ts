@@ -122,7 +122,34 @@ test('an admitted tx is frozen with its sender remembered; a pooled tx has no re
     assert.is(reads, 0, 'pooled: not looked up');
     await buildAndAccept(vm);
     assert.is((await be.receipt(hash))!.status, 1);
+    assert.is(reads, 0, 'just accepted: located from memory');
+  } finally {
+    await vm.shutdown();
+  }
+});
+
+test('past the in-memory tx index, a receipt is located through the store', async () => {
+  const vm = await startVM({ opts: { recentTxIndexSize: 1 } });
+  try {
+    const be = vm.backend;
+    const first = await be.sendRawTransaction(signedTx({ nonce: 0n, to: addr(1), value: 1n }).serialize());
+    await buildAndAccept(vm);
+    const second = await be.sendRawTransaction(signedTx({ nonce: 1n, to: addr(2), value: 2n }).serialize());
+    await buildAndAccept(vm);
+    const store = vm.chain.store;
+    const txLocation = store.txLocation.bind(store);
+    let reads = 0;
+    store.txLocation = (h) => {
+      reads++;
+      return txLocation(h);
+    };
+    assert.is((await be.receipt(second))!.blockNumber, 2n);
+    assert.is(reads, 0);
+    const r = (await be.receipt(first))!;
+    assert.is(r.blockNumber, 1n);
+    assert.is(r.transactionIndex, 0);
     assert.is(reads, 1);
+    assert.is((await be.transaction(first))!.blockNumber, 1n);
   } finally {
     await vm.shutdown();
   }

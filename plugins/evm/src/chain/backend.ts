@@ -153,7 +153,7 @@ export class ChainBackend implements EvmBackend {
 
   async transaction(hash: Hash): Promise<TxLocation | undefined> {
     const pending = this.chain.mempool.get(toHex(hash));
-    const loc = await this.chain.store.txLocation(hash);
+    const loc = await this.chain.txLocation(hash);
     if (loc) {
       const b = await this.chain.acceptedAt(loc.number);
       const tx = b && this.#view(b).transactions[loc.index];
@@ -166,7 +166,7 @@ export class ChainBackend implements EvmBackend {
     // A pooled tx is in no accepted block (the pool keeps it until one is): no store read for the
     // clients that poll for a receipt right after sending.
     if (this.chain.mempool.get(toHex(hash))) return undefined;
-    const loc = await this.chain.store.txLocation(hash);
+    const loc = await this.chain.txLocation(hash);
     if (!loc) return undefined;
     const b = await this.chain.acceptedAt(loc.number);
     return b && this.#receipts(b)[loc.index];

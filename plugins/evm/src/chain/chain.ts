@@ -47,6 +47,14 @@ export interface EvmChainOptions {
   blockCacheSize?: number;
   /** Trie node LRU entries per trie (default 50,000). */
   trieCacheSize?: number;
+  /** Locations of the most recently accepted txs kept in memory (default 65,536). */
+  recentTxIndexSize?: number;
+}
+
+/** Where an accepted tx is: its block's number and its index there. */
+export interface TxLocation {
+  readonly number: bigint;
+  readonly index: number;
 }
 
 const systemTimers = {
@@ -90,6 +98,8 @@ export class EvmChain {
   readonly #processing = new Map<string, EvmBlock>();
   /** Recently accepted blocks by hash hex, least recently used first. */
   readonly #recent = new Map<string, EvmBlock>();
+  /** Where the txs of recently accepted blocks are, by tx hash hex, oldest first (bounded). */
+  readonly #recentTxs = new Map<string, TxLocation>();
   #lastAccepted!: EvmBlock;
   #preferred!: EvmBlock;
   #tip = new Map<string, bigint>();
@@ -208,6 +218,14 @@ export class EvmChain {
     if (number === BigInt(this.#lastAccepted.height)) return this.#lastAccepted;
     const hash = await this.store.hashAt(number);
     return hash && (await this.getBlock(hash));
+  }
+
+  /**
+   * Where an accepted tx is: from memory for the most recent ones (a client polls for the receipt of
+   * what it just sent), else from the store's tx index.
+   */
+  async txLocation(hash: Uint8Array): Promise<TxLocation | undefined> {
+    return this.#recentTxs.get(toHex(hash)) ?? (await this.store.txLocation(hash));
   }
 
   /** An accepted block by hash (not processing ones). */
@@ -450,10 +468,19 @@ export class EvmChain {
 
   #cache(b: EvmBlock): void {
     const key = toHex(b.eth.hash());
+    if (!this.#recent.has(key)) this.#indexTxs(b);
     this.#recent.delete(key);
     this.#recent.set(key, b);
     const max = this.#opts.blockCacheSize ?? 256;
     while (this.#recent.size > max) this.#recent.delete(this.#recent.keys().next().value as string);
+  }
+
+  /** Remembers where an accepted block's txs are (accepted is final: an entry never goes stale). */
+  #indexTxs(b: EvmBlock): void {
+    const number = b.eth.header.number;
+    b.eth.transactions.forEach((tx, index) => this.#recentTxs.set(toHex(tx.hash()), { number, index }));
+    const max = this.#opts.recentTxIndexSize ?? 65_536;
+    while (this.#recentTxs.size > max) this.#recentTxs.delete(this.#recentTxs.keys().next().value as string);
   }
 
   #checkOpen(): void {
