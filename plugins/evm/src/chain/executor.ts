@@ -18,6 +18,7 @@ import { Account, Address, equalsBytes, KECCAK256_RLP, KECCAK256_RLP_ARRAY } fro
 import { Bloom, createVM, encodeReceipt, runTx, type RunTxResult, type VM } from '@ethereumjs/vm';
 import type { EVMOpts } from '@ethereumjs/evm';
 import { EvmChainError } from '../errors.js';
+import { FastAccountStateManager } from './accounts.js';
 import { chainCrypto, keccak256 } from './crypto.js';
 import type { FeeRules } from './fees.js';
 import type { EvmGenesis } from './genesis.js';
@@ -82,9 +83,9 @@ export function sharedTxCommon(common: Common): Common {
 }
 
 /** A MerkleStateManager with caches over the chain's trie database at `root`. */
-export async function stateManagerAt(common: Common, db: StateDB, root: Uint8Array | undefined, cacheSize: number): Promise<MerkleStateManager> {
+export async function stateManagerAt(common: Common, db: StateDB, root: Uint8Array | undefined, cacheSize: number): Promise<FastAccountStateManager> {
   const trie = await createMPT({ db: db.shallowCopy(), useKeyHashing: true, common, valueEncoding: 'view', cacheSize, ...(root ? { root } : {}) });
-  return new MerkleStateManager({ common, trie, caches: new Caches() });
+  return new FastAccountStateManager({ common, trie, caches: new Caches() });
 }
 
 export async function makeVM(common: Common, sm: MerkleStateManager, hooks: ExecutionHooks, blockHash: BlockHashLookup): Promise<VM> {
