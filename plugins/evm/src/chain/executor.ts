@@ -20,6 +20,7 @@ import type { EVMOpts } from '@ethereumjs/evm';
 import { EvmChainError } from '../errors.js';
 import { FastAccountStateManager } from './accounts.js';
 import { chainCrypto, keccak256 } from './crypto.js';
+import { installJumpAnalysisCache } from './jump-analysis.js';
 import type { FeeRules } from './fees.js';
 import type { EvmGenesis } from './genesis.js';
 import type { StateDB } from './state-db.js';
@@ -89,6 +90,7 @@ export async function stateManagerAt(common: Common, db: StateDB, root: Uint8Arr
 }
 
 export async function makeVM(common: Common, sm: MerkleStateManager, hooks: ExecutionHooks, blockHash: BlockHashLookup): Promise<VM> {
+  await installJumpAnalysisCache();
   const blockchain = {
     async getBlock(n: number) {
       const h = (await blockHash(BigInt(n))) ?? ZERO32;
