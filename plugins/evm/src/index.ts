@@ -9,7 +9,7 @@ export { dynamicFeeRules, C_CHAIN_MIN_BASE_FEE, BLACKHOLE_ADDRESS, type FeeRules
 export { parseGenesis, type EvmGenesis, type GenesisAccount } from './chain/genesis.js';
 export type { CustomPrecompiles } from './chain/executor.js';
 export type { MempoolOptions } from './chain/mempool.js';
-export { chainCrypto, secpBackendName, keccak256 } from './chain/crypto.js';
+export { chainCrypto, secpBackendName, keccakBackendName, keccak256 } from './chain/crypto.js';
 export * from './rpc/index.js';
 export { revertReason } from './rpc/eth.js';
 // For extension methods (options.extraMethods): argument parsing and formats with geth's texts.

@@ -36,6 +36,27 @@ test('a block built on one node is parsed, verified and accepted on another: sam
   }
 });
 
+test('built and parsed blocks share one Common with their txs (no per-header or per-tx copy), which has the block and tx params', async () => {
+  const a = await startVM();
+  const b = await startVM();
+  try {
+    await a.backend.sendRawTransaction(signedTx({ nonce: 0n, to: addr(3), value: 5n }).serialize());
+    const built = await a.buildBlock();
+    assert.is(built.eth.header.common, a.chain.txCommon);
+    assert.is(built.eth.transactions[0]!.common, a.chain.txCommon);
+    const parsed = await b.parseBlock(built.bytes);
+    assert.is(parsed.eth.header.common, b.chain.txCommon);
+    assert.is(parsed.eth.transactions[0]!.common, b.chain.txCommon);
+    assert.is(parsed.eth.transactions[0]!.getIntrinsicGas(), 21_000n, 'tx params');
+    assert.is(parsed.eth.header.calcNextBaseFee() > 0n, true, 'block params');
+    await parsed.verify();
+    assert.is(hex(parsed.eth.header.stateRoot), hex(built.eth.header.stateRoot));
+  } finally {
+    await a.shutdown();
+    await b.shutdown();
+  }
+});
+
 test('a foreign block whose state root was tampered with fails verify', async () => {
   const a = await startVM();
   const b = await startVM();

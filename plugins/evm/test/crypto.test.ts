@@ -1,7 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { bigIntToUnpaddedBytes } from '@ethereumjs/util';
-import { chainCrypto, secpBackendName, keccak256 } from '../src/index.js';
+import { chainCrypto, secpBackendName, keccakBackendName, keccak256 } from '../src/index.js';
 import { referenceCrypto } from '../src/chain/crypto.js';
 import { common, key, signedTx, hex, addr } from './helpers.js';
 
@@ -37,6 +37,21 @@ test('the keccak in use agrees with the reference on many lengths', () => {
     assert.is(hex(keccak256(data)), hex(referenceCrypto.keccak256(data)));
   }
   assert.is(hex(keccak256(new Uint8Array())), '0xc5d2460186f7233c927e7db2dcc703c0e500b653ca82273b7bfad8045d85a470');
+});
+
+test('native keccak is in use: agrees with noble on views into a larger buffer, and each digest is its own array', () => {
+  assert.is(keccakBackendName, 'native');
+  assert.is(common.customCrypto.keccak256, keccak256);
+  const big = new Uint8Array(700).map((_, i) => (i * 7) & 255);
+  for (const [off, len] of [[0, 32], [5, 20], [13, 532], [699, 1], [100, 0]] as const) {
+    const view = big.subarray(off, off + len);
+    assert.is(hex(keccak256(view)), hex(referenceCrypto.keccak256(view)), `offset ${off} length ${len}`);
+  }
+  const a = keccak256(Uint8Array.of(1));
+  const b = keccak256(Uint8Array.of(2));
+  assert.is.not(a.buffer, b.buffer);
+  assert.is(a.length, 32);
+  assert.is(hex(a), hex(referenceCrypto.keccak256(Uint8Array.of(1))), 'a later digest does not overwrite an earlier one');
 });
 
 test('signing through the chain common (native) gives signatures noble verifies', () => {

@@ -2,7 +2,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createTx, type TypedTransaction } from '@ethereumjs/tx';
 import { RLP } from '@ethereumjs/rlp';
-import { EvmRpcError } from '../src/index.js';
+import { EvmRpcError, type EvmVM } from '../src/index.js';
 import { EWOQ, GWEI, addr, buildAndAccept, common, hex, key, signedTx, startVM } from './helpers.js';
 
 async function rejects(p: Promise<unknown>, text: RegExp): Promise<void> {
@@ -15,6 +15,18 @@ async function rejects(p: Promise<unknown>, text: RegExp): Promise<void> {
     return;
   }
   assert.unreachable(`must fail with ${text}`);
+}
+
+/** Counts the reads of the store's tx index from now on. */
+function countTxIndexReads(vm: EvmVM): () => number {
+  const store = vm.chain.store;
+  const txLocation = store.txLocation.bind(store);
+  let reads = 0;
+  store.txLocation = (h) => {
+    reads++;
+    return txLocation(h);
+  };
+  return () => reads;
 }
 
 test('admission errors use Ethereum texts', async () => {
@@ -95,6 +107,49 @@ test('a tx that fails at build is dropped, the others go in', async () => {
     );
     assert.is(vm.chain.mempool.size, 0, 'the failed tx was dropped');
     assert.is(await be.balance(who, 'latest'), 5n);
+  } finally {
+    await vm.shutdown();
+  }
+});
+
+test('an admitted tx is frozen with its sender remembered; a pooled tx has no receipt, and no store read is made for it', async () => {
+  const vm = await startVM();
+  try {
+    const be = vm.backend;
+    const tx = signedTx({ nonce: 0n, to: addr(1), value: 1n });
+    const hash = await be.sendRawTransaction(tx.serialize());
+    const pooled = vm.chain.mempool.get(hex(hash).slice(2))!.tx;
+    assert.ok(Object.isFrozen(pooled), 'frozen once its sender is known');
+    assert.is(pooled.getSenderAddress(), pooled.getSenderAddress(), 'the same Address, not hashed again');
+    assert.is(hex(pooled.getSenderAddress().bytes), hex(EWOQ));
+    assert.is(pooled.hash(), pooled.hash(), 'its hash is cached as a frozen tx\'s');
+    const reads = countTxIndexReads(vm);
+    assert.is(await be.receipt(hash), undefined);
+    assert.is(reads(), 0, 'pooled: not looked up');
+    await buildAndAccept(vm);
+    assert.is((await be.receipt(hash))!.status, 1);
+    assert.is(reads(), 0, 'just accepted: located from memory');
+  } finally {
+    await vm.shutdown();
+  }
+});
+
+test('past the in-memory tx index, a receipt is located through the store', async () => {
+  const vm = await startVM({ opts: { recentTxIndexSize: 1 } });
+  try {
+    const be = vm.backend;
+    const first = await be.sendRawTransaction(signedTx({ nonce: 0n, to: addr(1), value: 1n }).serialize());
+    await buildAndAccept(vm);
+    const second = await be.sendRawTransaction(signedTx({ nonce: 1n, to: addr(2), value: 2n }).serialize());
+    await buildAndAccept(vm);
+    const reads = countTxIndexReads(vm);
+    assert.is((await be.receipt(second))!.blockNumber, 2n);
+    assert.is(reads(), 0);
+    const r = (await be.receipt(first))!;
+    assert.is(r.blockNumber, 1n);
+    assert.is(r.transactionIndex, 0);
+    assert.is(reads(), 1);
+    assert.is((await be.transaction(first))!.blockNumber, 1n);
   } finally {
     await vm.shutdown();
   }

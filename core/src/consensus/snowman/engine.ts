@@ -718,13 +718,15 @@ export class SnowmanEngine {
     const poll: Poll = { requestId, pending, votes: new Map(), timer: undefined };
     this.#polls.set(requestId, poll);
     poll.timer = this.#scheduler.setTimeout(() => this.#finishPoll(requestId), this.#queryTimeoutMs);
-    this.#queried.set(tip.block.bytes, tip.block);
     try {
       const pushed = (tip.pushedTo ??= new Set());
       if (this.#transport.pullQuery && to.every((n) => pushed.has(n.key))) this.#transport.pullQuery(to, requestId, tip.block.id);
       else {
         for (const n of to) pushed.add(n.key);
-        this.#transport.pushQuery(to, requestId, tip.block.bytes);
+        // One read of `bytes` for both: a block may hand out a copy on each read (the EVM's does).
+        const bytes = tip.block.bytes;
+        this.#queried.set(bytes, tip.block);
+        this.#transport.pushQuery(to, requestId, bytes);
       }
     } catch (err) {
       this.#log.warn('pushQuery failed', { error: describe(err) });

@@ -70,6 +70,28 @@ test('a push query from another node with the same bytes is parsed (only the own
   await h.engine.stop();
 });
 
+test('a VM whose blocks hand out a copy of their bytes on each read (the EVM\'s): its own queries are not parsed again either', async () => {
+  const h = harness();
+  const build = h.vm.buildBlock.bind(h.vm);
+  h.vm.buildBlock = async () => {
+    const block = await build();
+    return new Proxy(block, {
+      get(target, prop) {
+        if (prop === 'bytes') return target.bytes.slice();
+        const v = Reflect.get(target, prop, target) as unknown;
+        return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
+      },
+    });
+  };
+  await h.engine.start();
+  h.vm.notify();
+  await flush();
+  await loopback(h, () => h.accepted.length > 0);
+  assert.equal(h.accepted, [1]);
+  assert.is(h.vm.parseCalls, 0);
+  await h.engine.stop();
+});
+
 test('19 successful polls then a failed one: the count starts over', async () => {
   const other = nodeIdOf(9);
   const h = harness();

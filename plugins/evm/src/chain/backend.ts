@@ -29,7 +29,7 @@ import {
 } from '../backend.js';
 import type { EvmBlock } from '../block.js';
 import { feeInfo, type EvmChain } from './chain.js';
-import { nextHeaderData, supportedTxType } from './executor.js';
+import { freezeWithSender, nextHeaderData, supportedTxType } from './executor.js';
 import type { StateView } from './reader.js';
 import { keccak256 } from './crypto.js';
 import { blockView, effectiveGasPrice, receiptViews, txView } from './views.js';
@@ -153,7 +153,7 @@ export class ChainBackend implements EvmBackend {
 
   async transaction(hash: Hash): Promise<TxLocation | undefined> {
     const pending = this.chain.mempool.get(toHex(hash));
-    const loc = await this.chain.store.txLocation(hash);
+    const loc = await this.chain.txLocation(hash);
     if (loc) {
       const b = await this.chain.acceptedAt(loc.number);
       const tx = b && this.#view(b).transactions[loc.index];
@@ -163,7 +163,10 @@ export class ChainBackend implements EvmBackend {
   }
 
   async receipt(hash: Hash): Promise<ReceiptView | undefined> {
-    const loc = await this.chain.store.txLocation(hash);
+    // A pooled tx is in no accepted block (the pool keeps it until one is): no store read for the
+    // clients that poll for a receipt right after sending.
+    if (this.chain.mempool.get(toHex(hash))) return undefined;
+    const loc = await this.chain.txLocation(hash);
     if (!loc) return undefined;
     const b = await this.chain.acceptedAt(loc.number);
     return b && this.#receipts(b)[loc.index];
@@ -219,7 +222,8 @@ export class ChainBackend implements EvmBackend {
     this.#checkChainId(raw);
     let tx: TypedTransaction;
     try {
-      tx = createTxFromRLP(raw, { common: this.chain.txCommon });
+      // Unfrozen: admission freezes it once its sender is known (freezeWithSender).
+      tx = createTxFromRLP(raw, { common: this.chain.txCommon, freeze: false });
     } catch (e) {
       throw rpcErr(`invalid transaction: ${shortReason(e)}`);
     }
@@ -259,7 +263,7 @@ export class ChainBackend implements EvmBackend {
     if (tip > feeCap) throw rpcErr(`max priority fee per gas higher than max fee per gas: tip ${tip}, maxFeePerGas ${feeCap}`);
     let sender: Uint8Array;
     try {
-      sender = tx.getSenderAddress().bytes;
+      sender = freezeWithSender(tx).bytes;
     } catch {
       throw rpcErr('invalid sender');
     }
@@ -300,7 +304,7 @@ export class ChainBackend implements EvmBackend {
       const maxFee = req.maxFeePerGas ?? 2n * this.chain.nextBaseFee() + tip;
       txData = { ...base, type: 2, maxFeePerGas: maxFee, maxPriorityFeePerGas: tip, ...(req.accessList ? { accessList: toAccessList(req) } : {}) };
     }
-    const unsigned = createTx(txData as never, { common: this.chain.txCommon });
+    const unsigned = createTx(txData as never, { common: this.chain.txCommon, freeze: false });
     const signed = unsigned.sign(privateKey) as TypedTransaction;
     return this.admit(signed);
   }
@@ -370,7 +374,7 @@ export class ChainBackend implements EvmBackend {
     let hi = req.gas !== undefined && req.gas < cap ? req.gas : cap;
     // Context block: the next block's number and time, no base fee unless the request pays one.
     const hdr = nextHeaderData(b.eth, b.eth.header.timestamp, this.chain.fees, this.chain.common);
-    const ctxBlock = createBlock({ header: { ...hdr, baseFeePerGas: priced ? baseFee : 0n, gasLimit: cap > (hdr.gasLimit as bigint) ? cap : hdr.gasLimit } }, { common: this.chain.common });
+    const ctxBlock = createBlock({ header: { ...hdr, baseFeePerGas: priced ? baseFee : 0n, gasLimit: cap > (hdr.gasLimit as bigint) ? cap : hdr.gasLimit } }, { common: this.chain.txCommon });
     const makeTx = (gas: bigint): TypedTransaction => {
       const base = { nonce: 0n, gasLimit: gas, value: req.value ?? 0n, data: req.data ?? new Uint8Array(), chainId: this.chainId, ...(req.to ? { to: req.to } : {}) };
       const data =

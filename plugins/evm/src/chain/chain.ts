@@ -13,7 +13,7 @@ import type { AcceptedBlock, TxView } from '../backend.js';
 import { EvmBlock, type BlockHost } from '../block.js';
 import { EvmChainError } from '../errors.js';
 import { SubStore } from '../prefixed.js';
-import { chainCommon, Executor, sharedTxCommon, type CustomPrecompiles, type Execution } from './executor.js';
+import { chainCommon, Executor, type CustomPrecompiles, type Execution } from './executor.js';
 import { dynamicFeeRules, type FeeRules, type ParentFeeInfo } from './fees.js';
 import { parseGenesis, type EvmGenesis } from './genesis.js';
 import { Mempool, type MempoolOptions } from './mempool.js';
@@ -47,6 +47,14 @@ export interface EvmChainOptions {
   blockCacheSize?: number;
   /** Trie node LRU entries per trie (default 50,000). */
   trieCacheSize?: number;
+  /** Locations of the most recently accepted txs kept in memory (default 65,536). */
+  recentTxIndexSize?: number;
+}
+
+/** Where an accepted tx is: its block's number and its index there. */
+export interface TxLocation {
+  readonly number: bigint;
+  readonly index: number;
 }
 
 const systemTimers = {
@@ -64,7 +72,7 @@ export function feeInfo(b: EthBlock): ParentFeeInfo {
 
 export class EvmChain {
   readonly common: Common;
-  /** The Common txs are decoded and signed with (shared, see sharedTxCommon). */
+  /** The Common txs and blocks are decoded and signed with (shared, see sharedTxCommon). */
   readonly txCommon: Common;
   readonly genesis: EvmGenesis;
   readonly fees: FeeRules;
@@ -90,6 +98,8 @@ export class EvmChain {
   readonly #processing = new Map<string, EvmBlock>();
   /** Recently accepted blocks by hash hex, least recently used first. */
   readonly #recent = new Map<string, EvmBlock>();
+  /** Where the txs of recently accepted blocks are, by tx hash hex, oldest first (bounded). */
+  readonly #recentTxs = new Map<string, TxLocation>();
   #lastAccepted!: EvmBlock;
   #preferred!: EvmBlock;
   #tip = new Map<string, bigint>();
@@ -100,7 +110,7 @@ export class EvmChain {
     this.#opts = opts;
     this.genesis = genesis;
     this.common = exec.common;
-    this.txCommon = sharedTxCommon(exec.common);
+    this.txCommon = exec.dataCommon;
     this.fees = (opts.fees ?? ((g: EvmGenesis) => dynamicFeeRules({ gasLimit: g.gasLimit })))(genesis);
     this.mempool = new Mempool(opts.mempool);
     this.#stateDb = stateDb;
@@ -210,6 +220,14 @@ export class EvmChain {
     return hash && (await this.getBlock(hash));
   }
 
+  /**
+   * Where an accepted tx is: from memory for the most recent ones (a client polls for the receipt of
+   * what it just sent), else from the store's tx index.
+   */
+  async txLocation(hash: Uint8Array): Promise<TxLocation | undefined> {
+    return this.#recentTxs.get(toHex(hash)) ?? (await this.store.txLocation(hash));
+  }
+
   /** An accepted block by hash (not processing ones). */
   async acceptedByHash(hash: Uint8Array): Promise<EvmBlock | undefined> {
     const key = toHex(hash);
@@ -220,7 +238,7 @@ export class EvmChain {
   async parseBlock(bytes: Uint8Array): Promise<EvmBlock> {
     let eth: EthBlock;
     try {
-      eth = createBlockFromRLP(bytes, { common: this.common });
+      eth = createBlockFromRLP(bytes, { common: this.txCommon });
     } catch (e) {
       throw new EvmChainError('MalformedBlock', `block bytes are not an Ethereum block of this chain: ${(e as Error).message}`);
     }
@@ -433,7 +451,7 @@ export class EvmChain {
     if (!bytes) return undefined;
     const receipts = await this.store.receipts(hash);
     if (!receipts) throw ChainStore.corrupt(`receipts of block ${key} are missing`);
-    const eth = createBlockFromRLP(bytes, { common: this.common });
+    const eth = createBlockFromRLP(bytes, { common: this.txCommon });
     const block = this.#make(eth, 'accepted', bytes, { block: eth, receipts, senders: eth.transactions.map((t) => t.getSenderAddress().bytes), dropped: [] });
     this.#cache(block);
     return block;
@@ -450,10 +468,19 @@ export class EvmChain {
 
   #cache(b: EvmBlock): void {
     const key = toHex(b.eth.hash());
+    if (!this.#recent.has(key)) this.#indexTxs(b);
     this.#recent.delete(key);
     this.#recent.set(key, b);
     const max = this.#opts.blockCacheSize ?? 256;
     while (this.#recent.size > max) this.#recent.delete(this.#recent.keys().next().value as string);
+  }
+
+  /** Remembers where an accepted block's txs are (accepted is final: an entry never goes stale). */
+  #indexTxs(b: EvmBlock): void {
+    const number = b.eth.header.number;
+    b.eth.transactions.forEach((tx, index) => this.#recentTxs.set(toHex(tx.hash()), { number, index }));
+    const max = this.#opts.recentTxIndexSize ?? 65_536;
+    while (this.#recentTxs.size > max) this.#recentTxs.delete(this.#recentTxs.keys().next().value as string);
   }
 
   #checkOpen(): void {

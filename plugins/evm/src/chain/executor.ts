@@ -10,20 +10,22 @@
  * by the caller (the VM's execution queue).
  */
 import { createCustomCommon, Hardfork, Mainnet, type Common } from '@ethereumjs/common';
-import { Block, createBlock, createBlockHeader, genTransactionsTrieRoot, type HeaderData } from '@ethereumjs/block';
-import { createMPT, MerklePatriciaTrie } from '@ethereumjs/mpt';
-import { RLP } from '@ethereumjs/rlp';
+import { Block, createBlock, createBlockHeader, paramsBlock, type HeaderData } from '@ethereumjs/block';
+import { createMPT } from '@ethereumjs/mpt';
 import { Caches, MerkleStateManager } from '@ethereumjs/statemanager';
 import { Capability, paramsTx, type TypedTransaction } from '@ethereumjs/tx';
 import { Account, Address, equalsBytes, KECCAK256_RLP, KECCAK256_RLP_ARRAY } from '@ethereumjs/util';
 import { Bloom, createVM, encodeReceipt, runTx, type RunTxResult, type VM } from '@ethereumjs/vm';
 import type { EVMOpts } from '@ethereumjs/evm';
 import { EvmChainError } from '../errors.js';
-import { chainCrypto } from './crypto.js';
+import { FastAccountStateManager } from './accounts.js';
+import { chainCrypto, keccak256 } from './crypto.js';
+import { installJumpAnalysisCache } from './jump-analysis.js';
 import type { FeeRules } from './fees.js';
 import type { EvmGenesis } from './genesis.js';
 import type { StateDB } from './state-db.js';
 import type { StoredReceipt, RawLog } from './store.js';
+import { orderedTrieRoot } from './trie-root.js';
 
 /** ethereumjs custom precompiles (reference evm.md C.5). */
 export type CustomPrecompiles = NonNullable<EVMOpts['customPrecompiles']>;
@@ -65,26 +67,30 @@ export function chainCommon(chainId: bigint): Common {
 }
 
 /**
- * A Common for decoding and signing txs that every tx shares: @ethereumjs copies the Common and
- * rebuilds its params (a JSON deep copy) in each tx constructor, a third of a tx's decode time
- * (reference evm.md C.9, D). Safe because nothing changes a tx's Common once built: runTx only sets
- * a tx's hardfork when it differs from the block's, and it never does here (one hardfork).
+ * A Common for txs and block headers that they all share: @ethereumjs copies the Common and rebuilds
+ * its params (a JSON deep copy) in each tx and header constructor — a third of a tx's decode time, and
+ * ~0.2 ms per header, twice per built block (reference evm.md C.9, D). It holds the tx and the block
+ * params (no key of both differs), so a block decoded with it gives its txs the same Common. Safe
+ * because nothing changes such a Common once built: runTx only sets a tx's hardfork when it differs
+ * from the block's, and it never does here (one hardfork); headers are made without setHardfork.
  */
 export function sharedTxCommon(common: Common): Common {
   const shared = common.copy();
   shared.updateParams(paramsTx);
+  shared.updateParams(paramsBlock);
   shared.copy = () => shared;
   shared.updateParams = () => shared;
   return shared;
 }
 
 /** A MerkleStateManager with caches over the chain's trie database at `root`. */
-export async function stateManagerAt(common: Common, db: StateDB, root: Uint8Array | undefined, cacheSize: number): Promise<MerkleStateManager> {
+export async function stateManagerAt(common: Common, db: StateDB, root: Uint8Array | undefined, cacheSize: number): Promise<FastAccountStateManager> {
   const trie = await createMPT({ db: db.shallowCopy(), useKeyHashing: true, common, valueEncoding: 'view', cacheSize, ...(root ? { root } : {}) });
-  return new MerkleStateManager({ common, trie, caches: new Caches() });
+  return new FastAccountStateManager({ common, trie, caches: new Caches() });
 }
 
 export async function makeVM(common: Common, sm: MerkleStateManager, hooks: ExecutionHooks, blockHash: BlockHashLookup): Promise<VM> {
+  await installJumpAnalysisCache();
   const blockchain = {
     async getBlock(n: number) {
       const h = (await blockHash(BigInt(n))) ?? ZERO32;
@@ -131,6 +137,9 @@ export function nextHeaderData(parent: Block, timestamp: bigint, fees: FeeRules,
 export class Executor {
   #root: Uint8Array;
 
+  /** The shared Common of txs and headers (sharedTxCommon). */
+  readonly dataCommon: Common;
+
   private constructor(
     readonly common: Common,
     readonly vm: VM,
@@ -138,6 +147,7 @@ export class Executor {
     private readonly hooks: ExecutionHooks,
   ) {
     this.#root = KECCAK256_RLP;
+    this.dataCommon = sharedTxCommon(common);
   }
 
   static async create(common: Common, db: StateDB, hooks: ExecutionHooks, blockHash: BlockHashLookup): Promise<Executor> {
@@ -189,9 +199,9 @@ export class Executor {
         excessBlobGas: 0n,
         parentBeaconBlockRoot: ZERO32,
       },
-      { common: this.common, skipConsensusFormatValidation: true },
+      { common: this.dataCommon, skipConsensusFormatValidation: true },
     );
-    return new Block(header, [], [], [], { common: this.common });
+    return new Block(header, [], [], [], { common: this.dataCommon });
   }
 
   /**
@@ -202,7 +212,7 @@ export class Executor {
   async build(parent: Block, timestamp: bigint, candidates: readonly TypedTransaction[], maxTxs: number): Promise<Execution> {
     const hdr = nextHeaderData(parent, timestamp, this.hooks.fees, this.common);
     await this.moveTo(parent.header.stateRoot);
-    const ctxBlock = createBlock({ header: hdr }, { common: this.common });
+    const ctxBlock = createBlock({ header: hdr }, { common: this.dataCommon });
     const gasLimit = hdr.gasLimit as bigint;
     const included: ExecutedTx[] = [];
     const dropped: Array<{ tx: TypedTransaction; reason: string }> = [];
@@ -244,7 +254,7 @@ export class Executor {
     const h = block.header;
     await this.moveTo(parent.header.stateRoot);
     const hdr: HeaderData = { ...nextHeaderData(parent, h.timestamp, this.hooks.fees, this.common), coinbase: h.coinbase, extraData: h.extraData };
-    const ctxBlock = createBlock({ header: hdr }, { common: this.common });
+    const ctxBlock = createBlock({ header: hdr }, { common: this.dataCommon });
     const included: ExecutedTx[] = [];
     let gasUsed = 0n;
     await this.vm.evm.journal.checkpoint();
@@ -297,13 +307,13 @@ export class Executor {
     const stateRoot = await this.sm.getStateRoot();
     this.#root = stateRoot;
     const txs = included.map((e) => e.tx);
-    const receiptTrie = new MerklePatriciaTrie({ common: this.common });
     const bloom = new Bloom(undefined, this.common);
     const receipts: StoredReceipt[] = [];
+    const encodedReceipts: Uint8Array[] = [];
     const senders: Uint8Array[] = [];
-    for (const [i, { tx, result }] of included.entries()) {
+    for (const { tx, result } of included) {
       const r = result.receipt as { status?: 0 | 1; cumulativeBlockGasUsed: bigint; logs: RawLog[] };
-      await receiptTrie.put(RLP.encode(i), encodeReceipt(result.receipt, tx.type));
+      encodedReceipts.push(encodeReceipt(result.receipt, tx.type));
       bloom.or(result.bloom);
       receipts.push({
         status: r.status === 1 ? 1 : 0,
@@ -314,18 +324,42 @@ export class Executor {
       });
       senders.push(tx.getSenderAddress().bytes);
     }
-    const transactionsTrie = txs.length === 0 ? KECCAK256_RLP : await genTransactionsTrieRoot(txs, new MerklePatriciaTrie({ common: this.common }));
+    const hash = this.common.customCrypto.keccak256 ?? keccak256;
     const header = createBlockHeader(
-      { ...hdr, stateRoot, transactionsTrie, receiptTrie: txs.length === 0 ? KECCAK256_RLP : receiptTrie.root(), logsBloom: bloom.bitvector, gasUsed },
-      { common: this.common },
+      {
+        ...hdr,
+        stateRoot,
+        transactionsTrie: orderedTrieRoot(txs.map((tx) => tx.serialize()), hash),
+        receiptTrie: orderedTrieRoot(encodedReceipts, hash),
+        logsBloom: bloom.bitvector,
+        gasUsed,
+      },
+      { common: this.dataCommon },
     );
-    const block = new Block(header, txs, [], [], { common: this.common });
+    const block = new Block(header, txs, [], [], { common: this.dataCommon });
     return { block, receipts, senders, dropped };
   }
 }
 
 function invalid(why: string): EvmChainError {
   return new EvmChainError('InvalidBlock', `invalid block: ${why}`);
+}
+
+/**
+ * Freezes a tx decoded unfrozen (`freeze: false`) after recovering its sender once, so that every
+ * later `getSenderAddress()` returns that Address. @ethereumjs caches the public key but hashes it into
+ * an address again on each call (noble keccak, ~5 calls per tx between admission and its receipt:
+ * ~7 % of a node's CPU under load); frozen as @ethereumjs freezes it, so its hash is cached as usual.
+ * A tx already frozen is left as it is. Throws as `getSenderAddress` does for a bad signature.
+ */
+export function freezeWithSender(tx: TypedTransaction): Address {
+  if (Object.isFrozen(tx)) return tx.getSenderAddress();
+  const publicKey = tx.getSenderPublicKey();
+  tx.cache.senderPubKey = publicKey;
+  const sender = new Address(keccak256(publicKey).slice(12));
+  (tx as { getSenderAddress: () => Address }).getSenderAddress = () => sender;
+  Object.freeze(tx);
+  return sender;
 }
 
 /** True for tx types this chain admits (legacy, EIP-2930, EIP-1559; not blob or EIP-7702). */

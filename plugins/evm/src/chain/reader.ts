@@ -11,6 +11,7 @@ import { RLP } from '@ethereumjs/rlp';
 import { Caches, MerkleStateManager } from '@ethereumjs/statemanager';
 import { type Account, type Address, bytesToHex, createAccountFromRLP, equalsBytes } from '@ethereumjs/util';
 import type { VM } from '@ethereumjs/vm';
+import { accountOf, FastAccountStateManager } from './accounts.js';
 import { makeVM, stateManagerAt, type BlockHashLookup, type ExecutionHooks } from './executor.js';
 import type { StateDB } from './state-db.js';
 
@@ -23,7 +24,7 @@ const MEMO_MAX = 200_000;
  * every call walks the trie again (and a storage trie has no node cache). Valid because this state
  * manager never commits: its root only changes through setStateRoot, which clears the memo.
  */
-class ReaderStateManager extends MerkleStateManager {
+class ReaderStateManager extends FastAccountStateManager {
   readonly #accounts = new Map<string, Uint8Array | null>();
   readonly #slots = new Map<string, Uint8Array | null>();
 
@@ -37,7 +38,7 @@ class ReaderStateManager extends MerkleStateManager {
 
   override async getAccount(address: Address): Promise<Account | undefined> {
     const elem = this._caches?.account?.get(address);
-    if (elem !== undefined) return elem.accountRLP !== undefined ? createAccountFromRLP(elem.accountRLP) : undefined;
+    if (elem !== undefined) return elem.accountRLP !== undefined ? accountOf(elem.accountRLP) : undefined;
     const k = bytesToHex(address.bytes);
     let rlp = this.#accounts.get(k);
     if (rlp === undefined) {
