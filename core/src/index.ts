@@ -8,7 +8,6 @@ export { keystoreApi } from './api/keystore/api.js';
 export { healthApi } from './api/health/api.js';
 export { Keystore } from './keystore/keystore.js';
 export { LevelStore } from './db/level.js';
-export { PrefixedStore } from './db/prefixed.js';
 export { ChainAliases } from './chains/aliases.js';
 export { ChainManager, type Chain, type AcceptedBlock } from './chains/manager.js';
 export { SnowmanEngine, runThroughputBenchmark, DEFAULT_SNOW_PARAMS, type SnowParams } from './consensus/index.js';

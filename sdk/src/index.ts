@@ -1,6 +1,7 @@
 export * from './errors/errors.js';
 export * from './db/store.js';
 export * from './db/memory.js';
+export * from './db/prefixed.js';
 export * from './log/logger.js';
 export * from './encoding/bytes.js';
 export * from './encoding/hex.js';

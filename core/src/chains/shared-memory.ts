@@ -4,8 +4,7 @@
  * them, A puts them. Writes go into the root batch behind the VM's own batch, so they commit
  * atomically with the block that makes them.
  */
-import { NodeError, concatBytes, type Id, type KeyValueStore, type SharedMemory, type WriteBatch } from '@cornice/sdk';
-import { rootBatchOf, type PrefixedStore } from '../db/prefixed.js';
+import { NodeError, concatBytes, rootBatchOf, type Id, type KeyValueStore, type PrefixedStore, type SharedMemory, type WriteBatch } from '@cornice/sdk';
 
 export class SharedMemoryError extends NodeError<'ForeignBatch'> {}
 

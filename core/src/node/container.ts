@@ -10,7 +10,7 @@
  */
 import 'reflect-metadata';
 import { container as globalContainer, instanceCachingFactory, type DependencyContainer } from 'tsyringe';
-import type { BoundService, Clock, Id, KeyValueStore, Logger, ShortId, VMFactory } from '@cornice/sdk';
+import { PrefixedStore, type BoundService, type Clock, type Id, type KeyValueStore, type Logger, type ShortId, type VMFactory } from '@cornice/sdk';
 import { Profiler } from '../api/admin/profiler.js';
 import { HealthChecks } from '../api/health/checks.js';
 import { JsonRpcEndpoint } from '../api/jsonrpc.js';
@@ -25,7 +25,6 @@ import { sharedMemoryFor } from '../chains/shared-memory.js';
 import type { NodeConfig } from '../config/config.js';
 import { benchlistOf, snowParamsOf, timeoutsOf } from '../config/parse.js';
 import { AdaptiveTimeout, systemScheduler, type Scheduler } from '../consensus/index.js';
-import { PrefixedStore } from '../db/prefixed.js';
 import { genesisValidators, type ChainDefinition, type NetworkGenesis } from '../genesis/genesis.js';
 import { Keystore } from '../keystore/keystore.js';
 import type { KdfParams } from '../keystore/crypto.js';

@@ -12,4 +12,3 @@ export { sweepCases, rpcSweep, maxSizeCases, maxSizeSweep, largestValue, pollHea
 export type { AcceptedBlock } from '../chains/manager.js';
 /** Shared memory over a store, as a node gives each chain (for tests of atomic import/export between VMs). */
 export { sharedMemoryFor } from '../chains/shared-memory.js';
-export { PrefixedStore } from '../db/prefixed.js';

@@ -2,7 +2,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Id, MemoryStore, utf8Encode } from '@cornice/sdk';
 import { sharedMemoryFor } from '../../src/chains/shared-memory.js';
-import { PrefixedStore } from '../../src/db/prefixed.js';
+import { PrefixedStore } from '@cornice/sdk';
 
 const X = Id.fromBytes(new Uint8Array(32).fill(1));
 const P = Id.fromBytes(new Uint8Array(32).fill(2));

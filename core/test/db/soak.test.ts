@@ -14,7 +14,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Id, type KeyValueStore } from '@cornice/sdk';
 import { LevelStore } from '../../src/db/level.js';
-import { PrefixedStore } from '../../src/db/prefixed.js';
+import { PrefixedStore } from '@cornice/sdk';
 import { Keystore } from '../../src/keystore/keystore.js';
 
 const CONCURRENCY = 16;

@@ -5,7 +5,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { MemoryStore, type KeyValueStore } from '@cornice/sdk';
 import { LevelStore } from '../../src/db/level.js';
-import { PrefixedStore } from '../../src/db/prefixed.js';
+import { PrefixedStore } from '@cornice/sdk';
 
 const b = (...xs: number[]) => Uint8Array.from(xs);
 const all = async (s: KeyValueStore, r?: Parameters<KeyValueStore['iterate']>[0]) => {

@@ -10,7 +10,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { MemoryStore, ShortId, sha256, silentLogger } from '@cornice/sdk';
 import { DbMismatchError } from '../../src/db/meta.js';
-import { PrefixedStore } from '../../src/db/prefixed.js';
+import { PrefixedStore } from '@cornice/sdk';
 import { encodeGenesis } from '../../src/platform/genesis.js';
 import { ConfigError } from '../../src/config/config.js';
 import { parseConfig } from '../../src/config/parse.js';

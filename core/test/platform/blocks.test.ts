@@ -5,7 +5,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Id, NodeError, PrivateKey, ShortId, Writer, concatBytes, isNotFoundError, signerRecoveries, type Block } from '@cornice/sdk';
-import { PrefixedStore } from '../../src/db/prefixed.js';
+import { PrefixedStore } from '@cornice/sdk';
 import { sharedMemoryFor } from '../../src/chains/shared-memory.js';
 import { EventQueue } from '../../src/consensus/sim/events.js';
 import { chainVMCompliance } from '../../src/testing/compliance.js';

@@ -1,6 +1,6 @@
 /** A platform VM on a memory store with an injected clock, and helpers to sign and drive blocks. */
 import { Id, MemoryStore, PrivateKey, ShortId, vmIdFromName, type ChainContext, type KeyValueStore, type Logger } from '@cornice/sdk';
-import { PrefixedStore } from '../../src/db/prefixed.js';
+import { PrefixedStore } from '@cornice/sdk';
 import { sharedMemoryFor } from '../../src/chains/shared-memory.js';
 import { testChainContext } from '../../src/testing/context.js';
 import { encodeUtxo, unsignedTxBytes, txId, utxoId } from '../../src/platform/codec.js';

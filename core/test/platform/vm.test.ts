@@ -1,7 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Id, PrivateKey, ShortId, vmIdFromName } from '@cornice/sdk';
-import { PrefixedStore } from '../../src/db/prefixed.js';
+import { PrefixedStore } from '@cornice/sdk';
 import { sharedMemoryFor } from '../../src/chains/shared-memory.js';
 import { decodeUtxo, encodeUtxo, txId, utxoId } from '../../src/platform/codec.js';
 import { DEFAULT_SUBNET_ID, EMPTY_SIGNATURE, PLATFORM_CHAIN_ID, type IssuableTx } from '../../src/platform/model.js';

@@ -1,8 +1,8 @@
 // An AssetVM on a memory store with an injected clock and a real shared memory (the platform chain's
 // side included), a genesis funding ewoq, and builders of signed txs.
 import * as assert from 'uvu/assert';
-import { PrefixedStore, sharedMemoryFor, testChainContext } from '@cornice/core/testing';
-import { Id, MemoryStore, PrivateKey, hasErrorCode, type ChainContext, type ChainNetwork, type KeyValueStore, type SharedMemory, type ShortId } from '@cornice/sdk';
+import { sharedMemoryFor, testChainContext } from '@cornice/core/testing';
+import { Id, MemoryStore, PrefixedStore, PrivateKey, hasErrorCode, type ChainContext, type ChainNetwork, type KeyValueStore, type SharedMemory, type ShortId } from '@cornice/sdk';
 import {
   AssetVM,
   PLATFORM_CHAIN_ID,

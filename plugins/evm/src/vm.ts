@@ -3,6 +3,7 @@
  * Ethereum JSON-RPC at `rpc` and `ws` over the chain's EvmBackend.
  */
 import {
+  PrefixedStore,
   Id,
   NotFoundError,
   utf8Decode,
@@ -19,7 +20,6 @@ import { ChainBackend } from './chain/backend.js';
 import { EvmChain, type EvmChainOptions } from './chain/chain.js';
 import { EvmChainError } from './errors.js';
 import { createEthRpc, type EthMethod, type EthRpc } from './rpc/index.js';
-import { SubStore } from './prefixed.js';
 
 export const EVM_VM_VERSION = '0.1.0';
 
@@ -131,7 +131,7 @@ export class EvmVM implements ChainVM {
     const ctx = this.#ctx!;
     this.#rpc ??= createEthRpc(this.#backend!, {
       clientVersion: this.opts.clientVersion ?? `cornice-evm/${EVM_VM_VERSION}`,
-      accounts: new SubStore(ctx.db, 'personal'),
+      accounts: new PrefixedStore(ctx.db, 'personal'),
       log: chain.log,
       clock: ctx.clock,
       ...(this.opts.extraMethods ? { extraMethods: this.opts.extraMethods(this.#backend!, chain) } : {}),

@@ -3,7 +3,7 @@
  * mempool, the executing VM (build/verify) and the reading VM (state reads, eth_call at the accepted
  * root), and persists accepted blocks with their trie nodes in one batch.
  */
-import { EventWaiter, NotFoundError, serializer, toHex, type ChainContext, type KeyValueStore, type Logger, type VMEvent } from '@cornice/sdk';
+import { EventWaiter, NotFoundError, PrefixedStore, serializer, toHex, type ChainContext, type KeyValueStore, type Logger, type VMEvent } from '@cornice/sdk';
 import { createBlockFromRLP, type Block as EthBlock } from '@ethereumjs/block';
 import type { Common } from '@ethereumjs/common';
 import type { TypedTransaction } from '@ethereumjs/tx';
@@ -12,7 +12,6 @@ import { Subject } from 'rxjs';
 import type { AcceptedBlock, TxView } from '../backend.js';
 import { EvmBlock, type BlockHost } from '../block.js';
 import { EvmChainError } from '../errors.js';
-import { SubStore } from '../prefixed.js';
 import { chainCommon, Executor, type CustomPrecompiles, type Execution } from './executor.js';
 import { dynamicFeeRules, type FeeRules, type ParentFeeInfo } from './fees.js';
 import { parseGenesis, type EvmGenesis } from './genesis.js';
@@ -88,8 +87,8 @@ export class EvmChain {
   readonly #ctx: ChainContext;
   readonly #opts: EvmChainOptions;
   readonly #stateDb: StateDB;
-  readonly #stateSub: SubStore;
-  readonly #chainSub: SubStore;
+  readonly #stateSub: PrefixedStore;
+  readonly #chainSub: PrefixedStore;
   readonly #exec: Executor;
   readonly #execQueue = serializer();
   readonly #waiter: EventWaiter;
@@ -105,7 +104,7 @@ export class EvmChain {
   #tip = new Map<string, bigint>();
   #closed = false;
 
-  private constructor(ctx: ChainContext, genesis: EvmGenesis, opts: EvmChainOptions, exec: Executor, stateDb: StateDB, stateSub: SubStore, chainSub: SubStore, reader: StateReader) {
+  private constructor(ctx: ChainContext, genesis: EvmGenesis, opts: EvmChainOptions, exec: Executor, stateDb: StateDB, stateSub: PrefixedStore, chainSub: PrefixedStore, reader: StateReader) {
     this.#ctx = ctx;
     this.#opts = opts;
     this.genesis = genesis;
@@ -117,7 +116,7 @@ export class EvmChain {
     this.#stateSub = stateSub;
     this.#chainSub = chainSub;
     this.store = new ChainStore(chainSub);
-    this.accountsStore = new SubStore(ctx.db, 'accounts');
+    this.accountsStore = new PrefixedStore(ctx.db, 'accounts');
     this.#exec = exec;
     this.reader = reader;
     this.log = ctx.log.child({ module: 'evm' });
@@ -133,8 +132,8 @@ export class EvmChain {
   static async open(ctx: ChainContext, genesisBytes: Uint8Array, opts: EvmChainOptions = {}): Promise<EvmChain> {
     const genesis = parseGenesis(genesisBytes);
     const common = chainCommon(genesis.chainId);
-    const stateSub = new SubStore(ctx.db, 'state');
-    const chainSub = new SubStore(ctx.db, 'chain');
+    const stateSub = new PrefixedStore(ctx.db, 'state');
+    const chainSub = new PrefixedStore(ctx.db, 'chain');
     const stateDb = new StateDB(stateSub);
     const store = new ChainStore(chainSub);
     let chain: EvmChain | undefined;

@@ -1,21 +1,35 @@
-import { concatBytes, utf8Encode, type KeyRange, type KeyValueStore, type WriteBatch } from '@cornice/sdk';
+import { concatBytes, utf8Encode } from '../encoding/bytes.js';
+import type { KeyRange, KeyValueStore, WriteBatch } from './store.js';
+
+/** Registered, so that batches made by another copy of the sdk (a plugin's) are recognised too. */
+const ROOT_BATCH = Symbol.for('cornice.rootBatch');
 
 /**
- * A sub-store under a namespace of the chain's store (`u8 length || name`, so no namespace is a
- * prefix of another). The plugin depends on the sdk only, which has no prefixed store.
+ * The batch of the root store behind a (possibly nested) prefixed-store batch, so that the node can
+ * add writes outside the prefix (shared memory) to the same atomic commit. Undefined for other batches.
  */
-export class SubStore implements KeyValueStore {
+export function rootBatchOf(batch: WriteBatch): WriteBatch | undefined {
+  return (batch as { [ROOT_BATCH]?: WriteBatch })[ROOT_BATCH];
+}
+
+/**
+ * A sub-store whose keys live under a namespace of the parent (a chain's store under the node's, a
+ * VM's sections under its chain's). The namespace bytes are `u8 length || name`, so no namespace is
+ * a prefix of another and nesting composes.
+ */
+export class PrefixedStore implements KeyValueStore {
   readonly prefix: Uint8Array;
 
   constructor(
     private readonly parent: KeyValueStore,
-    namespace: string,
+    namespace: string | Uint8Array,
   ) {
-    const name = utf8Encode(namespace);
+    const name = typeof namespace === 'string' ? utf8Encode(namespace) : namespace;
+    if (name.length === 0 || name.length > 255) throw new RangeError('namespace must be 1 to 255 bytes');
     this.prefix = concatBytes(Uint8Array.of(name.length), name);
   }
 
-  /** The parent's key of `key`: to join this store's writes to a batch of the parent. */
+  /** The parent's key for `key`. */
   key(key: Uint8Array): Uint8Array {
     return concatBytes(this.prefix, key);
   }
@@ -37,9 +51,10 @@ export class SubStore implements KeyValueStore {
     return this.within(this.parent.batch());
   }
 
-  /** A view of a parent batch that writes under this namespace. */
+  /** A view of `inner`, a batch of the parent, that writes under this namespace: several sub-stores' writes in one commit. */
   within(inner: WriteBatch): WriteBatch {
-    const batch: WriteBatch = {
+    const batch: WriteBatch & { [ROOT_BATCH]: WriteBatch } = {
+      [ROOT_BATCH]: rootBatchOf(inner) ?? inner,
       put: (key, value) => (inner.put(this.key(key), value), batch),
       delete: (key) => (inner.delete(this.key(key)), batch),
       get length() {
@@ -62,6 +77,6 @@ export class SubStore implements KeyValueStore {
     for await (const [k, v] of this.parent.iterate(inner)) yield [k.subarray(n), v];
   }
 
-  /** A sub-store does not own its parent. */
+  /** A sub-store does not own its parent: closing it is a no-op. */
   async close(): Promise<void> {}
 }
