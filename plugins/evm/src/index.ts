@@ -1,15 +1,20 @@
+/**
+ * @cornice/evm — light on purpose: this is what a node imports to learn the plugin (vmFactory), so
+ * it holds no @ethereumjs code. The execution classes are at `@cornice/evm/chain`; types of both are
+ * here.
+ */
 export * from './backend.js';
+export { EVM_VM_VERSION } from './version.js';
+export type { EvmVM, EvmVMOptions } from './vm.js';
+export type { EvmBlock, BlockStatus } from './block.js';
+export type { EvmChain, EvmChainOptions } from './chain/chain.js';
+export type { ChainBackend } from './chain/backend.js';
 export { vmFactory, defineEvmVM } from './factory.js';
-export { EvmVM, EVM_VM_VERSION, type EvmVMOptions } from './vm.js';
-export { EvmBlock, type BlockStatus } from './block.js';
 export { EvmChainError, type EvmChainErrorCode } from './errors.js';
-export { EvmChain, type EvmChainOptions } from './chain/chain.js';
-export { ChainBackend, revertError, decodeRevertReason } from './chain/backend.js';
 export { dynamicFeeRules, C_CHAIN_MIN_BASE_FEE, BLACKHOLE_ADDRESS, type FeeRules, type ParentFeeInfo, type DynamicFeeOptions } from './chain/fees.js';
 export { parseGenesis, type EvmGenesis, type GenesisAccount } from './chain/genesis.js';
 export type { CustomPrecompiles } from './chain/executor.js';
 export type { MempoolOptions } from './chain/mempool.js';
-export { chainCrypto, secpBackendName, keccakBackendName, keccak256 } from './chain/crypto.js';
 export * from './rpc/index.js';
 export { revertReason } from './rpc/eth.js';
 // For extension methods (options.extraMethods): argument parsing and formats with geth's texts.

@@ -19,9 +19,9 @@ import { EvmBlock } from './block.js';
 import { ChainBackend } from './chain/backend.js';
 import { EvmChain, type EvmChainOptions } from './chain/chain.js';
 import { EvmChainError } from './errors.js';
+import { EVM_VM_VERSION } from './version.js';
 import { createEthRpc, type EthMethod, type EthRpc } from './rpc/index.js';
 
-export const EVM_VM_VERSION = '0.1.0';
 
 export interface EvmVMOptions extends EvmChainOptions {
   /**

@@ -1,7 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { bigIntToUnpaddedBytes } from '@ethereumjs/util';
-import { chainCrypto, secpBackendName, keccakBackendName, keccak256 } from '../src/index.js';
+import { chainCrypto, secpBackendName, keccakBackendName, keccak256 } from '../src/chain-entry.js';
 import { referenceCrypto } from '../src/chain/crypto.js';
 import { common, key, signedTx, hex, addr } from './helpers.js';
 

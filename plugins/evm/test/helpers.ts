@@ -1,7 +1,8 @@
 import { MemoryStore, utf8Encode, type KeyValueStore } from '@cornice/sdk';
 import { testChainContext } from '@cornice/core/testing';
 import { createTx, type TypedTransaction } from '@ethereumjs/tx';
-import { EvmVM, type EvmVMOptions } from '../src/index.js';
+import type { EvmVMOptions } from '../src/index.js';
+import { EvmVM } from '../src/chain-entry.js';
 import { chainCommon } from '../src/chain/executor.js';
 import { addressOfKey } from '../src/chain/crypto.js';
 

@@ -3,7 +3,8 @@ import * as assert from 'uvu/assert';
 import { hasErrorCode, utf8Encode } from '@cornice/sdk';
 import { testChainContext } from '@cornice/core/testing';
 import { EVMError } from '@ethereumjs/evm';
-import { EvmVM, defineEvmVM, dynamicFeeRules, type FeeRules } from '../src/index.js';
+import { defineEvmVM, dynamicFeeRules, type FeeRules } from '../src/index.js';
+import { EvmVM } from '../src/chain-entry.js';
 import { EWOQ, GENESIS, GWEI, addr, buildAndAccept, hex, signedTx, startVM, word } from './helpers.js';
 
 test('fee rules hook: base fee, gas limit and fee recipient come from the rules; base fee credited when asked', async () => {
