@@ -47,8 +47,23 @@ export async function startNode(args, { timeoutMs = 30_000 } = {}) {
     }
   }
   const startMs = performance.now() - t0;
+  await untilChainsStarted(url, proc, t0, timeoutMs);
   const exited = new Promise((resolve) => proc.on('close', resolve));
   return { proc, url, port, startMs, stop: () => (proc.kill('SIGTERM'), exited) };
+}
+
+/**
+ * The API answers while the chains start: waits for the `chains` health check to pass (every genesis
+ * chain created) before a benchmark uses them.
+ */
+export async function untilChainsStarted(url, proc, t0 = performance.now(), timeoutMs = 30_000) {
+  for (;;) {
+    if (proc.exitCode !== null) throw new Error(`node exited with ${proc.exitCode}`);
+    if (performance.now() - t0 > timeoutMs) throw new Error('the node\'s chains did not start in time');
+    const checks = (await rpc(`${url}/ext/health`, 'health.getLiveness').catch(() => undefined))?.result?.checks;
+    if (checks && (checks.chains === undefined || !checks.chains.error)) return;
+    await new Promise((r) => setTimeout(r, 5));
+  }
 }
 
 export function rssMb(pid) {

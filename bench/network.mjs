@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PrivateKey, cb58Encode } from '@cornice/sdk';
 import { acceptedFeed, fanOut, issueInBatches, issueOneByOne, signedTx, transferOut } from './avm.mjs';
-import { CORNICE_BIN, freePort, report, rpc } from './lib.mjs';
+import { CORNICE_BIN, freePort, report, rpc, untilChainsStarted } from './lib.mjs';
 
 const fixture = (f) => fileURLToPath(new URL(`../core/fixtures/staking/local/${f}`, import.meta.url));
 const NODE1_ID = 'LHgqGqV1QYBuyTywXEvmswXme3iH8myRY';
@@ -48,6 +48,7 @@ async function startNode(i, dir, beaconPort, stakingPort, extra = []) {
     } catch {}
     await new Promise((r) => setTimeout(r, 20));
   }
+  await untilChainsStarted(url, proc);
   const exited = new Promise((resolve) => proc.on('close', resolve));
   return { url, logs, startedAt: t0, stop: () => (proc.kill('SIGTERM'), exited) };
 }

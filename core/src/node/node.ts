@@ -208,22 +208,6 @@ export async function startNode(config: NodeConfig, deps: NodeDeps): Promise<Run
 
     containStreamErrors(log.child({ module: 'chains' }));
     const chainManager = get(c, TOKENS.chainManager);
-    stops.push(() => chainManager.shutdown());
-    const creator = get(c, TOKENS.chainCreator);
-    stops.push(() => creator.stop()); // runs first: no chain is created while the chains stop
-    // The platform chain first: at initialize it reports the chains of its state (the genesis
-    // chains at first start), which the creator then runs in order.
-    await chainManager.createChain({
-      ...PLATFORM_CHAIN,
-      id: PLATFORM_CHAIN_ID,
-      subnetId: DEFAULT_SUBNET_ID,
-      vmId: platform.vmId,
-      fxIds: [],
-      genesis: encodeGenesis(genesis.platform),
-    });
-    creator.start();
-    await creator.settled();
-
     if (config.apiAdminEnabled) {
       routes.mount('admin', {
         kind: 'jsonrpc',
@@ -250,8 +234,35 @@ export async function startNode(config: NodeConfig, deps: NodeDeps): Promise<Run
       routes.mount('ipcs', { kind: 'jsonrpc', endpoint: endpoint([ipcsService(ipc)]) });
     }
 
+    // The API answers while the chains start (a chain's VM may take a while to initialize: a big
+    // database, a plugin's code to load); a chain's routes appear when it is created, and the
+    // `chains` health check is red until every chain of the genesis and the platform state runs.
+    let chainsStarted = false;
+    health.register('chains', async () => {
+      if (!chainsStarted) throw new Error(`starting: ${chainManager.chains.length} chain(s) running so far`);
+      return { running: chainManager.chains.length };
+    });
     const http = get(c, TOKENS.http);
     const address = await http.listen();
+    stops.push(() => http.close());
+    stops.push(() => chainManager.shutdown());
+    const creator = get(c, TOKENS.chainCreator);
+    stops.push(() => creator.stop()); // runs first: no chain is created while the chains stop
+    // The platform chain first: at initialize it reports the chains of its state (the genesis
+    // chains at first start), which the creator then runs in order.
+    await chainManager.createChain({
+      ...PLATFORM_CHAIN,
+      id: PLATFORM_CHAIN_ID,
+      subnetId: DEFAULT_SUBNET_ID,
+      vmId: platform.vmId,
+      fxIds: [],
+      genesis: encodeGenesis(genesis.platform),
+    });
+    creator.start();
+    await creator.settled();
+
+    chainsStarted = true;
+    // Registered again so that at a stop the API closes first, before the chains (close is idempotent).
     stops.push(() => http.close());
     const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
     const url = `http://${host}:${address.port}`;

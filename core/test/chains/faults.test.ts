@@ -239,7 +239,7 @@ test('a chain whose createHandlers throws is undone too (routes, aliases, health
     assert.is(shutdowns, 1);
     assert.is(node.chains.resolve('nohandlers'), undefined, 'the alias is gone');
     const health = (await postRpc(`${node.url}/ext/health`, 'health.getLiveness')).result;
-    assert.equal(Object.keys(health.checks).sort(), ['chain P', 'chain ok', 'database', 'network']);
+    assert.equal(Object.keys(health.checks).sort(), ['chain P', 'chain ok', 'chains', 'database', 'network']);
     await node.chainManager.createChain(def(bad, 'nohandlers')).catch(() => undefined);
     assert.is(shutdowns, 2, 'the same chain can be tried again (nothing was left behind)');
   } finally {
