@@ -42,8 +42,8 @@ export class RouteTable {
     if (!ALIAS.test(alias) || alias.split('/').some((s) => s === '.' || s === '..')) {
       throw new RouteError('BadAlias', `alias must be path segments of letters, digits, '.', '_', '~' or '-' (got "${alias.slice(0, 64)}")`);
     }
-    const target = this.#canonical(endpoint, 0) ?? (this.#serves(endpoint) ? endpoint : undefined);
-    if (target === undefined || !this.#serves(target)) throw new RouteError('NoSuchEndpoint', `/ext/${endpoint.slice(0, 256)} doesn't exist`);
+    const target = this.#canonical(endpoint, 0) ?? endpoint;
+    if (!this.#serves(target)) throw new RouteError('NoSuchEndpoint', `/ext/${endpoint.slice(0, 256)} doesn't exist`);
     if (this.#canonical(alias, 0) !== undefined) throw new RouteError('AliasTaken', `/ext/${alias} is already in use`);
     this.#aliases.set(alias, target);
   }

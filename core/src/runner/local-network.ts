@@ -147,9 +147,11 @@ async function waitForNode(url: string, child: ChildProcess): Promise<string> {
     if (Date.now() - t0 > START_TIMEOUT_MS) throw new Error(`${url} did not answer within ${START_TIMEOUT_MS / 1000} s`);
     try {
       const r = await rpc(url, 'admin', 'admin.getNodeID');
-      // The API answers while the chains start: wait until they run (the `chains` health check).
-      const checks = r?.nodeID ? ((await rpc(url, 'health', 'health.getLiveness'))?.checks as Record<string, { error?: string }> | undefined) : undefined;
-      if (r?.nodeID && checks && !checks.chains?.error) return String(r.nodeID);
+      if (r?.nodeID) {
+        // The API answers while the chains start: wait until they run (the `chains` health check).
+        const checks = (await rpc(url, 'health', 'health.getLiveness'))?.checks as Record<string, { error?: string }> | undefined;
+        if (checks && !checks.chains?.error) return String(r.nodeID);
+      }
     } catch {
       // not up yet
     }
