@@ -39,6 +39,9 @@ export function runCli(args: string[], timeoutMs = 30_000, opts: SpawnOptions = 
   return new Promise((resolve, reject) => {
     const proc = spawn(process.execPath, [opts.bin ?? CORNICE_BIN, ...args], {
       stdio: ['ignore', 'pipe', 'pipe'],
+      // Its own process group, so that a timeout also ends what it started (`hardhat run` forks the
+      // script, which would otherwise keep running and hold our pipes open).
+      detached: true,
       ...(opts.cwd ? { cwd: opts.cwd } : {}),
       ...(opts.env ? { env: { ...process.env, ...opts.env } } : {}),
     });
@@ -47,7 +50,11 @@ export function runCli(args: string[], timeoutMs = 30_000, opts: SpawnOptions = 
     proc.stdout.on('data', (d) => (stdout += d));
     proc.stderr.on('data', (d) => (stderr += d));
     const timer = setTimeout(() => {
-      proc.kill('SIGKILL');
+      try {
+        process.kill(-proc.pid!, 'SIGKILL');
+      } catch {
+        proc.kill('SIGKILL');
+      }
       reject(new Error(`${opts.bin ?? 'cornice'} ${args.join(' ')} did not exit within ${timeoutMs} ms; stdout: ${stdout}; stderr: ${stderr}`));
     }, timeoutMs);
     proc.on('close', (code) => {

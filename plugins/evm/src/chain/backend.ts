@@ -34,6 +34,9 @@ import type { StateView } from './reader.js';
 import { keccak256 } from './crypto.js';
 import { blockView, effectiveGasPrice, receiptViews, txView } from './views.js';
 
+/** Default of EvmChainOptions.receiptWaitMs. */
+const DEFAULT_RECEIPT_WAIT_MS = 2_000;
+
 const ZERO_ADDRESS = new Uint8Array(20);
 /** Error(string) selector. */
 const ERROR_SELECTOR = '08c379a0';
@@ -163,9 +166,15 @@ export class ChainBackend implements EvmBackend {
   }
 
   async receipt(hash: Hash): Promise<ReceiptView | undefined> {
-    // A pooled tx is in no accepted block (the pool keeps it until one is): no store read for the
-    // clients that poll for a receipt right after sending.
-    if (this.chain.mempool.get(toHex(hash))) return undefined;
+    // A pooled tx is in no accepted block (the pool keeps it until one is). Its receipt is usually a
+    // few ms away, so wait for it (bounded) rather than answer null: ethers v6's tx.wait() takes a
+    // null receipt, then watches for blocks *after* the one it first sees, so a block accepted in
+    // between on an idle chain (no later block comes) left it waiting forever.
+    const key = toHex(hash);
+    if (this.chain.mempool.get(key)) {
+      await this.chain.untilLeavesPool(key, this.chain.options.receiptWaitMs ?? DEFAULT_RECEIPT_WAIT_MS);
+      if (this.chain.mempool.get(key)) return undefined;
+    }
     const loc = await this.chain.txLocation(hash);
     if (!loc) return undefined;
     const b = await this.chain.acceptedAt(loc.number);

@@ -48,6 +48,11 @@ export interface EvmChainOptions {
   trieCacheSize?: number;
   /** Locations of the most recently accepted txs kept in memory (default 65,536). */
   recentTxIndexSize?: number;
+  /**
+   * Longest an eth_getTransactionReceipt of a pooled tx waits for the tx's block to be accepted, ms
+   * (default 2,000; 0: answer null at once, as geth). See ChainBackend.receipt.
+   */
+  receiptWaitMs?: number;
 }
 
 /** Where an accepted tx is: its block's number and its index there. */
@@ -103,6 +108,8 @@ export class EvmChain {
   #preferred!: EvmBlock;
   #tip = new Map<string, bigint>();
   #closed = false;
+  /** Receipt requests waiting for a pooled tx to leave the pool, by tx hash. */
+  readonly #poolLeaveWaiters = new Map<string, Set<() => void>>();
 
   private constructor(ctx: ChainContext, genesis: EvmGenesis, opts: EvmChainOptions, exec: Executor, stateDb: StateDB, stateSub: PrefixedStore, chainSub: PrefixedStore, reader: StateReader) {
     this.#ctx = ctx;
@@ -260,6 +267,7 @@ export class EvmChain {
     for (const d of exec.dropped) {
       const key = toHex(d.tx.hash());
       this.mempool.remove(key);
+      this.#releasePoolLeave(key);
       this.log.debug('tx dropped at build', { tx: key, reason: d.reason });
     }
     if (exec.block.transactions.length === 0) {
@@ -290,6 +298,32 @@ export class EvmChain {
     );
   }
 
+  /**
+   * Resolves once the pooled tx `hashKey` has left the pool (its block accepted, or dropped), or after
+   * `ms`, or at shutdown; at once if it is not pooled.
+   */
+  untilLeavesPool(hashKey: string, ms: number): Promise<void> {
+    if (this.#closed || ms <= 0 || !this.mempool.get(hashKey)) return Promise.resolve();
+    return new Promise((resolve) => {
+      let waiters = this.#poolLeaveWaiters.get(hashKey);
+      if (!waiters) this.#poolLeaveWaiters.set(hashKey, (waiters = new Set()));
+      // Not unref'd: a waiting request is work in flight (close() releases it).
+      const timer = setTimeout(() => done(), ms);
+      const done = () => {
+        clearTimeout(timer);
+        waiters.delete(done);
+        if (waiters.size === 0) this.#poolLeaveWaiters.delete(hashKey);
+        resolve();
+      };
+      waiters.add(done);
+    });
+  }
+
+  #releasePoolLeave(hashKey: string): void {
+    const waiters = this.#poolLeaveWaiters.get(hashKey);
+    if (waiters) for (const done of [...waiters]) done();
+  }
+
   /** Something may be executable now (a tx was admitted). */
   wake(): void {
     this.#waiter.wake();
@@ -298,6 +332,7 @@ export class EvmChain {
   close(): void {
     this.#closed = true;
     this.#waiter.wake();
+    for (const key of [...this.#poolLeaveWaiters.keys()]) this.#releasePoolLeave(key);
     this.accepted$.complete();
     this.pending$.complete();
     this.#processing.clear();
@@ -365,6 +400,7 @@ export class EvmChain {
       if ((next.get(key) ?? -1n) < n) next.set(key, n);
     });
     for (const [key, n] of next) this.mempool.accepted(key, n);
+    if (this.#poolLeaveWaiters.size > 0) for (const tx of b.eth.transactions) this.#releasePoolLeave(toHex(tx.hash()));
     if (this.#preferred.status !== 'processing' || !this.#onPreferredChain(this.#preferred)) this.#preferred = b;
     this.#recomputeTip();
     this.#waiter.wake();
