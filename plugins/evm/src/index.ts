@@ -14,6 +14,19 @@ export { EvmChainError, type EvmChainErrorCode } from './errors.js';
 export { dynamicFeeRules, C_CHAIN_MIN_BASE_FEE, BLACKHOLE_ADDRESS, type FeeRules, type ParentFeeInfo, type DynamicFeeOptions } from './chain/fees.js';
 export { parseGenesis, type EvmGenesis, type GenesisAccount } from './chain/genesis.js';
 export type { CustomPrecompiles } from './chain/executor.js';
+export type {
+  ChainRules,
+  ChainRulesFactory,
+  HookState,
+  ParentHeader,
+  HeaderFields,
+  BlockInfo,
+  IncludedTx,
+  PrecompileCall,
+  PrecompileLog,
+  PrecompileResult,
+  StatefulPrecompile,
+} from './chain/rules.js';
 export type { MempoolOptions } from './chain/mempool.js';
 export * from './rpc/index.js';
 export { revertReason } from './rpc/eth.js';

@@ -13,6 +13,7 @@ import type { AcceptedBlock, TxView } from '../backend.js';
 import { EvmBlock, type BlockHost } from '../block.js';
 import { EvmChainError } from '../errors.js';
 import { chainCommon, Executor, type CustomPrecompiles, type Execution } from './executor.js';
+import type { ChainRulesFactory } from './rules.js';
 import { dynamicFeeRules, type FeeRules, type ParentFeeInfo } from './fees.js';
 import { parseGenesis, type EvmGenesis } from './genesis.js';
 import { Mempool, type MempoolOptions } from './mempool.js';
@@ -24,7 +25,12 @@ import { blockView, receiptViews, txView } from './views.js';
 export interface EvmChainOptions {
   /** Fee rules from the genesis (default: the C-Chain's dynamic rule, 25 gwei floor). */
   fees?: (genesis: EvmGenesis) => FeeRules;
-  /** ethereumjs custom precompiles (e.g. the subnet-EVM's allow lists). */
+  /**
+   * Chain rules from the genesis and the upgrade config (the subnet-EVM's fee config, precompiles,
+   * allow lists): see chain/rules.ts.
+   */
+  rules?: ChainRulesFactory;
+  /** ethereumjs custom precompiles (stateless; stateful ones go in `rules`). */
   customPrecompiles?: CustomPrecompiles;
   /** VM params overrides. */
   vmParams?: Record<string, Record<string, unknown>>;
