@@ -216,6 +216,10 @@ test('unknown vmID: a clear error naming it and the loaded VMs; the Default Subn
     assert.match(r.error.message, /timestamp/);
     const d = await node.call('P', 'platform.createBlockchain', { subnetID: '11111111111111111111111111111111LpoYY', vmID: 'timestamp', name: 'x', payerNonce: 1, genesisData: cb58Encode(new Uint8Array()) });
     assert.match(d.error!.message, /new blockchain can't be validated by default Subnet/);
+    // The VM checks the genesis before the tx is built: an EVM genesis without a chain ID.
+    const g = await node.call('P', 'platform.createBlockchain', { subnetID: '2bRCr6B4MiEfSjidDwxDpdCyviwnfUVqB2HGwhm947w9YYqb7r', vmID: 'evm', name: 'x', payerNonce: 1, genesisData: cb58Encode(new TextEncoder().encode('{"config":{},"alloc":{}}')) });
+    assert.is(g.error?.code, -32602);
+    assert.match(g.error!.message, /^genesisData: not valid genesis data for this VM: invalid genesis: config.chainId/);
   } finally {
     await node.stop();
   }

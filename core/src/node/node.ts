@@ -169,6 +169,9 @@ export async function startNode(config: NodeConfig, deps: NodeDeps): Promise<Run
         validatorsChanged: (subnetId, validators) => get(c, TOKENS.chainCreator).validatorsChanged(subnetId, validators),
       },
       resolveVm: (vm) => creatableVm(vms, platform.vmId)(vm),
+      checkGenesis: async (vmId, genesis) => {
+        await vms.resolve(vmId).checkGenesis?.(genesis);
+      },
       isChainRunning: (chainId) => get(c, TOKENS.chainManager).isRunning(chainId),
       ...(genesis.nativeAssetId ? { nativeAssetId: genesis.nativeAssetId } : {}),
     });

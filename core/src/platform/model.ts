@@ -245,6 +245,8 @@ export interface PlatformBackend {
   blockchainStatus(chainId: Id): Promise<BlockchainStatus>;
   /** A vmID from a vmID or alias of a VM this node has loaded; PlatformError('UnknownVM') naming the loaded VMs. */
   resolveVm(vm: string): Id;
+  /** Throws (the VM's reason) when `genesis` is not valid genesis data for the VM. */
+  checkGenesis(vmId: Id, genesis: Uint8Array): Promise<void>;
   /** The chain whose atomic UTXOs importNATIVE sweeps and exportNATIVE targets (the X-Chain), and the native asset. */
   atomicPeer(): { chainId: Id; assetId: Id } | undefined;
   /** Everything the atomic peer exported to this chain: UTXO bytes by UTXO ID (shared memory). */

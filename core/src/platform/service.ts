@@ -265,6 +265,11 @@ export function platformService(backend: PlatformBackend, opts: PlatformServiceO
       const nonce = checkNonce(payerNonce);
       if (subnetID.equals(DEFAULT_SUBNET_ID)) throw new InvalidParamsError('subnetID', "new blockchain can't be validated by default Subnet");
       const vmId = backend.resolveVm(vmID);
+      try {
+        await backend.checkGenesis(vmId, genesisData);
+      } catch (e) {
+        throw new InvalidParamsError('genesisData', `not valid genesis data for this VM: ${(e as Error).message}`);
+      }
       return unsignedReply({
         kind: 'createChain',
         networkId: backend.networkId,

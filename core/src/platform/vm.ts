@@ -64,6 +64,8 @@ export interface PlatformVMDeps {
   events: PlatformEvents;
   /** A loaded VM's vmID from its vmID or alias; throws naming the loaded VMs otherwise. */
   resolveVm(vm: string): Id;
+  /** Throws when `genesis` is not valid for the VM (its factory's checkGenesis); default: accepts all. */
+  checkGenesis?(vmId: Id, genesis: Uint8Array): Promise<void>;
   /** Whether this node runs the chain (getBlockchainStatus 'Validating'). */
   isChainRunning(chainId: Id): boolean;
   /** The native asset's ID (the X-Chain's genesis asset), when this network has one. */
@@ -518,6 +520,10 @@ export class PlatformVM implements BlockHost, PlatformBackend {
     if (await this.#state.chain(chainId)) return 'Created';
     if (await this.#preferredDecisionState().chain(chainId)) return 'Preferred';
     return 'Unknown';
+  }
+
+  async checkGenesis(vmId: Id, genesis: Uint8Array): Promise<void> {
+    await this.deps.checkGenesis?.(vmId, genesis);
   }
 
   resolveVm(vm: string): Id {

@@ -107,6 +107,11 @@ export class FakeBackend implements PlatformBackend {
   async blockchainStatus(chainId: Id): Promise<BlockchainStatus> {
     return this.statuses.get(chainId.key) ?? 'Unknown';
   }
+  /** Genesis data the fake VMs refuse: the bytes 'bad genesis'. */
+  async checkGenesis(_vmId: Id, genesis: Uint8Array): Promise<void> {
+    if (new TextDecoder().decode(genesis) === 'bad genesis') throw new Error('bad genesis: field x is wrong');
+  }
+
   resolveVm(vm: string): Id {
     const byAlias = LOADED_VMS[vm];
     if (byAlias) return byAlias;

@@ -166,6 +166,8 @@ test('createBlockchain: refusals with the reference texts; an unknown VM is name
   assert.match(await e({ name: undefined }, -32602), /^name: missing required field/);
   assert.match(await e({ fxIDs: Array(MAX_FX_IDS + 1).fill(id('fx').toString()) }, -32602), /^fxIDs: must have at most 16 items/);
   assert.match(await e({ vmID: 'v'.repeat(257) }, -32602), /^vmID: must be at most 256/);
+  // The VM's own genesis check (VMFactory.checkGenesis), with its reason.
+  assert.is(await e({ genesisData: cb58Encode(new TextEncoder().encode('bad genesis')) }, -32602), 'genesisData: not valid genesis data for this VM: bad genesis: field x is wrong');
 });
 
 test.run();

@@ -114,6 +114,12 @@ export interface VMFactory {
   create(): ChainVM | Promise<ChainVM>;
   /** Services that need no chain (e.g. buildGenesis), mounted at /ext/vm/<vmId> and /ext/vm/<name>. */
   staticServices?(): BoundService[];
+  /**
+   * Throws when `genesis` is not valid genesis data for this VM (the error's message says why, naming
+   * the field): platform.createBlockchain then refuses it before building the tx, rather than the
+   * chain failing to start once created. Optional; should be cheap and import nothing heavy.
+   */
+  checkGenesis?(genesis: Uint8Array): void | Promise<void>;
 }
 
 /** Declares a VM plugin; vmId defaults to the name zero-padded to 32 bytes. */
@@ -123,6 +129,7 @@ export function defineVM(def: {
   vmId?: Id;
   create: () => ChainVM | Promise<ChainVM>;
   staticServices?: () => BoundService[];
+  checkGenesis?: (genesis: Uint8Array) => void | Promise<void>;
 }): VMFactory {
   return { ...def, vmId: def.vmId ?? vmIdFromName(def.name) };
 }
