@@ -1,22 +1,8 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { DEFAULT_FEE_CONFIG, feeConfigEqual, feeConfigJson, feeConfigProblem, parseFeeConfig, verifyFeeConfig } from '../src/config/fee-config.js';
-import { ConfigError, type FeeConfig } from '../src/types.js';
-
-/** Runs `fn`, expecting a ConfigError naming `field` with a message matching `why`. */
-export function throwsConfig(fn: () => unknown, field: string, why: RegExp): void {
-  try {
-    fn();
-  } catch (e) {
-    assert.instance(e, ConfigError);
-    const err = e as ConfigError;
-    assert.is(err.field, field, err.message);
-    assert.match(err.message, why);
-    assert.ok(err.message.includes(field), err.message);
-    return;
-  }
-  assert.unreachable(`expected a ConfigError on ${field}`);
-}
+import type { FeeConfig } from '../src/types.js';
+import { throwsConfig } from './config-helpers.js';
 
 const DEFAULT_JSON = {
   gasLimit: 8000000,

@@ -25,13 +25,20 @@ export function isForked(at: bigint | undefined, timestamp: bigint): boolean {
 
 /**
  * Reads the upgrade timestamps from a config object (`field` its path). subnetEVMTimestamp must be
- * 0: this node has no pre-SubnetEVM rules. Scheduled upgrades must be in order.
+ * 0: this node has no pre-SubnetEVM rules. Scheduled upgrades must be in order; an absent one with
+ * a default (Durango, Etna) is not before the upgrade preceding it (`durangoTimestamp: 100` alone
+ * schedules Etna at 100 too).
  */
 export function parseNetworkUpgrades(config: Readonly<Record<string, unknown>>, field: string): NetworkUpgrades {
-  const out: { -readonly [K in NetworkUpgradeField]?: bigint } = { ...DEFAULT_NETWORK_UPGRADES };
+  const out: { -readonly [K in NetworkUpgradeField]?: bigint } = {};
+  let floor = 0n;
   for (const f of NETWORK_UPGRADE_FIELDS) {
     const v = config[f];
-    if (v !== undefined && v !== null) out[f] = parseUint64(v, `${field}.${f}`);
+    const fallback = DEFAULT_NETWORK_UPGRADES[f];
+    const at = v !== undefined && v !== null ? parseUint64(v, `${field}.${f}`) : fallback === undefined ? undefined : fallback > floor ? fallback : floor;
+    if (at === undefined) continue;
+    out[f] = at;
+    if (at > floor) floor = at;
   }
   if (out.subnetEVMTimestamp !== 0n) throw new ConfigError(`${field}.subnetEVMTimestamp`, `must be 0 (SubnetEVM active from genesis), got ${out.subnetEVMTimestamp}`);
   let previous: { name: NetworkUpgradeField; at: bigint } | undefined;

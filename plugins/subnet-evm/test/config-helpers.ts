@@ -1,9 +1,10 @@
 /**
- * Tiny fake precompile modules for the config, schedule and RPC tests: they parse the common part of
+ * Tiny fake precompile modules for the config, schedule and RPC tests (and throwsConfig): they parse the common part of
  * a config (blockTimestamp, disable, adminAddresses, managerAddresses) and nothing else.
  */
 import { fromHex, toHex } from '@cornice/sdk';
 import { parseBool, parseUint64, objectAt } from '../src/config/json.js';
+import * as assert from 'uvu/assert';
 import { ConfigError, type PrecompileConfigBase, type PrecompileModule } from '../src/types.js';
 
 export interface FakeConfig extends PrecompileConfigBase {
@@ -60,3 +61,19 @@ export const DEPLOYER = fakeModule('contractDeployerAllowListConfig', 0);
 export const MODULES: readonly PrecompileModule[] = [FEE_MANAGER, TX_ALLOW_LIST, DEPLOYER];
 
 export const ADMIN = '0x8db97c7cece249c2b98bdc0226cc4c2a57bf52fc';
+
+/** Runs `fn`, expecting a ConfigError naming `field` with a message matching `why`. */
+export function throwsConfig(fn: () => unknown, field: string, why: RegExp): void {
+  try {
+    fn();
+  } catch (e) {
+    assert.instance(e, ConfigError);
+    const err = e as ConfigError;
+    assert.is(err.field, field, err.message);
+    assert.match(err.message, why);
+    assert.ok(err.message.includes(field), err.message);
+    return;
+  }
+  assert.unreachable(`expected a ConfigError on ${field}`);
+}
+
