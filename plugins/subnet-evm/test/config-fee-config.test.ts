@@ -2,18 +2,8 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { DEFAULT_FEE_CONFIG, feeConfigEqual, feeConfigJson, feeConfigProblem, parseFeeConfig, verifyFeeConfig } from '../src/config/fee-config.js';
 import type { FeeConfig } from '../src/types.js';
-import { throwsConfig } from './config-helpers.js';
+import { DEFAULT_FEE_JSON as DEFAULT_JSON, throwsConfig } from './config-helpers.js';
 
-const DEFAULT_JSON = {
-  gasLimit: 8000000,
-  targetBlockRate: 2,
-  minBaseFee: 25000000000,
-  targetGas: 15000000,
-  baseFeeChangeDenominator: 36,
-  minBlockGasCost: 0,
-  maxBlockGasCost: 1000000,
-  blockGasCostStep: 200000,
-};
 
 test('DEFAULT_FEE_CONFIG is subnet-evm DefaultFeeConfig; its JSON is eth_feeConfig numbers', () => {
   assert.equal(feeConfigJson(DEFAULT_FEE_CONFIG), DEFAULT_JSON);

@@ -77,3 +77,15 @@ export function throwsConfig(fn: () => unknown, field: string, why: RegExp): voi
   assert.unreachable(`expected a ConfigError on ${field}`);
 }
 
+
+/** DEFAULT_FEE_CONFIG as JSON (the eth_feeConfig example of evm.md A.7). */
+export const DEFAULT_FEE_JSON = {
+  gasLimit: 8000000,
+  targetBlockRate: 2,
+  minBaseFee: 25000000000,
+  targetGas: 15000000,
+  baseFeeChangeDenominator: 36,
+  minBlockGasCost: 0,
+  maxBlockGasCost: 1000000,
+  blockGasCostStep: 200000,
+};

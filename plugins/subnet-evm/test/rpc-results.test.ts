@@ -16,7 +16,7 @@ import {
   feeConfigResult,
   parseTimestamp,
 } from '../src/rpc/results.js';
-import { ADMIN, MODULES } from './config-helpers.js';
+import { ADMIN, DEFAULT_FEE_JSON, MODULES } from './config-helpers.js';
 
 const chain = parseChainConfig(
   { chainId: 99999, etnaTimestamp: 500, txAllowListConfig: { blockTimestamp: 0, adminAddresses: [ADMIN] }, feeManagerConfig: { blockTimestamp: 0 } },
@@ -41,16 +41,7 @@ function rpcError(args: Parameters<typeof parseArgs>[0], params: unknown[]): { c
 
 test('eth_feeConfig: {feeConfig, lastChangedAt} with JSON numbers (A.7 example)', () => {
   assert.equal(JSON.parse(JSON.stringify(feeConfigResult(DEFAULT_FEE_CONFIG, 0n))), {
-    feeConfig: {
-      gasLimit: 8000000,
-      targetBlockRate: 2,
-      minBaseFee: 25000000000,
-      targetGas: 15000000,
-      baseFeeChangeDenominator: 36,
-      minBlockGasCost: 0,
-      maxBlockGasCost: 1000000,
-      blockGasCostStep: 200000,
-    },
+    feeConfig: DEFAULT_FEE_JSON,
     lastChangedAt: 0,
   });
   const big = feeConfigResult({ ...DEFAULT_FEE_CONFIG, minBaseFee: 1n << 100n }, 42n);

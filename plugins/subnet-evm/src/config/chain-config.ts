@@ -28,19 +28,7 @@ export const BLOCK_FORK_FIELDS = [
 ] as const;
 
 /** The block forks eth_getChainConfig shows (geth's ChainConfig with SetEthUpgrades applied). */
-const SHOWN_BLOCK_FORKS = [
-  'homesteadBlock',
-  'eip150Block',
-  'eip155Block',
-  'eip158Block',
-  'byzantiumBlock',
-  'constantinopleBlock',
-  'petersburgBlock',
-  'istanbulBlock',
-  'muirGlacierBlock',
-  'berlinBlock',
-  'londonBlock',
-] as const;
+const SHOWN_BLOCK_FORKS = BLOCK_FORK_FIELDS.filter((f) => f !== 'daoForkBlock' && f !== 'arrowGlacierBlock' && f !== 'grayGlacierBlock');
 
 /** Ethereum forks past Cancun: never enabled on a subnet-EVM chain. */
 const UNSUPPORTED_TIME_FORKS = ['pragueTime', 'osakaTime', 'verkleTime'] as const;
