@@ -1,5 +1,7 @@
 // DESIGN §2 dependency rules, checked on the sources: sdk imports nothing of ours; core imports the
-// sdk and never a plugin; a plugin's (or the example's) src imports only the sdk.
+// sdk and never a plugin; a plugin's (or an example's) src imports the sdk and, when it extends
+// another plugin (the subnet-EVM builds on the EVM), that plugin's package root — never core, never a
+// plugin's internals.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -36,12 +38,15 @@ test('core/src imports only the sdk', () => {
   }
 });
 
-test('plugin and example sources import only the sdk', () => {
+test('plugin and example sources import the sdk and the roots of the plugins they depend on; never core or internals', () => {
   const dirs = [...packages('plugins'), ...packages('examples')];
   assert.ok(dirs.length >= 2);
   for (const d of dirs) {
+    const pkg = JSON.parse(readFileSync(join(repo, d, 'package.json'), 'utf8'));
+    const declared = Object.keys({ ...pkg.dependencies, ...pkg.peerDependencies }).filter((n) => n !== '@cornice/core');
+    const allowed = new Set(['@cornice/sdk', ...declared]);
     for (const f of sources(join(repo, d, 'src'))) {
-      assert.equal(imports(f).filter((s) => ours(s) && s !== '@cornice/sdk'), [], f);
+      assert.equal(imports(f).filter((s) => ours(s) && !allowed.has(s)), [], f);
     }
   }
 });
