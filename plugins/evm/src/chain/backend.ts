@@ -398,7 +398,7 @@ export class ChainBackend implements EvmBackend {
     let hi = req.gas !== undefined && req.gas < cap ? req.gas : cap;
     // Context block: the next block's number and time, no base fee unless the request pays one.
     const hdr = nextHeaderData(b.eth, b.eth.header.timestamp, await this.chain.headerFieldsOn(b.eth, b.eth.header.timestamp));
-    const ctxBlock = createBlock({ header: { ...hdr, baseFeePerGas: priced ? baseFee : 0n, gasLimit: cap > (hdr.gasLimit as bigint) ? cap : hdr.gasLimit } }, { common: this.chain.txCommon });
+    const ctxBlock = createBlock({ header: { ...hdr, baseFeePerGas: priced ? baseFee : 0n, gasLimit: cap > (hdr.gasLimit as bigint) ? cap : hdr.gasLimit } }, this.chain.blockOpts);
     if (this.chain.rules) withBlockInfo(ctxBlock, b.eth.header.timestamp);
     const makeTx = (gas: bigint): TypedTransaction => {
       const base = { nonce: 0n, gasLimit: gas, value: req.value ?? 0n, data: req.data ?? new Uint8Array(), chainId: this.chainId, ...(req.to ? { to: req.to } : {}) };

@@ -7,12 +7,12 @@ import { EventWaiter, NodeError, NotFoundError, PrefixedStore, serializer, toHex
 import { createBlockFromRLP, type Block as EthBlock } from '@ethereumjs/block';
 import type { Common } from '@ethereumjs/common';
 import type { TypedTransaction } from '@ethereumjs/tx';
-import { equalsBytes } from '@ethereumjs/util';
+import { equalsBytes, KECCAK256_RLP_ARRAY } from '@ethereumjs/util';
 import { Subject } from 'rxjs';
 import type { AcceptedBlock, TxView } from '../backend.js';
 import { EvmBlock, type BlockHost } from '../block.js';
 import { EvmChainError } from '../errors.js';
-import { chainCommon, Executor, type CustomPrecompiles, type Execution } from './executor.js';
+import { chainCommon, Executor, ZERO8, type CustomPrecompiles, type Execution } from './executor.js';
 import type { BlockInfo, ChainRules, ChainRulesFactory, HeaderFields } from './rules.js';
 import { dynamicFeeRules, type FeeRules } from './fees.js';
 import { parseGenesis, type EvmGenesis } from './genesis.js';
@@ -80,6 +80,8 @@ export class EvmChain {
   readonly common: Common;
   /** The Common txs and blocks are decoded and signed with (shared, see sharedTxCommon). */
   readonly txCommon: Common;
+  /** Options of the blocks the chain makes and decodes (Executor.blockOpts). */
+  readonly blockOpts: Executor['blockOpts'];
   readonly genesis: EvmGenesis;
   readonly fees: FeeRules;
   /** The chain rules (undefined: the C-Chain). */
@@ -122,6 +124,7 @@ export class EvmChain {
     this.rules = rules;
     this.common = exec.common;
     this.txCommon = exec.dataCommon;
+    this.blockOpts = exec.blockOpts;
     this.fees = (opts.fees ?? ((g: EvmGenesis) => dynamicFeeRules({ gasLimit: g.gasLimit })))(genesis);
     this.mempool = new Mempool(opts.mempool);
     this.#stateDb = stateDb;
@@ -274,7 +277,7 @@ export class EvmChain {
   async parseBlock(bytes: Uint8Array): Promise<EvmBlock> {
     let eth: EthBlock;
     try {
-      eth = createBlockFromRLP(bytes, { common: this.txCommon });
+      eth = createBlockFromRLP(bytes, this.blockOpts);
     } catch (e) {
       throw new EvmChainError('MalformedBlock', `block bytes are not an Ethereum block of this chain: ${(e as Error).message}`);
     }
@@ -420,6 +423,8 @@ export class EvmChain {
     const now = BigInt(Math.floor(this.#ctx.clock.now() / 1000));
     if (h.timestamp > now + BigInt(this.#opts.maxFutureSeconds ?? 10)) throw bad('timestamp is too far in the future');
     if (h.difficulty !== 0n) throw bad('difficulty must be 0');
+    if (!equalsBytes(h.nonce, ZERO8)) throw bad('nonce must be 0');
+    if (!equalsBytes(h.uncleHash, KECCAK256_RLP_ARRAY)) throw bad('uncle hash must be the empty list hash');
     if (b.eth.uncleHeaders.length > 0) throw bad('uncles are not allowed');
     if ((b.eth.withdrawals?.length ?? 0) > 0) throw bad('withdrawals are not allowed');
     if ((h.blobGasUsed ?? 0n) !== 0n || (h.excessBlobGas ?? 0n) !== 0n) throw bad('blob gas must be 0');
@@ -536,7 +541,7 @@ export class EvmChain {
     if (!bytes) return undefined;
     const receipts = await this.store.receipts(hash);
     if (!receipts) throw ChainStore.corrupt(`receipts of block ${key} are missing`);
-    const eth = createBlockFromRLP(bytes, { common: this.txCommon });
+    const eth = createBlockFromRLP(bytes, this.blockOpts);
     const block = this.#make(eth, 'accepted', bytes, { block: eth, receipts, senders: eth.transactions.map((t) => t.getSenderAddress().bytes), dropped: [] });
     this.#cache(block);
     return block;

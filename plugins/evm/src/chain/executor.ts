@@ -61,7 +61,7 @@ export interface Execution {
 }
 
 export const ZERO32 = new Uint8Array(32);
-const ZERO8 = new Uint8Array(8);
+export const ZERO8 = new Uint8Array(8);
 
 /** The chain's Common: Mainnet rules at cancun with the chain's ID and fast crypto. */
 export function chainCommon(chainId: bigint): Common {
@@ -144,6 +144,12 @@ export class Executor {
 
   /** The shared Common of txs and headers (sharedTxCommon). */
   readonly dataCommon: Common;
+  /**
+   * Options of the blocks and headers the chain makes and decodes. Rules allowing more than
+   * Ethereum's 32 bytes of extraData turn off @ethereumjs' post-merge format checks, which refuse
+   * it; the chain checks the rest of them itself (EvmChain #checkHeader).
+   */
+  readonly blockOpts: { readonly common: Common; readonly skipConsensusFormatValidation?: boolean };
 
   private constructor(
     readonly common: Common,
@@ -153,6 +159,7 @@ export class Executor {
   ) {
     this.#root = KECCAK256_RLP;
     this.dataCommon = sharedTxCommon(common);
+    this.blockOpts = { common: this.dataCommon, ...((hooks.rules?.maxExtraDataBytes ?? 32) > 32 ? { skipConsensusFormatValidation: true } : {}) };
   }
 
   static async create(common: Common, db: StateDB, hooks: ExecutionHooks, blockHash: BlockHashLookup): Promise<Executor> {
@@ -230,7 +237,7 @@ export class Executor {
     await this.moveTo(parent.header.stateRoot);
     const fields = await headerFields(parent, timestamp, this.hooks.fees, rules, () => hookState(this.sm));
     const hdr = nextHeaderData(parent, timestamp, fields);
-    const ctxBlock = createBlock({ header: hdr }, { common: this.dataCommon });
+    const ctxBlock = createBlock({ header: hdr }, this.blockOpts);
     const info = rules ? withBlockInfo(ctxBlock, parent.header.timestamp) : undefined;
     const gasLimit = hdr.gasLimit as bigint;
     const included: ExecutedTx[] = [];
@@ -283,7 +290,7 @@ export class Executor {
     const rules = this.hooks.rules;
     await this.moveTo(parent.header.stateRoot);
     const hdr = nextHeaderData(parent, h.timestamp, { baseFeePerGas: h.baseFeePerGas ?? 0n, gasLimit: h.gasLimit, coinbase: h.coinbase.bytes, extraData: h.extraData });
-    const ctxBlock = createBlock({ header: hdr }, { common: this.dataCommon });
+    const ctxBlock = createBlock({ header: hdr }, this.blockOpts);
     const info = rules ? withBlockInfo(ctxBlock, parent.header.timestamp) : undefined;
     const included: ExecutedTx[] = [];
     let gasUsed = 0n;
@@ -388,7 +395,7 @@ export class Executor {
         logsBloom: bloom.bitvector,
         gasUsed,
       },
-      { common: this.dataCommon },
+      this.blockOpts,
     );
     const block = new Block(header, txs, [], [], { common: this.dataCommon });
     return { block, receipts, senders, dropped };
