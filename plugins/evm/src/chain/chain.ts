@@ -332,7 +332,7 @@ export class EvmChain {
       async () => {
         if (!this.mempool.hasExecutable(this.#tip)) return undefined;
         const at = this.rules?.buildableAt ? await this.#buildableAt() : undefined;
-        return at === undefined || at * 1000n <= BigInt(this.#ctx.clock.now()) ? 'now' : Number(at);
+        return at === undefined || at * 1000n <= BigInt(Math.floor(this.#ctx.clock.now())) ? 'now' : Number(at);
       },
       () => {
         if (this.#closed) throw new EvmChainError('ShutDown', 'the EVM chain is shut down');
