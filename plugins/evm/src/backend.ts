@@ -52,6 +52,8 @@ export interface HeaderView {
   readonly blobGasUsed?: bigint;
   readonly excessBlobGas?: bigint;
   readonly parentBeaconBlockRoot?: Hash;
+  /** Extra JSON fields of the header (an EVM flavour's, e.g. the subnet-EVM's blockGasCost), written as they are. */
+  readonly extra?: Readonly<Record<string, unknown>>;
 }
 
 export interface AccessListEntry {

@@ -28,7 +28,9 @@ export type EvmChainErrorCode =
   /** A call after shutdown(). */
   | 'ShutDown'
   /** waitForEvent's signal aborted. */
-  | 'Aborted';
+  | 'Aborted'
+  /** A chain-rules hook broke its contract (e.g. wrote to a state it may only read). */
+  | 'RulesFailed';
 
 /** Every error the EVM chain throws on purpose, besides NotFoundError and the RPC-facing EvmRpcError. */
 export class EvmChainError extends NodeError<EvmChainErrorCode> {}

@@ -63,7 +63,7 @@ export class EvmVM implements ChainVM {
     this.#checkOpen();
     const fromConfig = init.config ? (this.opts.parseConfig ?? defaultParseConfig)(init.config) : {};
     this.#ctx = ctx;
-    this.#chain = await EvmChain.open(ctx, init.genesis, { ...this.opts, ...fromConfig });
+    this.#chain = await EvmChain.open(ctx, init.genesis, { ...this.opts, ...fromConfig }, init.upgrade);
     this.#backend = new ChainBackend(this.#chain, this.opts.networkId ?? 1n);
   }
 

@@ -28,8 +28,9 @@ import {
   type TxView,
 } from '../backend.js';
 import type { EvmBlock } from '../block.js';
-import { feeInfo, type EvmChain } from './chain.js';
+import type { EvmChain } from './chain.js';
 import { freezeWithSender, nextHeaderData, supportedTxType } from './executor.js';
+import { hookState, RulesHalt, withBlockInfo } from './hooks.js';
 import type { StateView } from './reader.js';
 import { keccak256 } from './crypto.js';
 import { blockView, effectiveGasPrice, receiptViews, txView } from './views.js';
@@ -94,6 +95,12 @@ export class ChainBackend implements EvmBackend {
     return this.chain.lastAccepted;
   }
 
+  /** The BlockInfo a call in `b` shows the rules (its parent's time). */
+  async #registerBlockInfo(b: EvmBlock): Promise<void> {
+    const parent = b.height === 0 ? undefined : await this.chain.getBlock(b.eth.header.parentHash);
+    withBlockInfo(b.eth, parent?.eth.header.timestamp);
+  }
+
   async #resolveOrThrow(ref: BlockRef): Promise<EvmBlock> {
     const b = await this.#resolve(ref);
     if (!b) throw new EvmRpcError(-32000, typeof ref === 'object' ? 'header for hash not found' : 'header not found');
@@ -103,7 +110,7 @@ export class ChainBackend implements EvmBackend {
   #view(b: EvmBlock): BlockView {
     let v = this.#viewCache.get(b);
     if (!v) {
-      v = blockView(b.eth, b.rawBytes.length);
+      v = blockView(b.eth, b.rawBytes.length, this.chain.headerExtras(b.eth));
       this.#viewCache.set(b, v);
     }
     return v;
@@ -279,9 +286,16 @@ export class ChainBackend implements EvmBackend {
     const intrinsic = tx.getIntrinsicGas();
     if (tx.gasLimit < intrinsic) throw rpcErr(`intrinsic gas too low: gas ${tx.gasLimit}, minimum needed ${intrinsic}`);
     const senderKey = toHex(sender);
-    const baseFee = this.chain.nextBaseFee();
+    const rules = this.chain.rules;
+    const next = rules?.header || rules?.checkTx ? await this.chain.nextHeader() : undefined;
+    const baseFee = next ? next.fields.baseFeePerGas : await this.chain.nextBaseFee();
     if (feeCap < baseFee) throw rpcErr(`max fee per gas less than block base fee: address 0x${senderKey}, maxFeePerGas: ${feeCap}, baseFee: ${baseFee}`);
-    const acct = await this.chain.reader.at(this.chain.lastAccepted.eth.header.stateRoot, ({ sm }) => sm.getAccount(new Address(sender)));
+    let refused: string | undefined;
+    const acct = await this.chain.reader.at(this.chain.lastAccepted.eth.header.stateRoot, async ({ sm }) => {
+      if (rules?.checkTx) refused = await rules.checkTx(sender, next!.info, hookState(sm));
+      return refused === undefined ? sm.getAccount(new Address(sender)) : undefined;
+    });
+    if (refused !== undefined) throw rpcErr(refused);
     const stateNonce = acct?.nonce ?? 0n;
     if (tx.nonce < stateNonce) throw rpcErr(`nonce too low: address 0x${senderKey}, tx: ${tx.nonce} state: ${stateNonce}`);
     const cost = tx.gasLimit * feeCap + tx.value;
@@ -310,7 +324,7 @@ export class ChainBackend implements EvmBackend {
       txData = req.accessList ? { ...base, type: 1, gasPrice: req.gasPrice, accessList: toAccessList(req) } : { ...base, type: 0, gasPrice: req.gasPrice };
     } else {
       const tip = req.maxPriorityFeePerGas ?? this.chain.fees.suggestedTip();
-      const maxFee = req.maxFeePerGas ?? 2n * this.chain.nextBaseFee() + tip;
+      const maxFee = req.maxFeePerGas ?? 2n * (await this.chain.nextBaseFee()) + tip;
       txData = { ...base, type: 2, maxFeePerGas: maxFee, maxPriorityFeePerGas: tip, ...(req.accessList ? { accessList: toAccessList(req) } : {}) };
     }
     const unsigned = createTx(txData as never, { common: this.chain.txCommon, freeze: false });
@@ -342,6 +356,7 @@ export class ChainBackend implements EvmBackend {
     const caller = new Address(req.from ?? ZERO_ADDRESS);
     const gasPrice = this.#callPrice(req, header.baseFeePerGas ?? 0n);
     const value = req.value ?? 0n;
+    if (this.chain.rules) await this.#registerBlockInfo(b);
     return this.#state(b, async ({ sm, vm }) => {
       await vm.evm.journal.checkpoint();
       try {
@@ -382,8 +397,9 @@ export class ChainBackend implements EvmBackend {
     const cap = this.#gasCap(b);
     let hi = req.gas !== undefined && req.gas < cap ? req.gas : cap;
     // Context block: the next block's number and time, no base fee unless the request pays one.
-    const hdr = nextHeaderData(b.eth, b.eth.header.timestamp, this.chain.fees, this.chain.common);
-    const ctxBlock = createBlock({ header: { ...hdr, baseFeePerGas: priced ? baseFee : 0n, gasLimit: cap > (hdr.gasLimit as bigint) ? cap : hdr.gasLimit } }, { common: this.chain.txCommon });
+    const hdr = nextHeaderData(b.eth, b.eth.header.timestamp, await this.chain.headerFieldsOn(b.eth, b.eth.header.timestamp));
+    const ctxBlock = createBlock({ header: { ...hdr, baseFeePerGas: priced ? baseFee : 0n, gasLimit: cap > (hdr.gasLimit as bigint) ? cap : hdr.gasLimit } }, this.chain.blockOpts);
+    if (this.chain.rules) withBlockInfo(ctxBlock, b.eth.header.timestamp);
     const makeTx = (gas: bigint): TypedTransaction => {
       const base = { nonce: 0n, gasLimit: gas, value: req.value ?? 0n, data: req.data ?? new Uint8Array(), chainId: this.chainId, ...(req.to ? { to: req.to } : {}) };
       const data =
@@ -414,6 +430,8 @@ export class ChainBackend implements EvmBackend {
       const first = await run(hi);
       if (!first.ok) {
         if (first.r?.execResult.exceptionError?.error === 'revert') throw revertError(first.r.execResult.returnValue);
+        // A halt the chain rules decided (a refused create, a failing stateful precompile): their text, as geth.
+        if (first.r?.execResult.exceptionError instanceof RulesHalt) throw rpcErr(first.r.execResult.exceptionError.error);
         if (first.r) throw rpcErr(`gas required exceeds allowance (${hi})`);
         throw estimateFailure(first.err, from);
       }
@@ -443,7 +461,7 @@ export class ChainBackend implements EvmBackend {
   // ------------------------------------------------------------------ fees and status
 
   async gasPrice(): Promise<bigint> {
-    return this.chain.nextBaseFee() + this.chain.fees.suggestedTip();
+    return (await this.chain.nextBaseFee()) + this.chain.fees.suggestedTip();
   }
 
   async maxPriorityFeePerGas(): Promise<bigint> {
@@ -460,8 +478,7 @@ export class ChainBackend implements EvmBackend {
       blocks.unshift(b);
     }
     const baseFeePerGas = blocks.map((b) => b.eth.header.baseFeePerGas ?? 0n);
-    const newestInfo = feeInfo(last.eth);
-    baseFeePerGas.push(this.chain.fees.baseFee(newestInfo, last.eth.header.timestamp));
+    baseFeePerGas.push((await this.chain.headerFieldsOn(last.eth, last.eth.header.timestamp)).baseFeePerGas);
     const gasUsedRatio = blocks.map((b) => (b.eth.header.gasLimit === 0n ? 0 : Number(b.eth.header.gasUsed) / Number(b.eth.header.gasLimit)));
     const out: FeeHistory = { oldestBlock: blocks.length ? blocks[0]!.eth.header.number : BigInt(last.height) + 1n, baseFeePerGas, gasUsedRatio };
     if (percentiles.length === 0) return out;

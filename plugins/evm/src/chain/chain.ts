@@ -3,19 +3,20 @@
  * mempool, the executing VM (build/verify) and the reading VM (state reads, eth_call at the accepted
  * root), and persists accepted blocks with their trie nodes in one batch.
  */
-import { EventWaiter, NotFoundError, PrefixedStore, serializer, toHex, type ChainContext, type KeyValueStore, type Logger, type VMEvent } from '@cornice/sdk';
+import { EventWaiter, NodeError, NotFoundError, PrefixedStore, serializer, toHex, type ChainContext, type KeyValueStore, type Logger, type VMEvent } from '@cornice/sdk';
 import { createBlockFromRLP, type Block as EthBlock } from '@ethereumjs/block';
 import type { Common } from '@ethereumjs/common';
 import type { TypedTransaction } from '@ethereumjs/tx';
-import { equalsBytes } from '@ethereumjs/util';
+import { equalsBytes, KECCAK256_RLP_ARRAY } from '@ethereumjs/util';
 import { Subject } from 'rxjs';
 import type { AcceptedBlock, TxView } from '../backend.js';
 import { EvmBlock, type BlockHost } from '../block.js';
 import { EvmChainError } from '../errors.js';
-import { chainCommon, Executor, type CustomPrecompiles, type Execution } from './executor.js';
-import type { ChainRulesFactory } from './rules.js';
-import { dynamicFeeRules, type FeeRules, type ParentFeeInfo } from './fees.js';
+import { chainCommon, Executor, ZERO8, type CustomPrecompiles, type Execution } from './executor.js';
+import type { BlockInfo, ChainRules, ChainRulesFactory, HeaderFields } from './rules.js';
+import { dynamicFeeRules, type FeeRules } from './fees.js';
 import { parseGenesis, type EvmGenesis } from './genesis.js';
+import { feeHeaderFields, headerFields, headerProblem, hookState, parentHeader } from './hooks.js';
 import { Mempool, type MempoolOptions } from './mempool.js';
 import { StateReader } from './reader.js';
 import { StateDB } from './state-db.js';
@@ -75,17 +76,16 @@ const systemTimers = {
   },
 };
 
-export function feeInfo(b: EthBlock): ParentFeeInfo {
-  const h = b.header;
-  return { number: h.number, timestamp: h.timestamp, gasLimit: h.gasLimit, gasUsed: h.gasUsed, baseFeePerGas: h.baseFeePerGas ?? 0n };
-}
-
 export class EvmChain {
   readonly common: Common;
   /** The Common txs and blocks are decoded and signed with (shared, see sharedTxCommon). */
   readonly txCommon: Common;
+  /** Options of the blocks the chain makes and decodes (Executor.blockOpts). */
+  readonly blockOpts: Executor['blockOpts'];
   readonly genesis: EvmGenesis;
   readonly fees: FeeRules;
+  /** The chain rules (undefined: the C-Chain). */
+  readonly rules: ChainRules | undefined;
   readonly mempool: Mempool;
   readonly store: ChainStore;
   readonly reader: StateReader;
@@ -117,12 +117,14 @@ export class EvmChain {
   /** Receipt requests waiting for a pooled tx to leave the pool, by tx hash. */
   readonly #poolLeaveWaiters = new Map<string, Set<() => void>>();
 
-  private constructor(ctx: ChainContext, genesis: EvmGenesis, opts: EvmChainOptions, exec: Executor, stateDb: StateDB, stateSub: PrefixedStore, chainSub: PrefixedStore, reader: StateReader) {
+  private constructor(ctx: ChainContext, genesis: EvmGenesis, opts: EvmChainOptions, rules: ChainRules | undefined, exec: Executor, stateDb: StateDB, stateSub: PrefixedStore, chainSub: PrefixedStore, reader: StateReader) {
     this.#ctx = ctx;
     this.#opts = opts;
     this.genesis = genesis;
+    this.rules = rules;
     this.common = exec.common;
     this.txCommon = exec.dataCommon;
+    this.blockOpts = exec.blockOpts;
     this.fees = (opts.fees ?? ((g: EvmGenesis) => dynamicFeeRules({ gasLimit: g.gasLimit })))(genesis);
     this.mempool = new Mempool(opts.mempool);
     this.#stateDb = stateDb;
@@ -141,9 +143,13 @@ export class EvmChain {
     };
   }
 
-  /** Opens the chain: writes the genesis on a new database, or resumes from the last accepted block. */
-  static async open(ctx: ChainContext, genesisBytes: Uint8Array, opts: EvmChainOptions = {}): Promise<EvmChain> {
+  /**
+   * Opens the chain: writes the genesis on a new database, or resumes from the last accepted block.
+   * `upgrade` (the chain's upgrade.json, if any) goes to the rules factory with the genesis.
+   */
+  static async open(ctx: ChainContext, genesisBytes: Uint8Array, opts: EvmChainOptions = {}, upgrade?: Uint8Array): Promise<EvmChain> {
     const genesis = parseGenesis(genesisBytes);
+    const rules = makeRules(opts.rules, genesis, upgrade);
     const common = chainCommon(genesis.chainId);
     const stateSub = new PrefixedStore(ctx.db, 'state');
     const chainSub = new PrefixedStore(ctx.db, 'chain');
@@ -154,13 +160,14 @@ export class EvmChain {
     const fees = (opts.fees ?? ((g: EvmGenesis) => dynamicFeeRules({ gasLimit: g.gasLimit })))(genesis);
     const hooks = {
       fees,
+      ...(rules ? { rules } : {}),
       ...(opts.customPrecompiles ? { customPrecompiles: opts.customPrecompiles } : {}),
       ...(opts.vmParams ? { vmParams: opts.vmParams } : {}),
       trieCacheSize: opts.trieCacheSize ?? 50_000,
     };
     const exec = await Executor.create(common, stateDb, hooks, blockHash);
     const reader = await StateReader.create(common, stateDb, hooks, blockHash);
-    chain = new EvmChain(ctx, genesis, { ...opts, fees: () => fees }, exec, stateDb, stateSub, chainSub, reader);
+    chain = new EvmChain(ctx, genesis, { ...opts, fees: () => fees }, rules, exec, stateDb, stateSub, chainSub, reader);
     const genesisBlock = await exec.genesisBlock(genesis);
     const lastHash = await store.lastAccepted();
     if (lastHash === undefined) {
@@ -202,9 +209,29 @@ export class EvmChain {
   }
 
   /** Base fee of the next block on the accepted tip. */
-  nextBaseFee(): bigint {
+  async nextBaseFee(): Promise<bigint> {
+    return (await this.nextHeader()).fields.baseFeePerGas;
+  }
+
+  /** The rule-decided header fields of the next block on the accepted tip, made now, with its BlockInfo. */
+  async nextHeader(): Promise<{ readonly fields: HeaderFields; readonly info: BlockInfo }> {
+    const parent = this.#lastAccepted.eth;
     const now = BigInt(Math.floor(this.#ctx.clock.now() / 1000));
-    return this.fees.baseFee(feeInfo(this.#lastAccepted.eth), now);
+    const timestamp = now > parent.header.timestamp ? now : parent.header.timestamp;
+    const fields = await this.headerFieldsOn(parent, timestamp);
+    const info: BlockInfo = { number: parent.header.number + 1n, timestamp, parentTimestamp: parent.header.timestamp, coinbase: fields.coinbase, baseFeePerGas: fields.baseFeePerGas };
+    return { fields, info };
+  }
+
+  /** The rule-decided header fields of a block on `parent` at `timestamp` (the rules read the parent's state). */
+  headerFieldsOn(parent: EthBlock, timestamp: bigint): Promise<HeaderFields> {
+    if (!this.rules?.header) return Promise.resolve(feeHeaderFields(parent, timestamp, this.fees));
+    return this.reader.at(parent.header.stateRoot, ({ sm }) => headerFields(parent, timestamp, this.fees, this.rules, () => hookState(sm)));
+  }
+
+  /** The rules' extra JSON fields of a block's header (eth_getBlockBy*, newHeads), if any. */
+  headerExtras(b: EthBlock): Readonly<Record<string, unknown>> | undefined {
+    return this.rules?.headerJson?.({ extraData: b.header.extraData, number: b.header.number });
   }
 
   /** The next nonce a sender's tx would need on the preferred chain, if processing blocks moved it. */
@@ -250,7 +277,7 @@ export class EvmChain {
   async parseBlock(bytes: Uint8Array): Promise<EvmBlock> {
     let eth: EthBlock;
     try {
-      eth = createBlockFromRLP(bytes, { common: this.txCommon });
+      eth = createBlockFromRLP(bytes, this.blockOpts);
     } catch (e) {
       throw new EvmChainError('MalformedBlock', `block bytes are not an Ethereum block of this chain: ${(e as Error).message}`);
     }
@@ -279,6 +306,12 @@ export class EvmChain {
     if (exec.block.transactions.length === 0) {
       throw new EvmChainError('NothingToBuild', 'no pending transaction could run on the preferred block');
     }
+    const feeProblem = this.#exec.blockFeeProblem(exec);
+    if (feeProblem !== undefined) {
+      // Not proposed: the txs stay pooled; waitForEvent waits for the rules' buildableAt.
+      this.log.debug('built block fails the block-fee check', { reason: feeProblem });
+      throw new EvmChainError('NothingToBuild', `the block would fail the block-fee check: ${feeProblem}`);
+    }
     const key = toHex(exec.block.hash());
     const known = this.#processing.get(key);
     if (known) return known;
@@ -296,12 +329,22 @@ export class EvmChain {
   waitForEvent(signal: AbortSignal): Promise<VMEvent> {
     return this.#waiter.wait(
       signal,
-      async () => (this.mempool.hasExecutable(this.#tip) ? 'now' : undefined),
+      async () => {
+        if (!this.mempool.hasExecutable(this.#tip)) return undefined;
+        const at = this.rules?.buildableAt ? await this.#buildableAt() : undefined;
+        return at === undefined || at * 1000n <= BigInt(Math.floor(this.#ctx.clock.now())) ? 'now' : Number(at);
+      },
       () => {
         if (this.#closed) throw new EvmChainError('ShutDown', 'the EVM chain is shut down');
         if (signal.aborted) throw new EvmChainError('Aborted', 'waitForEvent aborted');
       },
     );
+  }
+
+  /** The rules' earliest second to build on the preferred block (read on its state). */
+  #buildableAt(): Promise<bigint | undefined> {
+    const parent = this.#preferred.eth;
+    return this.reader.at(parent.header.stateRoot, ({ sm }) => this.rules!.buildableAt!(parentHeader(parent), hookState(sm)));
   }
 
   /**
@@ -360,27 +403,33 @@ export class EvmChain {
       return;
     }
     this.#checkHeader(parent, b);
-    b.execution = await this.#execQueue(() => this.#exec.replay(parent.eth, b.eth));
+    b.execution = await this.#execQueue(async () => {
+      // The rule-decided fields (gas limit, base fee, coinbase, extraData) on the parent's state.
+      const state = await this.#exec.parentState(parent.eth);
+      const why = await headerProblem(parent.eth, b.eth.header, this.fees, this.rules, () => state);
+      if (why !== undefined) throw new EvmChainError('InvalidBlock', `invalid block ${b.id}: ${why}`);
+      return this.#exec.replay(parent.eth, b.eth);
+    });
     b.verified = true;
   }
 
+  /** The header checks that need no state. */
   #checkHeader(parent: EvmBlock, b: EvmBlock): void {
     const h = b.eth.header;
     const p = parent.eth.header;
-    const info = feeInfo(parent.eth);
     const bad = (why: string) => new EvmChainError('InvalidBlock', `invalid block ${b.id}: ${why}`);
     if (h.number !== p.number + 1n) throw bad(`number ${h.number} is not its parent's + 1`);
     if (h.timestamp < p.timestamp) throw bad("timestamp is before its parent's");
     const now = BigInt(Math.floor(this.#ctx.clock.now() / 1000));
     if (h.timestamp > now + BigInt(this.#opts.maxFutureSeconds ?? 10)) throw bad('timestamp is too far in the future');
-    if (h.gasLimit !== this.fees.gasLimit(info, h.timestamp)) throw bad('gas limit does not follow the fee rules');
-    if (h.baseFeePerGas !== this.fees.baseFee(info, h.timestamp)) throw bad('base fee does not follow the fee rules');
-    if (!equalsBytes(h.coinbase.bytes, this.fees.coinbase(info))) throw bad('coinbase is not the fee recipient');
     if (h.difficulty !== 0n) throw bad('difficulty must be 0');
+    if (!equalsBytes(h.nonce, ZERO8)) throw bad('nonce must be 0');
+    if (!equalsBytes(h.uncleHash, KECCAK256_RLP_ARRAY)) throw bad('uncle hash must be the empty list hash');
     if (b.eth.uncleHeaders.length > 0) throw bad('uncles are not allowed');
     if ((b.eth.withdrawals?.length ?? 0) > 0) throw bad('withdrawals are not allowed');
     if ((h.blobGasUsed ?? 0n) !== 0n || (h.excessBlobGas ?? 0n) !== 0n) throw bad('blob gas must be 0');
-    if (h.extraData.length > 32) throw bad('extra data is longer than 32 bytes');
+    const maxExtra = this.rules?.maxExtraDataBytes ?? 32;
+    if (h.extraData.length > maxExtra) throw bad(`extra data is longer than ${maxExtra} bytes`);
   }
 
   async #accept(b: EvmBlock): Promise<void> {
@@ -415,7 +464,7 @@ export class EvmChain {
 
   #emitAccepted(b: EvmBlock): void {
     try {
-      this.accepted$.next({ block: blockView(b.eth, b.rawBytes.length), receipts: receiptViews(b.eth, b.execution!.receipts, this.common) });
+      this.accepted$.next({ block: blockView(b.eth, b.rawBytes.length, this.headerExtras(b.eth)), receipts: receiptViews(b.eth, b.execution!.receipts, this.common) });
     } catch (e) {
       this.log.warn('accepted block subscriber failed', { error: (e as Error).message });
     }
@@ -492,7 +541,7 @@ export class EvmChain {
     if (!bytes) return undefined;
     const receipts = await this.store.receipts(hash);
     if (!receipts) throw ChainStore.corrupt(`receipts of block ${key} are missing`);
-    const eth = createBlockFromRLP(bytes, { common: this.txCommon });
+    const eth = createBlockFromRLP(bytes, this.blockOpts);
     const block = this.#make(eth, 'accepted', bytes, { block: eth, receipts, senders: eth.transactions.map((t) => t.getSenderAddress().bytes), dropped: [] });
     this.#cache(block);
     return block;
@@ -535,3 +584,14 @@ export class EvmChain {
 }
 
 export { NotFoundError };
+
+/** The chain's rules from its factory; a factory's error fails the chain's start (a typed one as it is). */
+function makeRules(factory: ChainRulesFactory | undefined, genesis: EvmGenesis, upgrade: Uint8Array | undefined): ChainRules | undefined {
+  if (!factory) return undefined;
+  try {
+    return factory(genesis, upgrade ?? new Uint8Array());
+  } catch (e) {
+    if (e instanceof NodeError) throw e;
+    throw new EvmChainError('InvalidConfig', `invalid chain rules config: ${(e as Error).message}`);
+  }
+}

@@ -23,6 +23,9 @@ import { chainCrypto, keccak256 } from './crypto.js';
 import { installJumpAnalysisCache } from './jump-analysis.js';
 import type { FeeRules } from './fees.js';
 import type { EvmGenesis } from './genesis.js';
+import { headerFields, hookState, installRules, precompilesWith, withBlockInfo } from './hooks.js';
+import type { BlockInfo, ChainRules, HeaderFields, HookState, IncludedTx } from './rules.js';
+import { effectiveGasPrice } from './views.js';
 import type { StateDB } from './state-db.js';
 import type { StoredReceipt, RawLog } from './store.js';
 import { orderedTrieRoot } from './trie-root.js';
@@ -32,6 +35,8 @@ export type CustomPrecompiles = NonNullable<EVMOpts['customPrecompiles']>;
 
 export interface ExecutionHooks {
   readonly fees: FeeRules;
+  /** The chain rules (none: the C-Chain). */
+  readonly rules?: ChainRules;
   readonly customPrecompiles?: CustomPrecompiles;
   /** VM params overrides (e.g. the subnet-EVM's no-refund rule: `{ 3529: { maxRefundQuotient: 2n ** 52n } }`). */
   readonly vmParams?: Record<string, Record<string, unknown>>;
@@ -56,7 +61,7 @@ export interface Execution {
 }
 
 export const ZERO32 = new Uint8Array(32);
-const ZERO8 = new Uint8Array(8);
+export const ZERO8 = new Uint8Array(8);
 
 /** The chain's Common: Mainnet rules at cancun with the chain's ID and fast crypto. */
 export function chainCommon(chainId: bigint): Common {
@@ -101,31 +106,31 @@ export async function makeVM(common: Common, sm: MerkleStateManager, hooks: Exec
       return blockchain;
     },
   };
-  return createVM({
+  const customPrecompiles = precompilesWith(hooks.rules, hooks.customPrecompiles);
+  const vm = await createVM({
     common,
     stateManager: sm,
     blockchain,
     ...(hooks.vmParams ? { params: hooks.vmParams as never } : {}),
-    ...(hooks.customPrecompiles ? { evmOpts: { customPrecompiles: hooks.customPrecompiles } } : {}),
+    ...(customPrecompiles ? { evmOpts: { customPrecompiles } } : {}),
   });
+  if (hooks.rules) installRules(vm, hooks.rules, hooks.vmParams);
+  return vm;
 }
 
-/** The header fields of a new block on `parent` (roots and gas used filled in after execution). */
-export function nextHeaderData(parent: Block, timestamp: bigint, fees: FeeRules, common: Common): HeaderData {
-  const p = parent.header;
-  const info = { number: p.number, timestamp: p.timestamp, gasLimit: p.gasLimit, gasUsed: p.gasUsed, baseFeePerGas: p.baseFeePerGas ?? 0n };
-  void common;
+/** The header of a new block on `parent` with the rule-decided `fields` (roots and gas used filled in after execution). */
+export function nextHeaderData(parent: Block, timestamp: bigint, fields: HeaderFields): HeaderData {
   return {
     parentHash: parent.hash(),
-    number: p.number + 1n,
+    number: parent.header.number + 1n,
     timestamp,
-    gasLimit: fees.gasLimit(info, timestamp),
-    baseFeePerGas: fees.baseFee(info, timestamp),
-    coinbase: fees.coinbase(info),
+    gasLimit: fields.gasLimit,
+    baseFeePerGas: fields.baseFeePerGas,
+    coinbase: fields.coinbase,
     difficulty: 0n,
     nonce: ZERO8,
     mixHash: ZERO32,
-    extraData: new Uint8Array(),
+    extraData: fields.extraData,
     uncleHash: KECCAK256_RLP_ARRAY,
     withdrawalsRoot: KECCAK256_RLP,
     blobGasUsed: 0n,
@@ -139,6 +144,12 @@ export class Executor {
 
   /** The shared Common of txs and headers (sharedTxCommon). */
   readonly dataCommon: Common;
+  /**
+   * Options of the blocks and headers the chain makes and decodes. Rules allowing more than
+   * Ethereum's 32 bytes of extraData turn off @ethereumjs' post-merge format checks, which refuse
+   * it; the chain checks the rest of them itself (EvmChain #checkHeader).
+   */
+  readonly blockOpts: { readonly common: Common; readonly skipConsensusFormatValidation?: boolean };
 
   private constructor(
     readonly common: Common,
@@ -148,6 +159,7 @@ export class Executor {
   ) {
     this.#root = KECCAK256_RLP;
     this.dataCommon = sharedTxCommon(common);
+    this.blockOpts = { common: this.dataCommon, ...((hooks.rules?.maxExtraDataBytes ?? 32) > 32 ? { skipConsensusFormatValidation: true } : {}) };
   }
 
   static async create(common: Common, db: StateDB, hooks: ExecutionHooks, blockHash: BlockHashLookup): Promise<Executor> {
@@ -168,7 +180,13 @@ export class Executor {
     this.#root = root;
   }
 
-  /** Writes the genesis allocation on the empty state; the genesis block. */
+  /** The parent's state for the rules' header hooks (read only): the executing state moved to `parent`. */
+  async parentState(parent: Block): Promise<HookState> {
+    await this.moveTo(parent.header.stateRoot);
+    return hookState(this.sm);
+  }
+
+  /** Writes the genesis allocation on the empty state (then the rules' beforeBlock); the genesis block. */
   async genesisBlock(g: EvmGenesis): Promise<Block> {
     await this.moveTo(KECCAK256_RLP);
     await this.sm.checkpoint();
@@ -177,6 +195,11 @@ export class Executor {
       await this.sm.putAccount(address, new Account(a.nonce, a.balance));
       if (a.code) await this.sm.putCode(address, a.code);
       for (const [slot, value] of a.storage) await this.sm.putStorage(address, slot, value);
+    }
+    const baseFeePerGas = g.baseFeePerGas ?? this.hooks.fees.minBaseFee;
+    if (this.hooks.rules?.beforeBlock) {
+      const info: BlockInfo = { number: 0n, timestamp: g.timestamp, parentTimestamp: undefined, coinbase: g.coinbase, baseFeePerGas };
+      await this.#beforeBlock(info);
     }
     await this.sm.commit();
     const stateRoot = await this.sm.getStateRoot();
@@ -193,7 +216,7 @@ export class Executor {
         mixHash: g.mixHash,
         nonce: g.nonce,
         stateRoot,
-        baseFeePerGas: g.baseFeePerGas ?? this.hooks.fees.minBaseFee,
+        baseFeePerGas,
         withdrawalsRoot: KECCAK256_RLP,
         blobGasUsed: 0n,
         excessBlobGas: 0n,
@@ -206,13 +229,16 @@ export class Executor {
 
   /**
    * Builds a block on `parent` from `candidates` (in order; a sender's txs in nonce order). A tx
-   * that fails is left out (reported in `dropped`); a tx that does not fit the block's gas is left
-   * for a later block, as are the sender's later txs.
+   * that fails (or that the rules' checkTx refuses) is left out (reported in `dropped`); a tx that
+   * does not fit the block's gas is left for a later block, as are the sender's later txs.
    */
   async build(parent: Block, timestamp: bigint, candidates: readonly TypedTransaction[], maxTxs: number): Promise<Execution> {
-    const hdr = nextHeaderData(parent, timestamp, this.hooks.fees, this.common);
+    const rules = this.hooks.rules;
     await this.moveTo(parent.header.stateRoot);
-    const ctxBlock = createBlock({ header: hdr }, { common: this.dataCommon });
+    const fields = await headerFields(parent, timestamp, this.hooks.fees, rules, () => hookState(this.sm));
+    const hdr = nextHeaderData(parent, timestamp, fields);
+    const ctxBlock = createBlock({ header: hdr }, this.blockOpts);
+    const info = rules ? withBlockInfo(ctxBlock, parent.header.timestamp) : undefined;
     const gasLimit = hdr.gasLimit as bigint;
     const included: ExecutedTx[] = [];
     const dropped: Array<{ tx: TypedTransaction; reason: string }> = [];
@@ -220,12 +246,19 @@ export class Executor {
     let gasUsed = 0n;
     await this.vm.evm.journal.checkpoint();
     try {
+      if (rules?.beforeBlock) await this.#beforeBlock(info!);
       for (const tx of candidates) {
         if (included.length >= maxTxs) break;
         const sender = tx.getSenderAddress().toString();
         if (skipSender.has(sender)) continue;
         if (gasUsed + tx.gasLimit > gasLimit) {
           skipSender.add(sender);
+          continue;
+        }
+        const refused = rules?.checkTx ? await rules.checkTx(tx.getSenderAddress().bytes, info!, hookState(this.sm)) : undefined;
+        if (refused !== undefined) {
+          skipSender.add(sender);
+          dropped.push({ tx, reason: refused });
           continue;
         }
         try {
@@ -247,21 +280,30 @@ export class Executor {
   }
 
   /**
-   * Executes another node's `block` on `parent`'s state; throws EvmChainError('InvalidBlock') when a
-   * tx fails or a root, the bloom or the gas used differ from the header's.
+   * Executes another node's `block` on `parent`'s state with the block's own header fields (the
+   * caller checked them); throws EvmChainError('InvalidBlock') when a tx fails or is refused by the
+   * rules, when a root, the bloom or the gas used differ from the header's, or when the rules'
+   * block-fee check fails.
    */
   async replay(parent: Block, block: Block): Promise<Execution> {
     const h = block.header;
+    const rules = this.hooks.rules;
     await this.moveTo(parent.header.stateRoot);
-    const hdr: HeaderData = { ...nextHeaderData(parent, h.timestamp, this.hooks.fees, this.common), coinbase: h.coinbase, extraData: h.extraData };
-    const ctxBlock = createBlock({ header: hdr }, { common: this.dataCommon });
+    const hdr = nextHeaderData(parent, h.timestamp, { baseFeePerGas: h.baseFeePerGas ?? 0n, gasLimit: h.gasLimit, coinbase: h.coinbase.bytes, extraData: h.extraData });
+    const ctxBlock = createBlock({ header: hdr }, this.blockOpts);
+    const info = rules ? withBlockInfo(ctxBlock, parent.header.timestamp) : undefined;
     const included: ExecutedTx[] = [];
     let gasUsed = 0n;
     await this.vm.evm.journal.checkpoint();
     try {
+      if (rules?.beforeBlock) await this.#beforeBlock(info!);
       for (const [i, tx] of block.transactions.entries()) {
         if (tx.type > 2) throw invalid(`tx ${i} has type ${tx.type}, which this chain does not support`);
         if (gasUsed + tx.gasLimit > h.gasLimit) throw invalid(`tx ${i} exceeds the block gas limit`);
+        if (rules?.checkTx) {
+          const refused = await rules.checkTx(tx.getSenderAddress().bytes, info!, hookState(this.sm));
+          if (refused !== undefined) throw invalid(`tx ${i} is refused: ${refused}`);
+        }
         let result: RunTxResult;
         try {
           result = await runTx(this.vm, { tx, block: ctxBlock, blockGasUsed: gasUsed, skipHardForkValidation: true });
@@ -287,11 +329,30 @@ export class Executor {
       ['logs bloom', equalsBytes(got.logsBloom, h.logsBloom)],
     ];
     for (const [what, ok] of checks) if (!ok) throw invalid(`${what} does not match the block's execution`);
+    const feeProblem = this.blockFeeProblem({ ...out, block });
+    if (feeProblem !== undefined) throw invalid(feeProblem);
     return { ...out, block };
   }
 
+  /** Why an executed block fails the rules' block-fee check, or undefined (also without the check). */
+  blockFeeProblem(exec: Execution): string | undefined {
+    const verify = this.hooks.rules?.verifyBlockFee;
+    if (!verify) return undefined;
+    const h = exec.block.header;
+    const baseFee = h.baseFeePerGas ?? 0n;
+    const txs: IncludedTx[] = exec.block.transactions.map((tx, i) => ({ gasUsed: exec.receipts[i]!.gasUsed, tipPerGas: effectiveGasPrice(tx, baseFee) - baseFee }));
+    return verify({ baseFeePerGas: baseFee, gasLimit: h.gasLimit, coinbase: h.coinbase.bytes, extraData: h.extraData, number: h.number, timestamp: h.timestamp }, txs);
+  }
+
+  /** The rules' beforeBlock on the executing state (inside the block's checkpoint), then EIP-161 on what it touched. */
+  async #beforeBlock(info: BlockInfo): Promise<void> {
+    const journal = this.vm.evm.journal;
+    await this.hooks.rules!.beforeBlock!(info, hookState(this.sm, journal));
+    await journal.cleanup();
+  }
+
   async #creditBaseFee(hdr: HeaderData, result: RunTxResult): Promise<void> {
-    if (!this.hooks.fees.creditBaseFee) return;
+    if (!(this.hooks.rules?.creditBaseFee ?? this.hooks.fees.creditBaseFee)) return;
     const coinbase = new Address(hdr.coinbase as Uint8Array);
     const acct = (await this.sm.getAccount(coinbase)) ?? new Account();
     acct.balance += (hdr.baseFeePerGas as bigint) * result.totalGasSpent;
@@ -334,7 +395,7 @@ export class Executor {
         logsBloom: bloom.bitvector,
         gasUsed,
       },
-      { common: this.dataCommon },
+      this.blockOpts,
     );
     const block = new Block(header, txs, [], [], { common: this.dataCommon });
     return { block, receipts, senders, dropped };

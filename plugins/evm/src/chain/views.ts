@@ -6,7 +6,8 @@ import type { Common } from '@ethereumjs/common';
 import type { AccessListEntry, BlockView, HeaderView, LogView, ReceiptView, TxView } from '../backend.js';
 import type { StoredReceipt } from './store.js';
 
-export function headerView(block: Block, size: number): HeaderView {
+/** `extra`: the chain rules' extra JSON fields (rules.ts headerJson). */
+export function headerView(block: Block, size: number, extra?: Readonly<Record<string, unknown>>): HeaderView {
   const h = block.header;
   return {
     number: h.number,
@@ -31,6 +32,7 @@ export function headerView(block: Block, size: number): HeaderView {
     ...(h.blobGasUsed !== undefined ? { blobGasUsed: h.blobGasUsed } : {}),
     ...(h.excessBlobGas !== undefined ? { excessBlobGas: h.excessBlobGas } : {}),
     ...(h.parentBeaconBlockRoot ? { parentBeaconBlockRoot: h.parentBeaconBlockRoot } : {}),
+    ...(extra ? { extra } : {}),
   };
 }
 
@@ -74,9 +76,9 @@ export function txView(tx: TypedTransaction, baseFee?: bigint): TxView {
   return base;
 }
 
-export function blockView(block: Block, size: number): BlockView {
+export function blockView(block: Block, size: number, extra?: Readonly<Record<string, unknown>>): BlockView {
   const baseFee = block.header.baseFeePerGas;
-  return { header: headerView(block, size), transactions: block.transactions.map((tx) => txView(tx, baseFee)) };
+  return { header: headerView(block, size, extra), transactions: block.transactions.map((tx) => txView(tx, baseFee)) };
 }
 
 /** The receipts of a block, with their logs indexed across the block. */

@@ -32,6 +32,7 @@ export function headerJson(h: HeaderView): Json {
   if (h.blobGasUsed !== undefined) o.blobGasUsed = quantity(h.blobGasUsed);
   if (h.excessBlobGas !== undefined) o.excessBlobGas = quantity(h.excessBlobGas);
   if (h.parentBeaconBlockRoot !== undefined) o.parentBeaconBlockRoot = hexData(h.parentBeaconBlockRoot);
+  if (h.extra !== undefined) Object.assign(o, h.extra);
   return o;
 }
 
