@@ -132,7 +132,7 @@ export async function headerFields(parent: Block, timestamp: bigint, fees: FeeRu
 /** What is wrong with a foreign block's rule-decided header fields, or undefined. */
 export async function headerProblem(parent: Block, h: BlockHeader, fees: FeeRules, rules: ChainRules | undefined, parentState: () => HookState): Promise<string | undefined> {
   const got: HeaderFields = { baseFeePerGas: h.baseFeePerGas ?? 0n, gasLimit: h.gasLimit, coinbase: h.coinbase.bytes, extraData: h.extraData };
-  if (rules?.verifyHeader) return rules.verifyHeader(parentHeader(parent), got, parentState());
+  if (rules?.verifyHeader) return rules.verifyHeader(parentHeader(parent), h.timestamp, got, parentState());
   const want = await headerFields(parent, h.timestamp, fees, rules, parentState);
   const by = rules?.header ? 'the chain rules' : 'the fee rules';
   if (got.gasLimit !== want.gasLimit) return `gas limit does not follow ${by}`;

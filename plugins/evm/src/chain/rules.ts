@@ -120,11 +120,11 @@ export interface ChainRules {
    */
   header?(parent: ParentHeader, timestamp: bigint, state: HookState): Promise<HeaderFields>;
   /**
-   * Checks another node's header fields against the rules (default: all four equal what `header`
-   * answers). Returns why it is invalid, or undefined. `coinbase` may legitimately differ when fee
+   * Checks another node's header fields (its block at `timestamp`) against the rules (default: all
+   * four equal what `header` answers). Returns why it is invalid, or undefined. `coinbase` may legitimately differ when fee
    * recipients are allowed: that is this check's call.
    */
-  verifyHeader?(parent: ParentHeader, got: HeaderFields, state: HookState): Promise<string | undefined>;
+  verifyHeader?(parent: ParentHeader, timestamp: bigint, got: HeaderFields, state: HookState): Promise<string | undefined>;
   /**
    * The longest extraData a block may have (default 32 bytes, as Ethereum); the subnet-EVM's is 80 + 8.
    */
