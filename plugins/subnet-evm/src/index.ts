@@ -3,3 +3,4 @@
  * srEXiWaHuhNyGwPUi444Tu47ZEDwxTWrbQiuD7FmgSAQ6X7Dy), built on @cornice/evm's hooks.
  */
 export * from './types.js';
+export * from './precompiles/index.js';
