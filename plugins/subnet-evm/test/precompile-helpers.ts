@@ -1,75 +1,14 @@
 /**
- * Helpers for the precompile tests: a Map-backed HookState, a chain config view with Durango
+ * Helpers for the precompile tests: the package's in-memory HookState, a chain config view with Durango
  * (and Granite) at chosen times, and hand-built PrecompileCall values.
  */
 import type { BlockInfo, HookState, PrecompileCall, PrecompileResult } from '@cornice/evm';
 import { concatBytes, fromHex, toHex } from '@cornice/sdk';
 import * as assert from 'uvu/assert';
 import type { ChainConfigView, FeeConfig, PrecompileConfigBase, PrecompileModule } from '../src/index.js';
-import { addressWord, selector, uint256Word } from '../src/index.js';
+import { addressWord, MemoryHookState, selector, uint256Word } from '../src/index.js';
 
-interface Account {
-  nonce: bigint;
-  balance: bigint;
-  code: Uint8Array;
-  storage: Map<string, Uint8Array>;
-}
-
-/** An in-memory HookState: what tests read back after a call or a configure. */
-export class MemoryHookState implements HookState {
-  readonly accounts = new Map<string, Account>();
-
-  private account(address: Uint8Array): Account {
-    const key = toHex(address);
-    let a = this.accounts.get(key);
-    if (!a) {
-      a = { nonce: 0n, balance: 0n, code: new Uint8Array(0), storage: new Map() };
-      this.accounts.set(key, a);
-    }
-    return a;
-  }
-
-  async getAccount(address: Uint8Array) {
-    const a = this.accounts.get(toHex(address));
-    return a && { nonce: a.nonce, balance: a.balance };
-  }
-  async putAccount(address: Uint8Array, account: { nonce: bigint; balance: bigint }) {
-    Object.assign(this.account(address), account);
-  }
-  async addBalance(address: Uint8Array, amount: bigint) {
-    this.account(address).balance += amount;
-  }
-  async getCode(address: Uint8Array) {
-    return this.accounts.get(toHex(address))?.code ?? new Uint8Array(0);
-  }
-  async putCode(address: Uint8Array, code: Uint8Array) {
-    this.account(address).code = code;
-  }
-  async getStorage(address: Uint8Array, slot: Uint8Array) {
-    assert.is(slot.length, 32, 'slots are 32 bytes');
-    return this.accounts.get(toHex(address))?.storage.get(toHex(slot)) ?? new Uint8Array(32);
-  }
-  async putStorage(address: Uint8Array, slot: Uint8Array, value: Uint8Array) {
-    assert.is(slot.length, 32, 'slots are 32 bytes');
-    assert.is(value.length, 32, 'values are 32 bytes');
-    const storage = this.account(address).storage;
-    if (value.every((b) => b === 0)) storage.delete(toHex(slot));
-    else storage.set(toHex(slot), value);
-  }
-  async deleteAccount(address: Uint8Array) {
-    this.accounts.delete(toHex(address));
-  }
-
-  /** The non-zero slots of an account as hex slot -> hex value. */
-  storageOf(address: Uint8Array): Record<string, string> {
-    const storage = this.accounts.get(toHex(address))?.storage ?? new Map<string, Uint8Array>();
-    return Object.fromEntries([...storage].map(([k, v]) => [k, toHex(v)]));
-  }
-
-  balanceOf(address: Uint8Array): bigint {
-    return this.accounts.get(toHex(address))?.balance ?? 0n;
-  }
-}
+export { MemoryHookState };
 
 export const DEFAULT_FEE_CONFIG: FeeConfig = {
   gasLimit: 8_000_000n,

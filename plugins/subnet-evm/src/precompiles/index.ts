@@ -10,3 +10,4 @@ export * from './native-minter.js';
 export * from './fee-manager.js';
 export * from './reward-manager.js';
 export * from './registry.js';
+export * from './memory-state.js';
