@@ -11,22 +11,15 @@
  * Config: the allow-list fields, `blockTimestamp`, `disable`, and `initialCount` (a number).
  */
 import {
-  allowListFunctions,
-  allowListModuleConfigJson,
-  checksumAddress,
+  allowListModule,
   ConfigError,
-  configureAllowList,
   eventTopic,
-  isEnabledRole,
   LOG_DATA_GAS,
   LOG_GAS,
   LOG_TOPIC_GAS,
-  parseAllowListModuleConfig,
-  PrecompileHalt,
-  precompileDispatcher,
   READ_GAS_PER_SLOT,
-  readRole,
   registerPrecompile,
+  requireEnabledCaller,
   requireWritable,
   uint256Word,
   wordToBigint,
@@ -51,33 +44,28 @@ export interface HelloWorldConfig extends AllowListModuleConfig {
   readonly initialCount: bigint;
 }
 
-export const helloWorld: PrecompileModule<HelloWorldConfig> = {
+export const helloWorld: PrecompileModule<HelloWorldConfig> = allowListModule<HelloWorldConfig>({
   key: 'helloWorldConfig',
   address: HELLO_WORLD_ADDRESS,
-  parseConfig(json, field, chain) {
-    const allowList = parseAllowListModuleConfig(json, field, chain);
-    const raw = (json as { initialCount?: unknown }).initialCount;
+  parseExtra(o, field) {
+    const raw = o.initialCount;
     if (raw !== undefined && (typeof raw !== 'number' || !Number.isSafeInteger(raw) || raw < 0)) {
       throw new ConfigError(`${field}.initialCount`, 'must be a non-negative integer');
     }
-    return { ...allowList, initialCount: BigInt(raw ?? 0) };
+    return { initialCount: BigInt(raw ?? 0) };
   },
-  configJson: (config) => ({ ...allowListModuleConfigJson(config), ...(config.initialCount ? { initialCount: Number(config.initialCount) } : {}) }),
-  async configure(state, config) {
+  extraJson: (config) => (config.initialCount ? { initialCount: Number(config.initialCount) } : {}),
+  async configureExtra(state, config) {
     await state.putStorage(HELLO_WORLD_ADDRESS, COUNTER_SLOT, uint256Word(config.initialCount));
-    await configureAllowList(state, HELLO_WORLD_ADDRESS, config);
   },
-  run: precompileDispatcher<HelloWorldConfig>([
-    ...allowListFunctions(HELLO_WORLD_ADDRESS),
+  functions: [
     {
       signature: 'increment()',
       async run(env) {
         env.gas.charge(INCREMENT_GAS);
         requireWritable(env);
+        await requireEnabledCaller(env, HELLO_WORLD_ADDRESS, 'non-enabled cannot increment');
         const { state, caller } = env.call;
-        if (!isEnabledRole(await readRole(state, HELLO_WORLD_ADDRESS, caller))) {
-          throw new PrecompileHalt(`non-enabled cannot increment: ${checksumAddress(caller)}`);
-        }
         const value = wordToBigint(await state.getStorage(HELLO_WORLD_ADDRESS, COUNTER_SLOT)) + 1n;
         if (env.durango) {
           env.gas.charge(INCREMENTED_EVENT_GAS);
@@ -94,8 +82,8 @@ export const helloWorld: PrecompileModule<HelloWorldConfig> = {
         return env.call.state.getStorage(HELLO_WORLD_ADDRESS, COUNTER_SLOT);
       },
     },
-  ]),
-};
+  ],
+});
 
 /** Registers the module (once, before a chain with `helloWorldConfig` in its config starts). */
 export function registerHelloWorld(): void {

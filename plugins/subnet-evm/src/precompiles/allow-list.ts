@@ -4,16 +4,18 @@
  * setters with the reference's gas, errors and RoleSet event (from Durango), the config's roles and
  * their checks.
  */
-import type { HookState } from '@cornice/evm';
+import type { BlockInfo, HookState } from '@cornice/evm';
 import { toHex } from '@cornice/sdk';
-import { ConfigError, type AllowListConfig, type ChainConfigView, type PrecompileConfigBase } from '../types.js';
+import { ConfigError, type AllowListConfig, type ChainConfigView, type PrecompileConfigBase, type PrecompileModule } from '../types.js';
 import { addressWord, checksumAddress, eventTopic, leftPad32, readWords, uint256Word, wordToAddress, wordToBigint, WORD_BYTES } from './abi.js';
 import { addressJson, baseConfigJson, parseAddressList, parsePrecompileConfigBase, requireObject, type JsonObject } from './config.js';
 import {
   LOG_DATA_GAS,
   LOG_GAS,
   LOG_TOPIC_GAS,
+  precompileDispatcher,
   READ_GAS_PER_SLOT,
+  requireStrictLength,
   requireWritable,
   WRITE_GAS_PER_SLOT,
   type PrecompileEnv,
@@ -72,9 +74,21 @@ export async function writeRole(state: HookState, precompile: Uint8Array, addres
   await state.putStorage(precompile, leftPad32(address), uint256Word(role));
 }
 
+/** True when `address` has an enabled role (Enabled, Admin, Manager) in the precompile's allow list. */
+export async function hasEnabledRole(state: HookState, precompile: Uint8Array, address: Uint8Array): Promise<boolean> {
+  return isEnabledRole(await readRole(state, precompile, address));
+}
+
+/** Fails with `<refusal>: 0x…` (the caller, EIP-55) unless the caller has an enabled role. */
+export async function requireEnabledCaller(env: PrecompileEnv, precompile: Uint8Array, refusal: string): Promise<void> {
+  if (!(await hasEnabledRole(env.call.state, precompile, env.call.caller))) {
+    throw new PrecompileHalt(`${refusal}: ${checksumAddress(env.call.caller)}`);
+  }
+}
+
 /** The address argument of an allow-list function: exactly one word before Durango. */
 function addressArg(env: PrecompileEnv, what: string): Uint8Array {
-  if (!env.durango && env.args.length !== WORD_BYTES) throw new PrecompileHalt(`invalid input length for ${what}: ${env.args.length}`);
+  requireStrictLength(env, WORD_BYTES, `invalid input length for ${what}`);
   return wordToAddress(readWords(env.args, 1)[0]!);
 }
 
@@ -183,4 +197,41 @@ export function parseAllowListModuleConfig(json: unknown, field: string, chain: 
 
 export function allowListModuleConfigJson(config: AllowListModuleConfig): JsonObject {
   return { ...baseConfigJson(config), ...allowListConfigJson(config) };
+}
+
+/** A module made of the allow list and its own functions (every built-in, and third parties'). */
+export interface AllowListModuleSpec<C extends AllowListModuleConfig> {
+  readonly key: string;
+  readonly address: Uint8Array;
+  /** The module's own config fields (the Upgrade part and the lists are read already). */
+  parseExtra?(o: JsonObject, field: string, chain: ChainConfigView): Omit<C, keyof AllowListModuleConfig>;
+  /** The module's own fields as JSON. */
+  extraJson?(config: C): JsonObject;
+  /** Writes the module's own initial state; runs before the roles are written. */
+  configureExtra?(state: HookState, config: C, block: BlockInfo, chain: ChainConfigView): Promise<void>;
+  /** The module's functions besides readAllowList and the role setters. */
+  readonly functions: readonly PrecompileFunction<C>[];
+}
+
+export function allowListModule<C extends AllowListModuleConfig>(spec: AllowListModuleSpec<C>): PrecompileModule<C> {
+  const { key, address } = spec;
+  return {
+    key,
+    address,
+    parseConfig(json, field, chain) {
+      const base = parseAllowListModuleConfig(json, field, chain);
+      return { ...base, ...spec.parseExtra?.(requireObject(json, field), field, chain) } as C;
+    },
+    configJson: (config) => ({ ...allowListModuleConfigJson(config), ...spec.extraJson?.(config) }),
+    async configure(state, config, block, chain) {
+      await spec.configureExtra?.(state, config, block, chain);
+      await configureAllowList(state, address, config);
+    },
+    run: precompileDispatcher<C>([...(allowListFunctions(address) as PrecompileFunction<C>[]), ...spec.functions]),
+  };
+}
+
+/** A module that is only an allow list (the deployer and tx allow lists). */
+export function allowListOnlyModule(key: string, address: Uint8Array): PrecompileModule<AllowListModuleConfig> {
+  return allowListModule({ key, address, functions: [] });
 }

@@ -61,6 +61,14 @@ export interface PrecompileFunction<C extends PrecompileConfigBase = PrecompileC
   run(env: PrecompileEnv<C>): Promise<Uint8Array>;
 }
 
+/**
+ * Before Durango an input must have exactly `length` bytes after the selector ("strict mode"); the
+ * failure reads `<what>: <actual length>`.
+ */
+export function requireStrictLength(env: PrecompileEnv<PrecompileConfigBase>, length: number, what: string): void {
+  if (!env.durango && env.args.length !== length) throw new PrecompileHalt(`${what}: ${env.args.length}`);
+}
+
 /** Fails a write attempted in a static call. */
 export function requireWritable(env: PrecompileEnv<PrecompileConfigBase>): void {
   if (env.call.isStatic) throw new PrecompileHalt(ERR_WRITE_PROTECTION);

@@ -4,35 +4,18 @@
  */
 import type { HookState } from '@cornice/evm';
 import { fromHex } from '@cornice/sdk';
-import type { PrecompileModule } from '../types.js';
 import { checksumAddress } from './abi.js';
-import {
-  allowListFunctions,
-  allowListModuleConfigJson,
-  configureAllowList,
-  isEnabledRole,
-  parseAllowListModuleConfig,
-  readRole,
-  type AllowListModuleConfig,
-} from './allow-list.js';
-import { precompileDispatcher } from './contract.js';
+import { allowListOnlyModule, hasEnabledRole, type AllowListModuleConfig } from './allow-list.js';
 
 export const DEPLOYER_ALLOW_LIST_ADDRESS = fromHex('0x0200000000000000000000000000000000000000');
 
 export type DeployerAllowListConfig = AllowListModuleConfig;
 
-export const contractDeployerAllowList: PrecompileModule<DeployerAllowListConfig> = {
-  key: 'contractDeployerAllowListConfig',
-  address: DEPLOYER_ALLOW_LIST_ADDRESS,
-  parseConfig: parseAllowListModuleConfig,
-  configJson: allowListModuleConfigJson,
-  configure: (state, config) => configureAllowList(state, DEPLOYER_ALLOW_LIST_ADDRESS, config),
-  run: precompileDispatcher(allowListFunctions(DEPLOYER_ALLOW_LIST_ADDRESS)),
-};
+export const contractDeployerAllowList = allowListOnlyModule('contractDeployerAllowListConfig', DEPLOYER_ALLOW_LIST_ADDRESS);
 
 /** True when `origin` may deploy (Enabled, Admin or Manager) while the deployer allow list is active. */
-export async function canDeploy(state: HookState, origin: Uint8Array): Promise<boolean> {
-  return isEnabledRole(await readRole(state, DEPLOYER_ALLOW_LIST_ADDRESS, origin));
+export function canDeploy(state: HookState, origin: Uint8Array): Promise<boolean> {
+  return hasEnabledRole(state, DEPLOYER_ALLOW_LIST_ADDRESS, origin);
 }
 
 /** The reference's refusal of a create by `origin`, or undefined when it may deploy (ChainRules.canCreate). */

@@ -4,21 +4,12 @@
  * whose first byte is i, the last-changed block number at `lca` (0x6c6361…). `readFeeConfig` /
  * `readLastChangedAt` serve the fee rules while the precompile is active.
  */
-import type { BlockInfo, HookState } from '@cornice/evm';
+import type { HookState } from '@cornice/evm';
 import { fromHex } from '@cornice/sdk';
 import { ConfigError, FEE_CONFIG_FIELDS, type FeeConfig, type PrecompileModule } from '../types.js';
-import { addressWord, checksumAddress, eventTopic, readWords, uint256Word, wordToBigint, WORD_BYTES } from './abi.js';
-import {
-  allowListFunctions,
-  allowListModuleConfigJson,
-  configureAllowList,
-  isEnabledRole,
-  parseAllowListModuleConfig,
-  readRole,
-  type AllowListModuleConfig,
-} from './allow-list.js';
-import { requireObject } from './config.js';
-import { LOG_DATA_GAS, LOG_GAS, LOG_TOPIC_GAS, precompileDispatcher, READ_GAS_PER_SLOT, requireWritable, WRITE_GAS_PER_SLOT } from './contract.js';
+import { addressWord, eventTopic, readWords, uint256Word, wordToBigint, WORD_BYTES } from './abi.js';
+import { allowListModule, requireEnabledCaller, type AllowListModuleConfig } from './allow-list.js';
+import { LOG_DATA_GAS, LOG_GAS, LOG_TOPIC_GAS, READ_GAS_PER_SLOT, requireStrictLength, requireWritable, WRITE_GAS_PER_SLOT } from './contract.js';
 import { PrecompileHalt } from './errors.js';
 import { feeConfigJson, parseFeeConfigJson, verifyFeeConfig, type FeeConfigVerifier } from './fee-config.js';
 
@@ -97,37 +88,26 @@ export interface FeeManagerOptions {
 /** The fee manager module; `verify` lets the chain config's FeeConfig.Verify be the one used. */
 export function createFeeManager(options: FeeManagerOptions = {}): PrecompileModule<FeeManagerConfig> {
   const verify = options.verify ?? verifyFeeConfig;
-  return {
+  return allowListModule<FeeManagerConfig>({
     key: 'feeManagerConfig',
     address: FEE_MANAGER_ADDRESS,
-    parseConfig(json, field, chain) {
-      const allowList = parseAllowListModuleConfig(json, field, chain);
-      const initial = requireObject(json, field).initialFeeConfig;
-      if (initial === undefined || initial === null) return allowList;
-      return { ...allowList, initialFeeConfig: parseFeeConfigJson(initial, `${field}.initialFeeConfig`, verify) };
+    parseExtra(o, field) {
+      const initial = o.initialFeeConfig;
+      return initial === undefined || initial === null ? {} : { initialFeeConfig: parseFeeConfigJson(initial, `${field}.initialFeeConfig`, verify) };
     },
-    configJson(config) {
-      const out = allowListModuleConfigJson(config);
-      if (config.initialFeeConfig) out.initialFeeConfig = feeConfigJson(config.initialFeeConfig);
-      return out;
-    },
-    async configure(state, config, block: BlockInfo, chain) {
+    extraJson: (config) => (config.initialFeeConfig ? { initialFeeConfig: feeConfigJson(config.initialFeeConfig) } : {}),
+    async configureExtra(state, config, block, chain) {
       const why = await storeFeeConfig(state, config.initialFeeConfig ?? chain.feeConfig, block.number, verify);
       // parseConfig and the chain config parser verified it already: this only fails on a bug.
       if (why) throw new ConfigError(config.initialFeeConfig ? 'feeManagerConfig.initialFeeConfig' : 'config.feeConfig', why);
-      await configureAllowList(state, FEE_MANAGER_ADDRESS, config);
     },
-    run: precompileDispatcher([
-      ...allowListFunctions(FEE_MANAGER_ADDRESS),
+    functions: [
       {
         signature: 'setFeeConfig(uint256,uint256,uint256,uint256,uint256,uint256,uint256,uint256)',
         async run(env) {
           env.gas.charge(SET_FEE_CONFIG_GAS);
           requireWritable(env);
-          const inputLength = Number(FIELD_COUNT) * WORD_BYTES;
-          if (!env.durango && env.args.length !== inputLength) {
-            throw new PrecompileHalt(`invalid input length for fee config Input: ${env.args.length}`);
-          }
+          requireStrictLength(env, FEE_CONFIG_FIELDS.length * WORD_BYTES, 'invalid input length for fee config Input');
           const words = readWords(env.args, FEE_CONFIG_FIELDS.length);
           const values: Partial<Record<keyof FeeConfig, bigint>> = {};
           for (const [i, name] of FEE_CONFIG_FIELDS.entries()) {
@@ -136,10 +116,8 @@ export function createFeeManager(options: FeeManagerOptions = {}): PrecompileMod
             values[name] = name === 'targetBlockRate' ? v & MAX_UINT64 : v;
           }
           const config = values as FeeConfig;
+          await requireEnabledCaller(env, FEE_MANAGER_ADDRESS, 'non-enabled cannot change fee config');
           const { state, caller, block } = env.call;
-          if (!isEnabledRole(await readRole(state, FEE_MANAGER_ADDRESS, caller))) {
-            throw new PrecompileHalt(`non-enabled cannot change fee config: ${checksumAddress(caller)}`);
-          }
           if (env.durango) {
             env.gas.charge(FEE_CONFIG_CHANGED_EVENT_GAS);
             const old = await readFeeConfig(state);
@@ -164,8 +142,8 @@ export function createFeeManager(options: FeeManagerOptions = {}): PrecompileMod
           return uint256Word(await readLastChangedAt(env.call.state));
         },
       },
-    ]),
-  };
+    ],
+  });
 }
 
 export const feeManager = createFeeManager();

@@ -5,18 +5,9 @@
 import { fromHex, toHex } from '@cornice/sdk';
 import { ConfigError, type PrecompileModule } from '../types.js';
 import { addressWord, checksumAddress, eventTopic, readWords, wordToAddress, wordToBigint, WORD_BYTES } from './abi.js';
-import {
-  allowListFunctions,
-  allowListModuleConfigJson,
-  configureAllowList,
-  isEnabledRole,
-  parseAllowListModuleConfig,
-  readRole,
-  type AllowListModuleConfig,
-} from './allow-list.js';
+import { allowListModule, requireEnabledCaller, type AllowListModuleConfig } from './allow-list.js';
 import { addressJson, parseAddressJson, requireObject } from './config.js';
-import { LOG_DATA_GAS, LOG_GAS, LOG_TOPIC_GAS, precompileDispatcher, requireWritable } from './contract.js';
-import { PrecompileHalt } from './errors.js';
+import { LOG_DATA_GAS, LOG_GAS, LOG_TOPIC_GAS, requireStrictLength, requireWritable } from './contract.js';
 
 export const NATIVE_MINTER_ADDRESS = fromHex('0x0200000000000000000000000000000000000001');
 
@@ -59,39 +50,29 @@ function parseInitialMint(value: unknown, field: string): NativeMinterConfig['in
   return [...byAddress.values()];
 }
 
-export const contractNativeMinter: PrecompileModule<NativeMinterConfig> = {
+export const contractNativeMinter: PrecompileModule<NativeMinterConfig> = allowListModule<NativeMinterConfig>({
   key: 'contractNativeMinterConfig',
   address: NATIVE_MINTER_ADDRESS,
-  parseConfig(json, field, chain) {
-    const allowList = parseAllowListModuleConfig(json, field, chain);
-    return { ...allowList, initialMint: parseInitialMint(requireObject(json, field).initialMint, `${field}.initialMint`) };
+  parseExtra: (o, field) => ({ initialMint: parseInitialMint(o.initialMint, `${field}.initialMint`) }),
+  extraJson(config) {
+    if (!config.initialMint.length) return {};
+    const sorted = [...config.initialMint].sort((a, b) => (toHex(a.address) < toHex(b.address) ? -1 : 1));
+    return { initialMint: Object.fromEntries(sorted.map((m) => [addressJson(m.address), `0x${m.amount.toString(16)}`])) };
   },
-  configJson(config) {
-    const out = allowListModuleConfigJson(config);
-    if (config.initialMint.length) {
-      const sorted = [...config.initialMint].sort((a, b) => (toHex(a.address) < toHex(b.address) ? -1 : 1));
-      out.initialMint = Object.fromEntries(sorted.map((m) => [addressJson(m.address), `0x${m.amount.toString(16)}`]));
-    }
-    return out;
-  },
-  async configure(state, config) {
+  async configureExtra(state, config) {
     for (const { address, amount } of config.initialMint) await state.addBalance(address, amount);
-    await configureAllowList(state, NATIVE_MINTER_ADDRESS, config);
   },
-  run: precompileDispatcher([
-    ...allowListFunctions(NATIVE_MINTER_ADDRESS),
+  functions: [
     {
       signature: 'mintNativeCoin(address,uint256)',
       async run(env) {
         env.gas.charge(MINT_GAS);
         requireWritable(env);
-        if (!env.durango && env.args.length !== 2 * WORD_BYTES) throw new PrecompileHalt(`invalid input length for minting: ${env.args.length}`);
+        requireStrictLength(env, 2 * WORD_BYTES, 'invalid input length for minting');
         const [to, amount] = readWords(env.args, 2) as [Uint8Array, Uint8Array];
         const recipient = wordToAddress(to);
+        await requireEnabledCaller(env, NATIVE_MINTER_ADDRESS, 'non-enabled cannot mint');
         const { state, caller } = env.call;
-        if (!isEnabledRole(await readRole(state, NATIVE_MINTER_ADDRESS, caller))) {
-          throw new PrecompileHalt(`non-enabled cannot mint: ${checksumAddress(caller)}`);
-        }
         if (env.durango) {
           env.gas.charge(NATIVE_COIN_MINTED_EVENT_GAS);
           env.emit([NATIVE_COIN_MINTED_TOPIC, addressWord(caller), addressWord(recipient)], amount);
@@ -100,5 +81,5 @@ export const contractNativeMinter: PrecompileModule<NativeMinterConfig> = {
         return new Uint8Array(0);
       },
     },
-  ]),
-};
+  ],
+});

@@ -7,21 +7,12 @@
 import { BLACKHOLE_ADDRESS, type HookState } from '@cornice/evm';
 import { bytesEqual, fromHex } from '@cornice/sdk';
 import { ConfigError, type PrecompileModule } from '../types.js';
-import { addressWord, boolWord, checksumAddress, eventTopic, leftPad32, readWords, wordToAddress, WORD_BYTES } from './abi.js';
-import {
-  allowListFunctions,
-  allowListModuleConfigJson,
-  configureAllowList,
-  isEnabledRole,
-  parseAllowListModuleConfig,
-  readRole,
-  type AllowListModuleConfig,
-} from './allow-list.js';
+import { addressWord, boolWord, eventTopic, leftPad32, readWords, wordToAddress, WORD_BYTES } from './abi.js';
+import { allowListModule, requireEnabledCaller, type AllowListModuleConfig } from './allow-list.js';
 import { addressJson, parseAddressJson, requireObject } from './config.js';
 import {
   LOG_GAS,
   LOG_TOPIC_GAS,
-  precompileDispatcher,
   READ_GAS_PER_SLOT,
   requireWritable,
   WRITE_GAS_PER_SLOT,
@@ -114,9 +105,7 @@ function rewardSetter<A>(
       env.gas.charge(REWARD_SETTER_GAS);
       requireWritable(env);
       const arg = parse(env);
-      if (!isEnabledRole(await readRole(env.call.state, REWARD_MANAGER_ADDRESS, env.call.caller))) {
-        throw new PrecompileHalt(`non-enabled cannot call ${name}: ${checksumAddress(env.call.caller)}`);
-      }
+      await requireEnabledCaller(env, REWARD_MANAGER_ADDRESS, `non-enabled cannot call ${name}`);
       await apply(env, arg);
       return new Uint8Array(0);
     },
@@ -133,27 +122,20 @@ function rewardAddressArg(env: PrecompileEnv): Uint8Array {
   return wordToAddress(readWords(env.args, 1)[0]!);
 }
 
-export const rewardManager: PrecompileModule<RewardManagerConfig> = {
+export const rewardManager: PrecompileModule<RewardManagerConfig> = allowListModule<RewardManagerConfig>({
   key: 'rewardManagerConfig',
   address: REWARD_MANAGER_ADDRESS,
-  parseConfig(json, field, chain) {
-    const allowList = parseAllowListModuleConfig(json, field, chain);
-    const initial = requireObject(json, field).initialRewardConfig;
-    if (initial === undefined || initial === null) return allowList;
-    return { ...allowList, initialRewardConfig: parseInitialRewardConfig(initial, `${field}.initialRewardConfig`) };
+  parseExtra(o, field) {
+    const initial = o.initialRewardConfig;
+    return initial === undefined || initial === null ? {} : { initialRewardConfig: parseInitialRewardConfig(initial, `${field}.initialRewardConfig`) };
   },
-  configJson(config) {
-    const out = allowListModuleConfigJson(config);
+  extraJson(config) {
     const initial = config.initialRewardConfig;
-    if (initial) {
-      out.initialRewardConfig = {
-        allowFeeRecipients: initial.allowFeeRecipients,
-        ...(initial.rewardAddress && !bytesEqual(initial.rewardAddress, ZERO_ADDRESS) ? { rewardAddress: addressJson(initial.rewardAddress) } : {}),
-      };
-    }
-    return out;
+    if (!initial) return {};
+    const rewardAddress = initial.rewardAddress && !bytesEqual(initial.rewardAddress, ZERO_ADDRESS) ? { rewardAddress: addressJson(initial.rewardAddress) } : {};
+    return { initialRewardConfig: { allowFeeRecipients: initial.allowFeeRecipients, ...rewardAddress } };
   },
-  async configure(state, config, _block, chain) {
+  async configureExtra(state, config, _block, chain) {
     const initial = config.initialRewardConfig;
     if (initial === undefined) {
       // Without an initial config the chain config's allowFeeRecipients decides.
@@ -165,10 +147,8 @@ export const rewardManager: PrecompileModule<RewardManagerConfig> = {
     } else {
       await storeValue(state, leftPad32(initial.rewardAddress));
     }
-    await configureAllowList(state, REWARD_MANAGER_ADDRESS, config);
   },
-  run: precompileDispatcher([
-    ...allowListFunctions(REWARD_MANAGER_ADDRESS),
+  functions: [
     rewardSetter('allowFeeRecipients()', noArgs, async (env) => {
       if (env.durango) {
         env.gas.charge(FEE_RECIPIENTS_ALLOWED_EVENT_GAS);
@@ -208,5 +188,5 @@ export const rewardManager: PrecompileModule<RewardManagerConfig> = {
         return boolWord(bytesEqual(value, ALLOW_FEE_RECIPIENTS_VALUE));
       },
     },
-  ]),
-};
+  ],
+});

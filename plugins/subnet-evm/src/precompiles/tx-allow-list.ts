@@ -4,35 +4,18 @@
  */
 import type { HookState } from '@cornice/evm';
 import { fromHex } from '@cornice/sdk';
-import type { PrecompileModule } from '../types.js';
 import { checksumAddress } from './abi.js';
-import {
-  allowListFunctions,
-  allowListModuleConfigJson,
-  configureAllowList,
-  isEnabledRole,
-  parseAllowListModuleConfig,
-  readRole,
-  type AllowListModuleConfig,
-} from './allow-list.js';
-import { precompileDispatcher } from './contract.js';
+import { allowListOnlyModule, hasEnabledRole, type AllowListModuleConfig } from './allow-list.js';
 
 export const TX_ALLOW_LIST_ADDRESS = fromHex('0x0200000000000000000000000000000000000002');
 
 export type TxAllowListConfig = AllowListModuleConfig;
 
-export const txAllowList: PrecompileModule<TxAllowListConfig> = {
-  key: 'txAllowListConfig',
-  address: TX_ALLOW_LIST_ADDRESS,
-  parseConfig: parseAllowListModuleConfig,
-  configJson: allowListModuleConfigJson,
-  configure: (state, config) => configureAllowList(state, TX_ALLOW_LIST_ADDRESS, config),
-  run: precompileDispatcher(allowListFunctions(TX_ALLOW_LIST_ADDRESS)),
-};
+export const txAllowList = allowListOnlyModule('txAllowListConfig', TX_ALLOW_LIST_ADDRESS);
 
 /** True when `sender` may issue transactions while the tx allow list is active. */
-export async function canTransact(state: HookState, sender: Uint8Array): Promise<boolean> {
-  return isEnabledRole(await readRole(state, TX_ALLOW_LIST_ADDRESS, sender));
+export function canTransact(state: HookState, sender: Uint8Array): Promise<boolean> {
+  return hasEnabledRole(state, TX_ALLOW_LIST_ADDRESS, sender);
 }
 
 /** The reference's refusal of a tx from `sender`, or undefined when it may send (ChainRules.checkTx). */
