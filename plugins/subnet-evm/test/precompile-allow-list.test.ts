@@ -4,7 +4,6 @@ import { fromHex, toHex } from '@cornice/sdk';
 import {
   ALLOW_LIST_EVENT_GAS,
   canModify,
-  ConfigError,
   contractDeployerAllowList as module,
   DEPLOYER_ALLOW_LIST_ADDRESS as AT,
   INVALIDATE_DELEGATE_UNIX,
@@ -22,6 +21,7 @@ import {
   chainView,
   DURANGO,
   ENABLED,
+  expectConfigError,
   expectHalt,
   expectOk,
   MANAGER,
@@ -196,16 +196,7 @@ test('DELEGATECALL/CALLCODE: runs as a call before 2025-08-02, fails from then, 
 
 test('config: the lists are checked as AllowListConfig.Verify, with the field named', () => {
   const a = '0x0000000000000000000000000000000000000011';
-  const fails = (json: unknown, field: string, why: string, chain = DURANGO) => {
-    try {
-      module.parseConfig(json, 'contractDeployerAllowListConfig', chain);
-      assert.unreachable('accepted');
-    } catch (e) {
-      assert.instance(e, ConfigError);
-      assert.is((e as ConfigError).field, field);
-      assert.is((e as ConfigError).message, `invalid chain config: ${field}: ${why}`);
-    }
-  };
+  const fails = (json: unknown, field: string, why: string, chain = DURANGO) => expectConfigError(module, json, field, why, chain);
   const k = 'contractDeployerAllowListConfig';
   fails({ blockTimestamp: 0, enabledAddresses: [a, a] }, `${k}.enabledAddresses[1]`, `duplicate address in enabled list: ${a}`);
   fails({ blockTimestamp: 0, adminAddresses: [a, a] }, `${k}.adminAddresses[1]`, `duplicate address in admin list: ${a}`);

@@ -2,7 +2,6 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { toHex } from '@cornice/sdk';
 import {
-  ConfigError,
   createFeeManager,
   FEE_CONFIG_CHANGED_EVENT_GAS,
   FEE_CONFIG_CHANGED_TOPIC,
@@ -23,6 +22,7 @@ import {
   chainView,
   DEFAULT_FEE_CONFIG,
   ENABLED,
+  expectConfigError,
   expectHalt,
   expectOk,
   NOBODY,
@@ -147,15 +147,8 @@ test('an injected verify is the one used, in calls and in configs', async () => 
 });
 
 test('initialFeeConfig errors name the field', () => {
-  const fails = (initialFeeConfig: unknown, field: string, why: string) => {
-    try {
-      module.parseConfig({ blockTimestamp: 0, initialFeeConfig }, 'feeManagerConfig', PRE_DURANGO);
-      assert.unreachable('accepted');
-    } catch (e) {
-      assert.instance(e, ConfigError);
-      assert.is((e as ConfigError).message, `invalid chain config: feeManagerConfig.initialFeeConfig${field}: ${why}`);
-    }
-  };
+  const fails = (initialFeeConfig: unknown, field: string, why: string) =>
+    expectConfigError(module, { blockTimestamp: 0, initialFeeConfig }, `feeManagerConfig.initialFeeConfig${field}`, why, PRE_DURANGO);
   const full = Object.fromEntries(FEE_CONFIG_FIELDS.map((f) => [f, Number(NEW[f])]));
   fails({ ...full, gasLimit: undefined }, '.gasLimit', 'gasLimit cannot be nil');
   fails({ ...full, targetBlockRate: undefined }, '', 'targetBlockRate cannot be less than or equal to 0: targetBlockRate = 0');

@@ -6,7 +6,7 @@ import type { BlockInfo, HookState, PrecompileCall, PrecompileResult } from '@co
 import { concatBytes, fromHex, toHex } from '@cornice/sdk';
 import * as assert from 'uvu/assert';
 import type { ChainConfigView, FeeConfig, PrecompileConfigBase, PrecompileModule } from '../src/index.js';
-import { addressWord, MemoryHookState, selector, uint256Word } from '../src/index.js';
+import { addressWord, ConfigError, MemoryHookState, selector, uint256Word } from '../src/index.js';
 
 export { MemoryHookState };
 
@@ -116,3 +116,21 @@ export function expectHalt(r: PrecompileResult, error: string, gas = 1_000_000n)
 }
 
 export const hex = (b: Uint8Array) => `0x${toHex(b)}`;
+
+/** parseConfig refuses `json` with a ConfigError for `field` and this reason. */
+export function expectConfigError<C extends PrecompileConfigBase>(
+  module: PrecompileModule<C>,
+  json: unknown,
+  field: string,
+  why: string,
+  chain: ChainConfigView = DURANGO,
+): void {
+  try {
+    module.parseConfig(json, module.key, chain);
+    assert.unreachable('accepted');
+  } catch (e) {
+    assert.instance(e, ConfigError);
+    assert.is((e as ConfigError).field, field);
+    assert.is((e as ConfigError).message, `invalid chain config: ${field}: ${why}`);
+  }
+}
