@@ -18,3 +18,5 @@ export * from './fees/block-gas-cost.js';
 export * from './fees/header.js';
 // The extra eth_ methods' arguments and results.
 export * from './rpc/results.js';
+// Stateful precompiles: the five built-ins, the registry for third parties' modules.
+export * from './precompiles/index.js';

@@ -1,0 +1,13 @@
+export * from './abi.js';
+export * from './errors.js';
+export * from './contract.js';
+export * from './config.js';
+export * from './allow-list.js';
+export type { FeeConfigVerifier } from './fee-config.js';
+export * from './deployer-allow-list.js';
+export * from './tx-allow-list.js';
+export * from './native-minter.js';
+export * from './fee-manager.js';
+export * from './reward-manager.js';
+export * from './registry.js';
+export * from './memory-state.js';
