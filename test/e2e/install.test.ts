@@ -22,7 +22,7 @@ test('a node installed without the built-in VM packages starts, serves admin, an
   try {
     assert.is((await node.call('admin', 'admin.getNodeID')).result?.nodeID, node.nodeId);
     const skipped = node.logs.filter((l) => l.msg === 'built-in VM not installed; skipped');
-    assert.equal(skipped.map((l) => [l.level, l.package]), [['info', '@cornice/avm'], ['info', '@cornice/evm'], ['info', '@cornice/timestamp']]);
+    assert.equal(skipped.map((l) => [l.level, l.package]), [['info', '@cornice/avm'], ['info', '@cornice/evm'], ['info', '@cornice/subnet-evm'], ['info', '@cornice/timestamp']]);
     const notRun = node.logs.filter((l) => l.msg === 'chain not run: its VM is not loaded');
     assert.equal(notRun.map((l) => [l.level, l.chain, l.vm]), [['warn', 'X-Chain', 'avm'], ['warn', 'C-Chain', 'evm'], ['warn', 'Simple Timestamp Server', 'timestamp']]);
     assert.is(notRun[2]!.chainId, TIMESTAMP_CHAIN_ID);

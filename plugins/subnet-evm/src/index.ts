@@ -20,3 +20,7 @@ export * from './fees/header.js';
 export * from './rpc/results.js';
 // Stateful precompiles: the five built-ins, the registry for third parties' modules.
 export * from './precompiles/index.js';
+// The chain rules on @cornice/evm's hooks, the extra methods, and the plugin.
+export * from './chain-rules.js';
+export * from './rpc/methods.js';
+export { vmFactory, checkSubnetGenesis, SUBNET_EVM_VM_NAME } from './plugin.js';

@@ -38,7 +38,7 @@ export interface ExecutionHooks {
   /** The chain rules (none: the C-Chain). */
   readonly rules?: ChainRules;
   readonly customPrecompiles?: CustomPrecompiles;
-  /** VM params overrides (e.g. the subnet-EVM's no-refund rule: `{ 3529: { maxRefundQuotient: 2n ** 52n } }`). */
+  /** VM params overrides (e.g. the subnet-EVM's no-refund rule: `{ 3529: { maxRefundQuotient: 2 ** 52 } }`: numbers, @ethereumjs copies params as JSON). */
   readonly vmParams?: Record<string, Record<string, unknown>>;
   /** Trie node LRU entries per trie (default 50,000). */
   readonly trieCacheSize?: number;
