@@ -66,6 +66,8 @@ const alice = Wallet.createRandom();
 const outsider = Wallet.createRandom();
 let probe: CompiledContract;
 let rewardManagerAt: number;
+/** The Probe contract alice deploys once the deployer allow list lets her. */
+let probeAt: string;
 
 async function rpc(method: string, params: unknown[] = []): Promise<{ result?: any; error?: { code: number; message: string; data?: unknown } }> {
   const r = await fetch(rpcUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) });
@@ -175,7 +177,8 @@ test('deployer allow list: a non-enabled deployer gets the reference error; the 
   assert.ok(roleSet, 'RoleSet event');
   const deployed = await factory.deploy();
   await deployed.waitForDeployment();
-  assert.ok((await provider.getCode(await deployed.getAddress())).length > 2);
+  probeAt = await deployed.getAddress();
+  assert.ok((await provider.getCode(probeAt)).length > 2);
 });
 
 test('native minter: the admin mints; balance and NativeCoinMinted show it; a non-enabled caller is refused; a static call cannot mint', async () => {
@@ -197,6 +200,13 @@ test('native minter: the admin mints; balance and NativeCoinMinted show it; a no
   const short = await rpc('eth_call', [{ from: EWOQ_EVM_ADDRESS, to: MINTER, data: '0x4f5a' }, 'latest']);
   assert.ok(short.error, 'short input refused');
   assert.is(await provider.getBalance(to), 12345n, 'nothing stored by the refusals');
+  // From a contract: once enabled it mints; a static call of the same write fails (write protection).
+  const probeContract = new Contract(probeAt, probe.abi, alice.connect(provider));
+  await wait(await minter.setEnabled!(probeAt));
+  assert.is(await probeContract.staticMint!(MINTER, to), false, 'a static call cannot mint');
+  const minted = await wait(await probeContract.mint!(MINTER, to, 5n));
+  assert.is(minted.status, 1);
+  assert.is(await provider.getBalance(to), 12350n);
 });
 
 test('fee manager: setFeeConfig changes the config; eth_feeConfig and getFeeConfigLastChangedAt report it and its block', async () => {
