@@ -5,13 +5,14 @@
  * upgrade.json a few seconds ahead), then ethers v6 unchanged against `/ext/bc/<id>/rpc` with a
  * contract compiled from Solidity source in the test.
  */
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Contract, ContractFactory, JsonRpcProvider, Wallet, parseEther, type ContractTransactionReceipt } from 'ethers';
+import { vmIdFromName } from '@cornice/sdk';
 import { REPO, npmStartFlags } from '../src/fixtures.js';
 import { startNodeProcess, type NodeProcess } from '../src/process.js';
 import { compileSolidity, type CompiledContract } from '../src/solidity.js';
@@ -81,7 +82,11 @@ test.before(
   dir = await mkdtemp(join(tmpdir(), 'cornice-e2e-subnet-evm-'));
   probe = compileSolidity('Probe.sol', readFileSync(join(REPO, 'test/fixtures/subnet-evm/Probe.sol'), 'utf8')).Probe!;
   const configDir = join(dir, 'chain-configs');
-  node = await startNodeProcess([...npmStartFlags(), `--data-dir=${dir}/node`, `--chain-config-dir=${configDir}`], 60_000);
+  // A third party's subnet-EVM with its own precompile (examples/custom-precompile), as a plugin.
+  const plugins = join(dir, 'plugins');
+  await mkdir(plugins);
+  await symlink(join(REPO, 'examples/custom-precompile'), join(plugins, vmIdFromName('helloevm').toString()));
+  node = await startNodeProcess([...npmStartFlags(), `--data-dir=${dir}/node`, `--chain-config-dir=${configDir}`, `--plugin-dir=${plugins}`], 60_000);
   subnet = await openSubnet(node);
   const ewoqAddr = EWOQ_EVM_ADDRESS;
   const genesis = {
@@ -275,6 +280,34 @@ test('the subnet-EVM vmID refuses an invalid chain config at createBlockchain, n
     (e: Error) => e,
   );
   assert.match(err2!.message, /noSuchPrecompileConfig/);
+});
+
+test("a third party's precompile: its plugin's VM (helloevm, from --plugin-dir) serves it; the stock subnet-EVM does not know its key", async () => {
+  const genesis = {
+    config: { chainId: 77777, feeConfig: FEE_CONFIG, helloWorldConfig: { blockTimestamp: 0, adminAddresses: [EWOQ_EVM_ADDRESS], initialCount: 41 } },
+    alloc: { [EWOQ_EVM_ADDRESS]: { balance: '0x52B7D2DCC80CD2E4000000' } },
+  };
+  const refused = await subnet.issueChain(SUBNET_EVM, 'no hello', genesis).then(
+    () => undefined,
+    (e: Error) => e,
+  );
+  assert.match(refused!.message, /helloWorldConfig/);
+  const hello = await subnet.issueChain('helloevm', 'hello', genesis);
+  await subnet.untilValidating(hello);
+  const url = `${node.url}/ext/bc/${hello}/rpc`;
+  const p = new JsonRpcProvider(url, undefined, { pollingInterval: 100, cacheTimeout: -1 });
+  try {
+    await until('the hello chain RPC', () => p.getBlockNumber().then(() => true, () => undefined));
+    const counter = new Contract('0x0300000000000000000000000000000000000000', ['function increment()', 'function getCounter() view returns (uint256)', 'event Incremented(address indexed sender, uint256 value)'], new Wallet(EWOQ_EVM_KEY, p));
+    assert.is(await counter.getCounter!(), 41n);
+    const r = await wait(await counter.increment!());
+    assert.is(r.status, 1);
+    assert.is(await counter.getCounter!(), 42n);
+    const ev = r.logs.map((l) => counter.interface.parseLog(l)).find((l) => l?.name === 'Incremented');
+    assert.is(ev?.args.value, 42n);
+  } finally {
+    p.destroy();
+  }
 });
 
 test.run();

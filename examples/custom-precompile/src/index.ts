@@ -25,6 +25,7 @@ import {
   wordToBigint,
   WRITE_GAS_PER_SLOT,
   addressWord,
+  defineSubnetEvmVM,
   type AllowListModuleConfig,
   type PrecompileModule,
 } from '@cornice/subnet-evm';
@@ -85,7 +86,16 @@ export const helloWorld: PrecompileModule<HelloWorldConfig> = allowListModule<He
   ],
 });
 
-/** Registers the module (once, before a chain with `helloWorldConfig` in its config starts). */
+/**
+ * The plugin an operator loads (`--vms` or `--plugin-dir`): a subnet-EVM with this precompile, under
+ * its own vmID (`helloevm` zero-padded), as avalanchego's precompile-evm ships its own subnet-evm.
+ */
+export const vmFactory = defineSubnetEvmVM({ name: 'helloevm', precompiles: [helloWorld] });
+
+/**
+ * Registers the module for every subnet-EVM chain of this process (an embedder that builds its own
+ * node composition; once, before a chain with `helloWorldConfig` in its config starts).
+ */
 export function registerHelloWorld(): void {
   registerPrecompile(helloWorld);
 }

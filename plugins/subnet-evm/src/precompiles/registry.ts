@@ -16,7 +16,7 @@ import { txAllowList } from './tx-allow-list.js';
 
 // Modules of any config type live side by side; each is only ever given its own config.
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
-type AnyModule = PrecompileModule<any>;
+export type AnyModule = PrecompileModule<any>;
 
 /** The built-in modules, in address order. */
 export function builtinPrecompiles(): readonly AnyModule[] {
@@ -38,6 +38,15 @@ export function isReservedPrecompileAddress(address: Uint8Array): boolean {
  * or address already taken.
  */
 export function registerPrecompile<C extends PrecompileConfigBase>(module: PrecompileModule<C>): void {
+  checkPrecompileModule(module, precompileModules());
+  registered.push(module);
+}
+
+/**
+ * Throws PrecompileRegistryError unless `module` is a complete module at a reserved address whose key
+ * and address none of `others` uses.
+ */
+export function checkPrecompileModule<C extends PrecompileConfigBase>(module: PrecompileModule<C>, others: readonly AnyModule[]): void {
   const m = module as Partial<PrecompileModule<C>> | undefined;
   if (typeof m !== 'object' || m === null) throw new PrecompileRegistryError('InvalidModule', 'precompile module must be an object');
   if (typeof m.key !== 'string' || !/^[A-Za-z][A-Za-z0-9_]*$/.test(m.key)) {
@@ -56,13 +65,12 @@ export function registerPrecompile<C extends PrecompileConfigBase>(module: Preco
       `address ${address} of precompile module ${m.key} is not in a reserved range (0x0100…00–ff, 0x0200…00–ff, 0x0300…00–ff, not the black-hole address)`,
     );
   }
-  for (const other of precompileModules()) {
+  for (const other of others) {
     if (other.key === m.key) throw new PrecompileRegistryError('DuplicateKey', `precompile config key ${m.key} is already registered`);
     if (bytesEqual(other.address, m.address)) {
       throw new PrecompileRegistryError('DuplicateAddress', `address ${address} of precompile module ${m.key} is already used by ${other.key}`);
     }
   }
-  registered.push(module);
 }
 
 /** The built-ins and the registered modules (a chain's config keys are looked up here). */
