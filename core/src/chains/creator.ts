@@ -71,6 +71,11 @@ export class ChainCreator implements PlatformEvents {
     return this.#failures.get(chainId.toString());
   }
 
+  /** Every chain whose creation failed (and was not created since), with why: chain ID -> error. */
+  failures(): ReadonlyMap<string, string> {
+    return this.#failures;
+  }
+
   chainCreated(chain: ChainRecord): void {
     const key = chain.id.toString();
     if (this.#seen.has(key) || this.d.isRunning(chain.id)) return;
@@ -132,6 +137,7 @@ export class ChainCreator implements PlatformEvents {
         aliases: [...(names?.aliases ?? [])],
         endpointAliases: [...(names?.endpointAliases ?? [])],
       });
+      this.#failures.delete(chain.id.toString());
     } catch (e) {
       const error = e instanceof Error ? e.message : String(e);
       this.#failures.set(chain.id.toString(), error);

@@ -240,9 +240,16 @@ export async function startNode(config: NodeConfig, deps: NodeDeps): Promise<Run
     // The API answers while the chains start (a chain's VM may take a while to initialize: a big
     // database, a plugin's code to load); a chain's routes appear when it is created, and the
     // `chains` health check is red until every chain of the genesis and the platform state runs.
+    // A chain whose creation failed (a bad upgrade.json, a VM that throws at initialize) keeps it red,
+    // naming the chain and why, until it is created.
     let chainsStarted = false;
     health.register('chains', async () => {
       if (!chainsStarted) throw new Error(`starting: ${chainManager.chains.length} chain(s) running so far`);
+      const failed = [...get(c, TOKENS.chainCreator).failures()];
+      if (failed.length > 0) {
+        const shown = failed.slice(0, 3).map(([id, why]) => `${id}: ${why.length > 300 ? `${why.slice(0, 300)}…` : why}`);
+        throw new Error(`${failed.length} chain(s) failed to start: ${shown.join('; ')}${failed.length > 3 ? '; …' : ''}`);
+      }
       return { running: chainManager.chains.length };
     });
     const http = get(c, TOKENS.http);

@@ -69,4 +69,37 @@ test('admin and health answer while a slow VM initializes; the chains check is r
   }
 });
 
+test('a chain whose creation fails keeps the chains check red, naming it and why; the node serves on', async () => {
+  const broken = defineVM({
+    name: 'brokenvm',
+    version: '1.0.0',
+    create: () => {
+      const vm = new TestVM();
+      vm.initialize = async () => {
+        throw new Error('invalid chain config: config.feeConfig.gasLimit: must be > 0');
+      };
+      return vm;
+    },
+  });
+  const def = { name: 'broken', subnetId: Id.empty, vmId: broken.vmId, fxIds: [], genesis: new Uint8Array() };
+  const port = await freePort();
+  const dir = mkdtempSync(join(tmpdir(), 'cornice-startup-broken-'));
+  const parsed = parseConfig([`--http-port=${port}`, '--staking-port=0', '--db-type=memory', `--data-dir=${dir}`, '--log-level=off', '--sybil-protection-enabled=false', '--vms='], {});
+  if (parsed.kind !== 'run') throw new TypeError('run');
+  const node = await startNode(parsed.config, {
+    log: silentLogger,
+    builtinVMs: [broken],
+    genesis: () => genesisOf(12345, { chains: [def], validators: [] }),
+  });
+  try {
+    const health = (await post(`http://127.0.0.1:${port}/ext/health`, 'health.getLiveness')).result;
+    assert.is(health.healthy, false);
+    assert.match(health.checks.chains.error.message, /^1 chain\(s\) failed to start: \w+: .*config\.feeConfig\.gasLimit: must be > 0/);
+    assert.ok((await post(`http://127.0.0.1:${port}/ext/admin`, 'admin.getNodeID')).result.nodeID, 'the node serves on');
+  } finally {
+    await node.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 test.run();
