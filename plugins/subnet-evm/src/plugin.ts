@@ -2,7 +2,7 @@
  * The subnet-EVM plugin: @cornice/evm's VM with the subnet-EVM's chain rules, extra eth_ methods and
  * no gas refunds. vmID `subnetevm` zero-padded (srEXiWaHuhNyGwPUi444Tu47ZEDwxTWrbQiuD7FmgSAQ6X7Dy).
  */
-import { defineEvmVM, dynamicFeeRules, EvmChainError, parseGenesis, type ChainRules, type EvmChainOptions } from '@cornice/evm';
+import { defineEvmVM, dynamicFeeRules, EvmChainError, parseGenesis, type ChainRules, type EvmChainOptions, type EvmVMOptions } from '@cornice/evm';
 import { fromHex, utf8Decode, type VMFactory } from '@cornice/sdk';
 import { subnetChain, subnetRules, type SubnetChain, type SubnetRulesOptions } from './chain-rules.js';
 import { subnetMethods } from './rpc/methods.js';
@@ -64,27 +64,26 @@ export function checkSubnetGenesis(bytes: Uint8Array): void {
   }
 }
 
-export const vmFactory: VMFactory = defineEvmVM({
-  name: SUBNET_EVM_VM_NAME,
-  checkGenesis: checkSubnetGenesis,
-  options: {
-    rules: rulesFactory({}),
-    // The floor eth_gasPrice answers and the genesis block's base fee: the genesis fee config's.
-    fees: (genesis) => {
-      let cfg;
-      try {
-        cfg = subnetChain(genesis.config, new Uint8Array()).config.feeConfig;
-      } catch (e) {
-        throw asChainError(e);
-      }
-      return dynamicFeeRules({ minBaseFee: cfg.minBaseFee, gasLimit: cfg.gasLimit });
-    },
-    vmParams: NO_REFUNDS,
-    parseConfig,
-    extraMethods: (backend, chain) => {
-      const subnet = chain.rules && chains.get(chain.rules);
-      return subnet ? subnetMethods(backend, subnet) : new Map();
-    },
-    clientVersion: 'cornice-subnet-evm/0.1.0',
+/** The EvmVM options of a subnet-EVM chain (what `vmFactory` makes its VMs with; tests start VMs with them too). */
+export const subnetEvmOptions: EvmVMOptions = {
+  rules: rulesFactory({}),
+  // The floor eth_gasPrice answers and the genesis block's base fee: the genesis fee config's.
+  fees: (genesis) => {
+    let cfg;
+    try {
+      cfg = subnetChain(genesis.config, new Uint8Array()).config.feeConfig;
+    } catch (e) {
+      throw asChainError(e);
+    }
+    return dynamicFeeRules({ minBaseFee: cfg.minBaseFee, gasLimit: cfg.gasLimit });
   },
-});
+  vmParams: NO_REFUNDS,
+  parseConfig,
+  extraMethods: (backend, chain) => {
+    const subnet = chain.rules && chains.get(chain.rules);
+    return subnet ? subnetMethods(backend, subnet) : new Map();
+  },
+  clientVersion: 'cornice-subnet-evm/0.1.0',
+};
+
+export const vmFactory: VMFactory = defineEvmVM({ name: SUBNET_EVM_VM_NAME, checkGenesis: checkSubnetGenesis, options: subnetEvmOptions });
