@@ -42,22 +42,14 @@ export const FAST_FEES = {
   blockGasCostStep: 0,
 };
 
-/** A subnet-EVM genesis: `config` extends `{ chainId }` (no feeConfig: the default one); ADMIN is funded. */
+/** A subnet-EVM genesis at time 0: `config` extends `{ chainId }` (no feeConfig: the default one); ADMIN is funded. */
 export function subnetGenesis(config: Record<string, unknown> = {}, alloc: Record<string, unknown> = {}): Uint8Array {
   return utf8Encode(
     JSON.stringify({
       config: { chainId: CHAIN_ID, ...config },
       alloc: { [hex0x(ADMIN).slice(2)]: { balance: '0x' + (10n ** 27n).toString(16) }, ...alloc },
-      nonce: '0x0',
-      timestamp: '0x0',
-      extraData: '0x00',
+      // The other header fields take parseGenesis' defaults (zero; time 0).
       gasLimit: '0x1312d00',
-      difficulty: '0x0',
-      mixHash: `0x${'00'.repeat(32)}`,
-      coinbase: `0x${'00'.repeat(20)}`,
-      number: '0x0',
-      gasUsed: '0x0',
-      parentHash: `0x${'00'.repeat(32)}`,
     }),
   );
 }
