@@ -23,4 +23,4 @@ export * from './precompiles/index.js';
 // The chain rules on @cornice/evm's hooks, the extra methods, and the plugin.
 export * from './chain-rules.js';
 export * from './rpc/methods.js';
-export { vmFactory, defineSubnetEvmVM, checkSubnetGenesis, SUBNET_EVM_VM_NAME, SUBNET_EVM_VERSION } from './plugin.js';
+export { vmFactory, defineSubnetEvmVM, subnetEvmOptions, checkSubnetGenesis, SUBNET_EVM_VM_NAME, SUBNET_EVM_VERSION } from './plugin.js';

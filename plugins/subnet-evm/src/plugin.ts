@@ -2,7 +2,7 @@
  * The subnet-EVM plugin: @cornice/evm's VM with the subnet-EVM's chain rules, extra eth_ methods and
  * no gas refunds. vmID `subnetevm` zero-padded (srEXiWaHuhNyGwPUi444Tu47ZEDwxTWrbQiuD7FmgSAQ6X7Dy).
  */
-import { defineEvmVM, dynamicFeeRules, EvmChainError, parseGenesis, type ChainRules, type EvmChainOptions } from '@cornice/evm';
+import { defineEvmVM, dynamicFeeRules, EvmChainError, parseGenesis, type ChainRules, type EvmChainOptions, type EvmVMOptions } from '@cornice/evm';
 import { fromHex, utf8Decode, type Id, type VMFactory } from '@cornice/sdk';
 import { subnetChain, subnetRules, type SubnetChain, type SubnetRulesOptions } from './chain-rules.js';
 import { checkPrecompileModule, precompileModules, type AnyModule } from './precompiles/registry.js';
@@ -69,6 +69,33 @@ export function checkSubnetGenesis(bytes: Uint8Array, modules: readonly AnyModul
   }
 }
 
+/** The EvmVM options of a subnet-EVM VM whose chains know `modules`' precompiles. */
+function optionsWith(modules: () => readonly AnyModule[], version: string): EvmVMOptions {
+  return {
+    rules: rulesFactory({}, modules),
+    // The floor eth_gasPrice answers and the genesis block's base fee: the genesis fee config's.
+    fees: (genesis) => {
+      let cfg;
+      try {
+        cfg = subnetChain(genesis.config, new Uint8Array(), modules()).config.feeConfig;
+      } catch (e) {
+        throw asChainError(e);
+      }
+      return dynamicFeeRules({ minBaseFee: cfg.minBaseFee, gasLimit: cfg.gasLimit });
+    },
+    vmParams: NO_REFUNDS,
+    parseConfig: configParser(modules),
+    extraMethods: (backend, chain) => {
+      const subnet = chain.rules && chains.get(chain.rules);
+      return subnet ? subnetMethods(backend, subnet) : new Map();
+    },
+    clientVersion: `cornice-subnet-evm/${version}`,
+  };
+}
+
+/** The EvmVM options of the stock subnet-EVM (what `vmFactory` makes its VMs with; tests start VMs with them too). */
+export const subnetEvmOptions: EvmVMOptions = optionsWith(() => precompileModules(), SUBNET_EVM_VERSION);
+
 /**
  * A subnet-EVM VM: the built-in precompiles, those registered with registerPrecompile, and
  * `precompiles` — how a third party ships its own stateful precompile: its package exports
@@ -86,26 +113,7 @@ export function defineSubnetEvmVM(def: { name: string; vmId?: Id; version?: stri
     ...(def.vmId ? { vmId: def.vmId } : {}),
     ...(def.version ? { version: def.version } : {}),
     checkGenesis: (bytes) => checkSubnetGenesis(bytes, modules()),
-    options: {
-      rules: rulesFactory({}, modules),
-      vmParams: NO_REFUNDS,
-      // The floor eth_gasPrice answers and the genesis block's base fee: the genesis fee config's.
-      fees: (genesis) => {
-        let cfg;
-        try {
-          cfg = subnetChain(genesis.config, new Uint8Array(), modules()).config.feeConfig;
-        } catch (e) {
-          throw asChainError(e);
-        }
-        return dynamicFeeRules({ minBaseFee: cfg.minBaseFee, gasLimit: cfg.gasLimit });
-      },
-      parseConfig: configParser(modules),
-      extraMethods: (backend, chain) => {
-        const subnet = chain.rules && chains.get(chain.rules);
-        return subnet ? subnetMethods(backend, subnet) : new Map();
-      },
-      clientVersion: `cornice-subnet-evm/${def.version ?? SUBNET_EVM_VERSION}`,
-    },
+    options: optionsWith(modules, def.version ?? SUBNET_EVM_VERSION),
   });
 }
 

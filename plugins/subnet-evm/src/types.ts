@@ -4,6 +4,7 @@
  * Reference: evm.md part A (A.1–A.5).
  */
 import type { BlockInfo, HookState, PrecompileCall, PrecompileResult } from '@cornice/evm';
+import { NodeError } from '@cornice/sdk';
 
 /** commontype.FeeConfig (A.2): every field required once parsed. */
 export interface FeeConfig {
@@ -32,16 +33,14 @@ export const FEE_CONFIG_FIELDS = [
 /**
  * A bad chain config, genesis or upgrade config: `field` is its JSON path (e.g.
  * `config.feeConfig.gasLimit`, `precompileUpgrades[1].txAllowListConfig.blockTimestamp`). The message
- * names the field too; the chain does not start.
+ * names the field too (and `data` is `{ field }`); the chain does not start.
  */
-export class ConfigError extends Error {
-  readonly code = 'InvalidConfig';
+export class ConfigError extends NodeError<'InvalidConfig'> {
   constructor(
     readonly field: string,
     why: string,
   ) {
-    super(`invalid chain config: ${field}: ${why}`);
-    this.name = 'ConfigError';
+    super('InvalidConfig', `invalid chain config: ${field}: ${why}`, { field });
   }
 }
 

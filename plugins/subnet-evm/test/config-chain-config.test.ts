@@ -4,7 +4,8 @@ import { chainConfigJson, parseChainConfig } from '../src/config/chain-config.js
 import { DEFAULT_FEE_CONFIG } from '../src/config/fee-config.js';
 import { parseUpgradeConfig } from '../src/config/upgrades.js';
 import { ADMIN, DEFAULT_FEE_JSON, MODULES, throwsConfig } from './config-helpers.js';
-import { utf8Encode } from '@cornice/sdk';
+import { hasErrorCode, isNodeError, utf8Encode } from '@cornice/sdk';
+import { ConfigError } from '../src/types.js';
 
 const FEE = {
   gasLimit: 20000000,
@@ -147,6 +148,20 @@ test('an absent Etna follows a later Durango (not before it); an explicit Etna k
 
 test('two modules with one key are refused', () => {
   throwsConfig(() => parseChainConfig({ chainId: 1 }, [MODULES[0]!, MODULES[0]!]), 'feeManagerConfig', /two precompile modules/);
+});
+
+test('ConfigError is a typed NodeError: code InvalidConfig, data { field }, its own name', () => {
+  try {
+    parseChainConfig({ chainId: 1, feeConfig: { ...FEE, gasLimit: 0 } }, MODULES);
+    assert.unreachable('accepted');
+  } catch (e) {
+    assert.instance(e, ConfigError);
+    assert.ok(isNodeError(e));
+    assert.ok(hasErrorCode(e, 'InvalidConfig'));
+    assert.is((e as ConfigError).field, 'config.feeConfig.gasLimit');
+    assert.equal((e as ConfigError).data, { field: 'config.feeConfig.gasLimit' });
+    assert.is((e as Error).name, 'ConfigError');
+  }
 });
 
 test.run();

@@ -205,12 +205,13 @@ test('config: the lists are checked as AllowListConfig.Verify, with the field na
   fails({ blockTimestamp: 0, enabledAddresses: [a], managerAddresses: [a] }, `${k}.managerAddresses[0]`, `cannot set address as both enabled and manager: ${a}`);
   fails({ blockTimestamp: 0, managerAddresses: [a, a] }, `${k}.managerAddresses[1]`, `duplicate address in manager list: ${a}`);
   fails({ blockTimestamp: 5, managerAddresses: [a] }, `${k}.managerAddresses`, 'cannot add managers before Durango', chainView({ durango: 6n }));
-  fails({ adminAddresses: [a] }, `${k}.blockTimestamp`, 'is required');
-  fails({ blockTimestamp: -1 }, `${k}.blockTimestamp`, 'must be a non-negative integer below 2^64');
-  fails({ blockTimestamp: 0, disable: 'yes' }, `${k}.disable`, 'must be a boolean');
+  fails({ adminAddresses: [a] }, `${k}.blockTimestamp`, 'block timestamp cannot be nil');
+  fails({ blockTimestamp: -1 }, `${k}.blockTimestamp`, 'must not be negative, got -1');
+  fails({ blockTimestamp: 1.5 }, `${k}.blockTimestamp`, 'must be an integer, got 1.5');
+  fails({ blockTimestamp: 0, disable: 'yes' }, `${k}.disable`, 'must be true or false, got a string');
   fails({ blockTimestamp: 0, adminAddresses: ['11'] }, `${k}.adminAddresses[0]`, 'must be a 0x-prefixed 20-byte hex address');
   fails({ blockTimestamp: 0, adminAddresses: 'x' }, `${k}.adminAddresses`, 'must be an array of addresses');
-  fails([], k, 'must be an object');
+  fails([], k, 'must be a JSON object, got an array');
 });
 
 test('config JSON: numbers, lower-case addresses, empty lists and a false disable left out', () => {
@@ -221,6 +222,10 @@ test('config JSON: numbers, lower-case addresses, empty lists and a false disabl
   );
   assert.equal(module.configJson(config), { blockTimestamp: 10, adminAddresses: ['0x8db97c7cece249c2b98bdc0226cc4c2a57bf52fc'] });
   assert.equal(module.configJson(module.parseConfig({ blockTimestamp: 20, disable: true }, 'k', DURANGO)), { blockTimestamp: 20, disable: true });
+  // Beyond 2^53 (upgrade.json's lossless parse gives a decimal string): read and shown exactly.
+  const late = module.parseConfig({ blockTimestamp: '1152921504606846977' }, 'k', DURANGO);
+  assert.is(late.blockTimestamp, 1152921504606846977n);
+  assert.equal(module.configJson(late), { blockTimestamp: '1152921504606846977' });
 });
 
 test.run();

@@ -151,10 +151,12 @@ test('initialFeeConfig errors name the field', () => {
     expectConfigError(module, { blockTimestamp: 0, initialFeeConfig }, `feeManagerConfig.initialFeeConfig${field}`, why, PRE_DURANGO);
   const full = Object.fromEntries(FEE_CONFIG_FIELDS.map((f) => [f, Number(NEW[f])]));
   fails({ ...full, gasLimit: undefined }, '.gasLimit', 'gasLimit cannot be nil');
-  fails({ ...full, targetBlockRate: undefined }, '', 'targetBlockRate cannot be less than or equal to 0: targetBlockRate = 0');
-  fails({ ...full, minBaseFee: -1 }, '', 'minBaseFee cannot be less than 0: minBaseFee = -1');
-  fails({ ...full, targetGas: '10' }, '.targetGas', 'must be an integer');
-  fails('x', '', 'must be an object');
+  fails({ ...full, targetBlockRate: undefined }, '.targetBlockRate', 'targetBlockRate cannot be less than or equal to 0: targetBlockRate = 0');
+  fails({ ...full, minBaseFee: -1 }, '.minBaseFee', 'minBaseFee cannot be less than 0: minBaseFee = -1');
+  fails({ ...full, targetGas: 'ten' }, '.targetGas', 'must be an integer (a JSON number, or a decimal or 0x string), got "ten"');
+  fails({ ...full, gasLimit: 1.5 }, '.gasLimit', 'must be an integer, got 1.5');
+  fails({ ...full, gasPrice: 1 }, '.gasPrice', `unknown fee config field (known: ${FEE_CONFIG_FIELDS.join(', ')})`);
+  fails('x', '', 'must be a JSON object, got a string');
 });
 
 test.run();

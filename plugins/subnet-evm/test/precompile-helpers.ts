@@ -6,20 +6,11 @@ import type { BlockInfo, HookState, PrecompileCall, PrecompileResult } from '@co
 import { concatBytes, fromHex, toHex } from '@cornice/sdk';
 import * as assert from 'uvu/assert';
 import type { ChainConfigView, FeeConfig, PrecompileConfigBase, PrecompileModule } from '../src/index.js';
-import { addressWord, ConfigError, MemoryHookState, selector, uint256Word } from '../src/index.js';
+import { addressWord, ConfigError, DEFAULT_FEE_CONFIG, MemoryHookState, selector, uint256Word } from '../src/index.js';
 
 export { MemoryHookState };
 
-export const DEFAULT_FEE_CONFIG: FeeConfig = {
-  gasLimit: 8_000_000n,
-  targetBlockRate: 2n,
-  minBaseFee: 25_000_000_000n,
-  targetGas: 15_000_000n,
-  baseFeeChangeDenominator: 36n,
-  minBlockGasCost: 0n,
-  maxBlockGasCost: 1_000_000n,
-  blockGasCostStep: 200_000n,
-};
+export { DEFAULT_FEE_CONFIG };
 
 /** Durango (and Granite) from the given unix seconds; undefined: never. */
 export function chainView(opts: { durango?: bigint; granite?: bigint; allowFeeRecipients?: boolean; feeConfig?: FeeConfig } = {}): ChainConfigView {

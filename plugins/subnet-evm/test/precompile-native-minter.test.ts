@@ -94,7 +94,7 @@ test('initialMint: hex or decimal amounts credited on activation, JSON as hex, e
   fails({ [a]: 'ten' }, `.${a}`, 'invalid hex or decimal integer "ten"');
   fails({ [a]: `0x1${'0'.repeat(64)}` }, `.${a}`, `invalid hex or decimal integer "0x1${'0'.repeat(64)}"`);
   fails({ '1000000000000000000000000000000000000001': '1' }, '.1000000000000000000000000000000000000001', 'must be a 0x-prefixed 20-byte hex address');
-  fails([1], '', 'must be an object');
+  fails([1], '', 'must be a JSON object, got an array');
 });
 
 test.run();

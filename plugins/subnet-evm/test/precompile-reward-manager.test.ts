@@ -48,7 +48,7 @@ test('configure with initialRewardConfig: allow fee recipients, a reward address
   );
   assert.throws(
     () => module.parseConfig({ ...json, initialRewardConfig: { allowFeeRecipients: 'yes' } }, 'rewardManagerConfig', DURANGO),
-    (e: Error) => e instanceof ConfigError && e.message === 'invalid chain config: rewardManagerConfig.initialRewardConfig.allowFeeRecipients: must be a boolean',
+    (e: Error) => e instanceof ConfigError && e.message === 'invalid chain config: rewardManagerConfig.initialRewardConfig.allowFeeRecipients: must be true or false, got a string',
   );
 });
 

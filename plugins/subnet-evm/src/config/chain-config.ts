@@ -8,6 +8,7 @@ import { ConfigError, type ChainConfigView, type NetworkUpgrades, type Precompil
 import { DEFAULT_FEE_CONFIG, feeConfigJson, parseFeeConfig } from './fee-config.js';
 import { isObject, jsonInteger, jsonKind, objectAt, parseBool, parseInteger } from './json.js';
 import { isForked, networkUpgradesJson, parseNetworkUpgrades } from './network-upgrades.js';
+import { parsePrecompileConfigBase } from '../precompiles/config.js';
 
 /** Ethereum's block-number forks: SetEthUpgrades forces them to 0 (a subnet-EVM chain starts at London). */
 export const BLOCK_FORK_FIELDS = [
@@ -84,18 +85,18 @@ export function chainView(chainId: bigint, feeConfig: ChainConfigView['feeConfig
 
 /**
  * Checks the parts of a precompile config that do not depend on its module, before the module
- * parses it: an object, blockTimestamp present, managerAddresses only once Durango is active at
- * blockTimestamp (allowlist's ErrCannotAddManagersBeforeDurango). Returns the object.
+ * parses it: the Upgrade part (parsePrecompileConfigBase: an object, blockTimestamp present, disable
+ * a boolean), managerAddresses only once Durango is active at blockTimestamp (allowlist's
+ * ErrCannotAddManagersBeforeDurango, for a third party's module too). Returns the base and the object.
  */
-export function checkPrecompileConfigBase(json: unknown, field: string, chain: ChainConfigView): Record<string, unknown> {
-  const o = objectAt(json, field);
-  if (o['blockTimestamp'] === undefined || o['blockTimestamp'] === null) throw new ConfigError(`${field}.blockTimestamp`, 'block timestamp cannot be nil');
-  const at = parseInteger(o['blockTimestamp'], `${field}.blockTimestamp`, 0n, (1n << 64n) - 1n);
-  const managers = o['managerAddresses'];
-  if (Array.isArray(managers) && managers.length > 0 && !chain.isDurango(at)) {
+export function checkPrecompileConfigBase(json: unknown, field: string, chain: ChainConfigView): { base: PrecompileConfigBase; object: Record<string, unknown> } {
+  const base = parsePrecompileConfigBase(json, field);
+  const object = json as Record<string, unknown>;
+  const managers = object['managerAddresses'];
+  if (Array.isArray(managers) && managers.length > 0 && !chain.isDurango(base.blockTimestamp)) {
     throw new ConfigError(`${field}.managerAddresses`, 'cannot add managers before Durango');
   }
-  return o;
+  return { base, object };
 }
 
 /** The config key of a module's object, or of something that looks like one (`…Config` object). */
@@ -155,9 +156,10 @@ export function parseChainConfig(json: unknown, modules: readonly PrecompileModu
     }
     if (v === undefined || v === null) continue;
     const path = `${field}.${key}`;
-    const o = checkPrecompileConfigBase(v, path, view);
-    if (o['disable'] === true) throw new ConfigError(`${path}.disable`, 'a genesis precompile cannot be disabled (disable belongs in precompileUpgrades)');
-    genesisPrecompiles.set(key, module.parseConfig(o, path, view));
+    if (checkPrecompileConfigBase(v, path, view).base.disable) {
+      throw new ConfigError(`${path}.disable`, 'a genesis precompile cannot be disabled (disable belongs in precompileUpgrades)');
+    }
+    genesisPrecompiles.set(key, module.parseConfig(v, path, view));
   }
   return { ...view, modules: byKey, genesisPrecompiles, ...(eip150Hash ? { eip150Hash } : {}) };
 }

@@ -49,12 +49,16 @@ export function feeConfigProblem(c: PartialFeeConfig): string | undefined {
   return undefined;
 }
 
+/** Rules a chain adds to FeeConfig.Verify (the fee manager's `verify` option): why the config is refused, or undefined. */
+export type FeeConfigVerifier = (config: FeeConfig) => string | undefined;
+
 /**
- * Verifies a fee config (FeeConfig.Verify); `field` is its JSON path (e.g. `config.feeConfig`). The
- * ConfigError names the offending field: `config.feeConfig.gasLimit: gasLimit cannot be nil`.
+ * Verifies a fee config (FeeConfig.Verify, then `extra` rules if any); `field` is its JSON path
+ * (e.g. `config.feeConfig`). The ConfigError names the offending field when the text starts with
+ * one: `config.feeConfig.gasLimit: gasLimit cannot be nil`.
  */
-export function verifyFeeConfig(c: PartialFeeConfig, field: string): FeeConfig {
-  const problem = feeConfigProblem(c);
+export function verifyFeeConfig(c: PartialFeeConfig, field: string, extra?: FeeConfigVerifier): FeeConfig {
+  const problem = feeConfigProblem(c) ?? extra?.(c as FeeConfig);
   if (problem !== undefined) {
     const name = FEE_CONFIG_FIELDS.find((f) => problem.startsWith(f + ' ')) ?? '';
     throw new ConfigError(name ? `${field}.${name}` : field, problem);
@@ -67,7 +71,7 @@ export function verifyFeeConfig(c: PartialFeeConfig, field: string): FeeConfig {
  * beyond 2^53); negative values parse and fail Verify with its text, as in subnet-evm. Unknown keys
  * are refused (a typo would otherwise read as a missing field).
  */
-export function parseFeeConfig(json: unknown, field: string): FeeConfig {
+export function parseFeeConfig(json: unknown, field: string, extra?: FeeConfigVerifier): FeeConfig {
   const o = objectAt(json, field);
   const known = new Set<string>(FEE_CONFIG_FIELDS);
   for (const k of Object.keys(o)) if (!known.has(k)) throw new ConfigError(`${field}.${k}`, `unknown fee config field (known: ${FEE_CONFIG_FIELDS.join(', ')})`);
@@ -77,7 +81,7 @@ export function parseFeeConfig(json: unknown, field: string): FeeConfig {
     // JSON null is Go's nil, as absent.
     if (v !== undefined && v !== null) out[f] = parseInteger(v, `${field}.${f}`, -MAX_UINT256, MAX_UINT256 << 8n);
   }
-  return verifyFeeConfig(out, field);
+  return verifyFeeConfig(out, field, extra);
 }
 
 /** The config as JSON (eth_feeConfig, eth_getChainConfig): numbers, decimal strings beyond 2^53. */

@@ -59,10 +59,8 @@ function parsePrecompileUpgrade(entry: unknown, i: number, chain: SubnetChainCon
   if (module === undefined) throw new ConfigError(`${field}.${key}`, `unknown precompile config key (known: ${[...chain.modules.keys()].join(', ') || 'none'})`);
   const path = `${field}.${key}`;
   const raw = o[key];
-  const base = checkPrecompileConfigBase(raw, path, chain);
-  const disable = base['disable'];
-  if (disable !== undefined && disable !== null && typeof disable !== 'boolean') throw new ConfigError(`${path}.disable`, `must be true or false, got ${jsonKind(disable)}`);
-  return { key, config: module.parseConfig(base, path, chain) };
+  checkPrecompileConfigBase(raw, path, chain);
+  return { key, config: module.parseConfig(raw, path, chain) };
 }
 
 /**

@@ -5,8 +5,7 @@
  */
 import type { IncludedTx } from '@cornice/evm';
 import type { FeeConfig } from '../types.js';
-
-const MAX_UINT64 = (1n << 64n) - 1n;
+import { MAX_UINT64 } from '../config/json.js';
 
 function clamp(v: bigint, min: bigint, max: bigint): bigint {
   return v < min ? min : v > max ? max : v;

@@ -5,9 +5,9 @@
  */
 import { FeeError } from './errors.js';
 import { WINDOW_BYTES, decodeWindow, encodeWindow, type FeeWindow } from './window.js';
+import { MAX_UINT64 } from '../config/json.js';
 
 export const EXTRA_DATA_BYTES = WINDOW_BYTES + 8;
-const MAX_UINT64 = (1n << 64n) - 1n;
 
 export interface FeeExtraData {
   readonly window: FeeWindow;

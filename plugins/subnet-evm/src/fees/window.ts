@@ -4,10 +4,10 @@
  * 2^64 - 1 as in Go's safemath.
  */
 import { FeeError } from './errors.js';
+import { MAX_UINT64 } from '../config/json.js';
 
 export const WINDOW_LEN = 10;
 export const WINDOW_BYTES = WINDOW_LEN * 8;
-const MAX_UINT64 = (1n << 64n) - 1n;
 
 /** Ten uint64 entries; index 9 is the newest second. */
 export type FeeWindow = readonly bigint[];

@@ -8,10 +8,10 @@
 import { keccak_256 } from '@noble/hashes/sha3.js';
 import { toHex, utf8Encode } from '@cornice/sdk';
 import { PrecompileHalt } from './errors.js';
+import { MAX_UINT256 } from '../config/json.js';
 
 export const WORD_BYTES = 32;
 export const ADDRESS_BYTES = 20;
-const MAX_UINT256 = (1n << 256n) - 1n;
 
 export function keccak256(data: Uint8Array): Uint8Array {
   return keccak_256(data);

@@ -8,7 +8,7 @@ import type { BlockInfo, HookState } from '@cornice/evm';
 import { toHex } from '@cornice/sdk';
 import { ConfigError, type AllowListConfig, type ChainConfigView, type PrecompileConfigBase, type PrecompileModule } from '../types.js';
 import { addressWord, checksumAddress, eventTopic, leftPad32, readWords, uint256Word, wordToAddress, wordToBigint, WORD_BYTES } from './abi.js';
-import { addressJson, baseConfigJson, parseAddressList, parsePrecompileConfigBase, requireObject, type JsonObject } from './config.js';
+import { addressJson, baseConfigJson, objectAt, parseAddressList, parsePrecompileConfigBase, type JsonObject } from './config.js';
 import {
   LOG_DATA_GAS,
   LOG_GAS,
@@ -192,7 +192,7 @@ export interface AllowListModuleConfig extends PrecompileConfigBase, AllowListCo
 /** Parses a config that is only the Upgrade part and the allow list (deployer and tx allow lists). */
 export function parseAllowListModuleConfig(json: unknown, field: string, chain: ChainConfigView): AllowListModuleConfig {
   const base = parsePrecompileConfigBase(json, field);
-  return { ...base, ...parseAllowListConfig(requireObject(json, field), field, base, chain) };
+  return { ...base, ...parseAllowListConfig(objectAt(json, field), field, base, chain) };
 }
 
 export function allowListModuleConfigJson(config: AllowListModuleConfig): JsonObject {
@@ -220,7 +220,7 @@ export function allowListModule<C extends AllowListModuleConfig>(spec: AllowList
     address,
     parseConfig(json, field, chain) {
       const base = parseAllowListModuleConfig(json, field, chain);
-      return { ...base, ...spec.parseExtra?.(requireObject(json, field), field, chain) } as C;
+      return { ...base, ...spec.parseExtra?.(objectAt(json, field), field, chain) } as C;
     },
     configJson: (config) => ({ ...allowListModuleConfigJson(config), ...spec.extraJson?.(config) }),
     async configure(state, config, block, chain) {

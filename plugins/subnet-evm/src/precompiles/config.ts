@@ -1,37 +1,24 @@
 /**
- * Parsing helpers for precompile configs (genesis and upgrades): the Upgrade part (blockTimestamp,
- * disable), 0x addresses, and JSON output. Errors are ConfigError naming the JSON path.
+ * Parsing helpers for precompile configs (genesis and upgrades), for the built-in modules and third
+ * parties': the Upgrade part (blockTimestamp, disable), 0x addresses, JSON output, and the chain
+ * config's JSON readers (objects, integers, booleans). Errors are ConfigError naming the JSON path.
  */
 import { fromHex, toHex } from '@cornice/sdk';
+import { jsonInteger, objectAt, parseBool, parseUint64 } from '../config/json.js';
 import { ConfigError, type PrecompileConfigBase } from '../types.js';
+
+// One set of JSON readers for the chain config, upgrade.json and every module's config.
+export { jsonInteger, objectAt, parseBool, parseInteger, parseUint64 } from '../config/json.js';
 
 export type JsonObject = Record<string, unknown>;
 
-/** The config object itself, or a ConfigError. */
-export function requireObject(json: unknown, field: string): JsonObject {
-  if (typeof json !== 'object' || json === null || Array.isArray(json)) throw new ConfigError(field, 'must be an object');
-  return json as JsonObject;
-}
-
-/** A non-negative integer (a JSON number, or a bigint from a lossless parser). */
-export function parseUint(value: unknown, field: string, bits = 64): bigint {
-  let v: bigint;
-  if (typeof value === 'bigint') v = value;
-  else if (typeof value === 'number' && Number.isSafeInteger(value)) v = BigInt(value);
-  else throw new ConfigError(field, 'must be a non-negative integer');
-  if (v < 0n || v >= 1n << BigInt(bits)) throw new ConfigError(field, `must be a non-negative integer below 2^${bits}`);
-  return v;
-}
-
-/** precompileconfig.Upgrade: `blockTimestamp` required, `disable` optional. */
+/** precompileconfig.Upgrade: `blockTimestamp` required (a uint64), `disable` optional (a boolean). */
 export function parsePrecompileConfigBase(json: unknown, field: string): PrecompileConfigBase {
-  const o = requireObject(json, field);
-  if (o.blockTimestamp === undefined || o.blockTimestamp === null) throw new ConfigError(`${field}.blockTimestamp`, 'is required');
-  const blockTimestamp = parseUint(o.blockTimestamp, `${field}.blockTimestamp`);
-  if (o.disable !== undefined && o.disable !== null && typeof o.disable !== 'boolean') {
-    throw new ConfigError(`${field}.disable`, 'must be a boolean');
-  }
-  return { blockTimestamp, disable: o.disable === true };
+  const o = objectAt(json, field);
+  if (o.blockTimestamp === undefined || o.blockTimestamp === null) throw new ConfigError(`${field}.blockTimestamp`, 'block timestamp cannot be nil');
+  const blockTimestamp = parseUint64(o.blockTimestamp, `${field}.blockTimestamp`);
+  const disable = o.disable === undefined || o.disable === null ? false : parseBool(o.disable, `${field}.disable`);
+  return { blockTimestamp, disable };
 }
 
 /** A `0x` + 40 hex digits address (the prefix is required, as Go's common.Address). */
@@ -54,7 +41,7 @@ export function addressJson(address: Uint8Array): string {
   return `0x${toHex(address)}`;
 }
 
-/** The Upgrade part as JSON (numbers; `disable` only when set). */
+/** The Upgrade part as JSON (a number, a decimal string beyond 2^53; `disable` only when set). */
 export function baseConfigJson(config: PrecompileConfigBase): JsonObject {
-  return { blockTimestamp: Number(config.blockTimestamp), ...(config.disable ? { disable: true } : {}) };
+  return { blockTimestamp: jsonInteger(config.blockTimestamp), ...(config.disable ? { disable: true } : {}) };
 }

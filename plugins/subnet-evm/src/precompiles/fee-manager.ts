@@ -11,7 +11,8 @@ import { addressWord, eventTopic, readWords, uint256Word, wordToBigint, WORD_BYT
 import { allowListModule, requireEnabledCaller, type AllowListModuleConfig } from './allow-list.js';
 import { LOG_DATA_GAS, LOG_GAS, LOG_TOPIC_GAS, READ_GAS_PER_SLOT, requireStrictLength, requireWritable, WRITE_GAS_PER_SLOT } from './contract.js';
 import { PrecompileHalt } from './errors.js';
-import { feeConfigJson, parseFeeConfigJson, verifyFeeConfig, type FeeConfigVerifier } from './fee-config.js';
+import { feeConfigJson, feeConfigProblem, parseFeeConfig, type FeeConfigVerifier } from '../config/fee-config.js';
+import { MAX_UINT64 } from '../config/json.js';
 
 export const FEE_MANAGER_ADDRESS = fromHex('0x0200000000000000000000000000000000000003');
 
@@ -24,8 +25,6 @@ export const GET_LAST_CHANGED_AT_GAS = READ_GAS_PER_SLOT;
 export const FEE_CONFIG_CHANGED_EVENT_GAS = READ_GAS_PER_SLOT * FIELD_COUNT + LOG_GAS + 2n * LOG_TOPIC_GAS + 2n * 256n * LOG_DATA_GAS;
 const FEE_CONFIG_TUPLE = '(uint256,uint256,uint256,uint256,uint256,uint256,uint256,uint256)';
 export const FEE_CONFIG_CHANGED_TOPIC = eventTopic(`FeeConfigChanged(address,${FEE_CONFIG_TUPLE},${FEE_CONFIG_TUPLE})`);
-
-const MAX_UINT64 = (1n << 64n) - 1n;
 
 /** The slot of fee config field `i` (1-based): its first byte is i. */
 export function feeConfigSlot(i: number): Uint8Array {
@@ -81,19 +80,20 @@ function concatWords(words: readonly Uint8Array[]): Uint8Array {
 }
 
 export interface FeeManagerOptions {
-  /** FeeConfig.Verify (default: this package's copy of its rules). */
+  /** Rules on top of FeeConfig.Verify, for setFeeConfig and initialFeeConfig (default: none). */
   readonly verify?: FeeConfigVerifier;
 }
 
-/** The fee manager module; `verify` lets the chain config's FeeConfig.Verify be the one used. */
+/** The fee manager module (`feeManager` is it without extra rules). */
 export function createFeeManager(options: FeeManagerOptions = {}): PrecompileModule<FeeManagerConfig> {
-  const verify = options.verify ?? verifyFeeConfig;
+  const extra = options.verify;
+  const verify: FeeConfigVerifier = (c) => feeConfigProblem(c) ?? extra?.(c);
   return allowListModule<FeeManagerConfig>({
     key: 'feeManagerConfig',
     address: FEE_MANAGER_ADDRESS,
     parseExtra(o, field) {
       const initial = o.initialFeeConfig;
-      return initial === undefined || initial === null ? {} : { initialFeeConfig: parseFeeConfigJson(initial, `${field}.initialFeeConfig`, verify) };
+      return initial === undefined || initial === null ? {} : { initialFeeConfig: parseFeeConfig(initial, `${field}.initialFeeConfig`, extra) };
     },
     extraJson: (config) => (config.initialFeeConfig ? { initialFeeConfig: feeConfigJson(config.initialFeeConfig) } : {}),
     async configureExtra(state, config, block, chain) {

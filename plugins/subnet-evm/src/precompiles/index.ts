@@ -3,7 +3,6 @@ export * from './errors.js';
 export * from './contract.js';
 export * from './config.js';
 export * from './allow-list.js';
-export type { FeeConfigVerifier } from './fee-config.js';
 export * from './deployer-allow-list.js';
 export * from './tx-allow-list.js';
 export * from './native-minter.js';

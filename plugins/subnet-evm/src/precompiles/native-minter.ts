@@ -6,8 +6,9 @@ import { fromHex, toHex } from '@cornice/sdk';
 import { ConfigError, type PrecompileModule } from '../types.js';
 import { addressWord, checksumAddress, eventTopic, readWords, wordToAddress, wordToBigint, WORD_BYTES } from './abi.js';
 import { allowListModule, requireEnabledCaller, type AllowListModuleConfig } from './allow-list.js';
-import { addressJson, parseAddressJson, requireObject } from './config.js';
+import { addressJson, objectAt, parseAddressJson } from './config.js';
 import { LOG_DATA_GAS, LOG_GAS, LOG_TOPIC_GAS, requireStrictLength, requireWritable } from './contract.js';
+import { MAX_UINT256 } from '../config/json.js';
 
 export const NATIVE_MINTER_ADDRESS = fromHex('0x0200000000000000000000000000000000000001');
 
@@ -20,8 +21,6 @@ export interface NativeMinterConfig extends AllowListModuleConfig {
   /** Credited on activation, in this order. */
   readonly initialMint: ReadonlyArray<{ readonly address: Uint8Array; readonly amount: bigint }>;
 }
-
-const MAX_UINT256 = (1n << 256n) - 1n;
 
 /** math.HexOrDecimal256: a `0x` hex or decimal string (a JSON integer is accepted too). */
 function parseMintAmount(value: unknown, field: string): bigint {
@@ -37,7 +36,7 @@ function parseMintAmount(value: unknown, field: string): bigint {
 
 function parseInitialMint(value: unknown, field: string): NativeMinterConfig['initialMint'] {
   if (value === undefined || value === null) return [];
-  const o = requireObject(value, field);
+  const o = objectAt(value, field);
   const byAddress = new Map<string, { address: Uint8Array; amount: bigint }>();
   for (const [key, raw] of Object.entries(o)) {
     const at = `${field}.${key}`;

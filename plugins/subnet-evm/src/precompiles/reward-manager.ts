@@ -9,7 +9,7 @@ import { bytesEqual, fromHex } from '@cornice/sdk';
 import { ConfigError, type PrecompileModule } from '../types.js';
 import { addressWord, boolWord, eventTopic, leftPad32, readWords, wordToAddress, WORD_BYTES } from './abi.js';
 import { allowListModule, requireEnabledCaller, type AllowListModuleConfig } from './allow-list.js';
-import { addressJson, parseAddressJson, requireObject } from './config.js';
+import { addressJson, objectAt, parseAddressJson, parseBool } from './config.js';
 import {
   LOG_GAS,
   LOG_TOPIC_GAS,
@@ -77,11 +77,8 @@ export async function readRewardConfig(state: HookState): Promise<RewardConfig> 
 const storeValue = (state: HookState, value: Uint8Array) => state.putStorage(REWARD_MANAGER_ADDRESS, REWARD_ADDRESS_SLOT, value);
 
 function parseInitialRewardConfig(json: unknown, field: string): InitialRewardConfig {
-  const o = requireObject(json, field);
-  if (o.allowFeeRecipients !== undefined && o.allowFeeRecipients !== null && typeof o.allowFeeRecipients !== 'boolean') {
-    throw new ConfigError(`${field}.allowFeeRecipients`, 'must be a boolean');
-  }
-  const allowFeeRecipients = o.allowFeeRecipients === true;
+  const o = objectAt(json, field);
+  const allowFeeRecipients = o.allowFeeRecipients === undefined || o.allowFeeRecipients === null ? false : parseBool(o.allowFeeRecipients, `${field}.allowFeeRecipients`);
   const rewardAddress = o.rewardAddress === undefined || o.rewardAddress === null ? undefined : parseAddressJson(o.rewardAddress, `${field}.rewardAddress`);
   if (allowFeeRecipients && rewardAddress && !bytesEqual(rewardAddress, ZERO_ADDRESS)) {
     throw new ConfigError(field, 'cannot enable both fee recipients and reward address at the same time');

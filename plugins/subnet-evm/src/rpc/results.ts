@@ -4,7 +4,7 @@
  * manager's storage) are wired where the chain is. Integers are JSON numbers, decimal strings beyond
  * 2^53 (SPEC: clients accept both).
  */
-import { ArgumentError, optional, parseBlockRef, parseUint64, type Arg } from '@cornice/evm';
+import { ArgumentError, optional, parseBlockRef, parseHash, parseUint64, type Arg, type BlockRef } from '@cornice/evm';
 import { toHex } from '@cornice/sdk';
 import { chainConfigJson, moduleOf, type PrecompileUpgrade, type SubnetChainConfig } from '../config/chain-config.js';
 import { feeConfigJson } from '../config/fee-config.js';
@@ -28,8 +28,16 @@ export function parseTimestamp(v: unknown): bigint {
   throw new ArgumentError(`cannot unmarshal ${v === null ? 'null' : Array.isArray(v) ? 'array' : typeof v} into uint64`);
 }
 
+/**
+ * eth_feeConfig's block (geth's BlockNumberOrHash): a tag, a number, an EIP-1898 object, or a block
+ * hash as a plain 32-byte 0x string (SPEC: "block number or hash").
+ */
+export function parseFeeConfigBlock(v: unknown): BlockRef {
+  return typeof v === 'string' && v.length === 66 ? { hash: parseHash(v) } : parseBlockRef(v);
+}
+
 /** eth_feeConfig: [block number, tag or hash?] (default latest). */
-export const FEE_CONFIG_ARGS: readonly Arg[] = [optional(parseBlockRef)];
+export const FEE_CONFIG_ARGS: readonly Arg[] = [optional(parseFeeConfigBlock)];
 /** eth_getChainConfig: no arguments. */
 export const CHAIN_CONFIG_ARGS: readonly Arg[] = [];
 /** eth_getActivePrecompilesAt / eth_getActiveRulesAt: [timestamp?] (default: the head block's). */
