@@ -53,7 +53,10 @@ async function initializeError(init: { genesis: Uint8Array; config?: string; upg
 test('vmFactory: vmID subnetevm, the subnet-EVM genesis check, its client version and gas price floor', async () => {
   assert.is(vmFactory.name, 'subnetevm');
   assert.is(vmFactory.vmId.toString(), 'srEXiWaHuhNyGwPUi444Tu47ZEDwxTWrbQiuD7FmgSAQ6X7Dy');
-  assert.is(vmFactory.checkGenesis, checkSubnetGenesis);
+  // The genesis check is the subnet-EVM's: it refuses what the C-Chain's parse accepts.
+  const bad = utf8Encode(JSON.stringify({ config: { chainId: 5, feeConfig: { ...FAST_FEES, gasLimit: 0 } }, alloc: {} }));
+  assert.throws(() => vmFactory.checkGenesis!(bad), /config\.feeConfig\.gasLimit/);
+  assert.throws(() => checkSubnetGenesis(bad), /config\.feeConfig\.gasLimit/);
   const vm = await startSubnetVM({ genesis: subnetGenesis({ feeConfig: { ...FAST_FEES, minBaseFee: 7_000_000_000 } }), clock: manualClock(1000) });
   const rpc = await serveRpc(vm);
   try {
