@@ -30,6 +30,7 @@ import os from 'node:os';
 import fs from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { Wallet, SigningKey, Transaction, Interface, getAddress, hexlify, randomBytes, formatEther, formatUnits } from 'ethers';
+import { seededSenders } from './evm-senders.mjs';
 
 const HARNESS_VERSION = '1.0.0';
 
@@ -83,6 +84,8 @@ const USAGE = `usage: node evm-rpc-bench.mjs --url URL --key 0xPRIVKEY [options]
   --seq N              sequential transfers                    (default 300)
   --pipe M             pipelined transfers                     (default 2000)
   --senders S          funded senders for pipe/erc20           (default 10)
+  --sender-seed SEED   derive the senders' keys from SEED (evm-senders.mjs) instead of random keys
+  --prefunded          the senders already hold funds (genesis alloc): no funding txs, balances checked
   --inflight K         max requests in flight for pipe/erc20   (default 64)
   --batch B            send B raw txs per JSON-RPC batch request (default 0 = no batching)
   --ordered            per-sender ordered lanes: a sender's next tx is sent only after its
@@ -114,6 +117,7 @@ function parseArgs(argv) {
     erc20: null, phases: 'seq,pipe,read,erc20', legacy: false, feeMult: 3,
     timeoutMs: 30000, mineTimeoutS: 300, stallS: 60, pollMs: 50, transport: 'http', pid: null,
     label: null, out: null, verify: true, quiet: false, ordered: false,
+    senderSeed: null, prefunded: false,
   };
   const num = (k, v) => { const n = Number(v); if (!Number.isFinite(n) || n < 0) usage(`bad value for ${k}: ${v}`); return n; };
   for (let i = 0; i < argv.length; i++) {
@@ -135,6 +139,8 @@ function parseArgs(argv) {
       case '--phases': o.phases = next(); break;
       case '--legacy': o.legacy = true; break;
       case '--ordered': o.ordered = true; break;
+      case '--sender-seed': o.senderSeed = next(); break;
+      case '--prefunded': o.prefunded = true; break;
       case '--fee-mult': o.feeMult = num(a, next()); break;
       case '--timeout-ms': o.timeoutMs = num(a, next()); break;
       case '--mine-timeout-s': o.mineTimeoutS = num(a, next()); break;
@@ -160,6 +166,7 @@ function parseArgs(argv) {
   for (const k of Object.keys(d)) if (o[k] == null) o[k] = d[k];
   o.phaseSet = new Set(o.phases.split(',').map((s) => s.trim()).filter(Boolean));
   for (const p of o.phaseSet) if (!['seq', 'pipe', 'read', 'erc20'].includes(p)) usage(`unknown phase: ${p}`);
+  if (o.prefunded && !o.senderSeed) usage('--prefunded needs --sender-seed (the funded senders\' keys)');
   return o;
 }
 function usage(msg) { process.stderr.write(`error: ${msg}\n\n${USAGE}`); process.exit(2); }
@@ -330,7 +337,7 @@ const results = {
   harness: 'evm-rpc-bench', version: HARNESS_VERSION, ok: false, label: opts.label, url: opts.url,
   startedAt: new Date().toISOString(),
   env: { node: process.version, ethers: null, cpus: os.cpus().length, platform: `${os.platform()}-${os.arch()}`, transport: opts.transport },
-  params: { seq: opts.seq, pipe: opts.pipe, senders: opts.senders, inflight: opts.inflight, batch: opts.batch, ordered: opts.ordered, reads: opts.reads, readInflight: opts.readInflight, warmup: opts.warmup, erc20: opts.erc20, phases: [...opts.phaseSet], feeMult: opts.feeMult, quick: opts.quick },
+  params: { seq: opts.seq, pipe: opts.pipe, senders: opts.senders, senderSeed: opts.senderSeed, prefunded: opts.prefunded, inflight: opts.inflight, batch: opts.batch, ordered: opts.ordered, reads: opts.reads, readInflight: opts.readInflight, warmup: opts.warmup, erc20: opts.erc20, phases: [...opts.phaseSet], feeMult: opts.feeMult, quick: opts.quick },
 };
 try { results.env.ethers = (await import('ethers')).version; } catch { /* ignore */ }
 
@@ -554,8 +561,15 @@ async function phaseSeq() {
 
 let senders = null; // [{wallet, address}]
 async function fundSenders(txPerSender) {
-  senders = Array.from({ length: opts.senders }, () => new Wallet(hexlify(randomBytes(32))));
+  senders = opts.senderSeed ? seededSenders(opts.senderSeed, opts.senders) : Array.from({ length: opts.senders }, () => new Wallet(hexlify(randomBytes(32))));
   const perSender = (txPerSender.transfers * (21000n * maxFeePer() + 1000n) + txPerSender.erc20 * 150000n * maxFeePer()) * 2n + 10n ** 15n;
+  if (opts.prefunded) {
+    const balances = await Promise.all(senders.map(async (w) => big(await rpc.call('eth_getBalance', [w.address, 'latest']))));
+    const poor = senders.filter((_, i) => balances[i] < perSender);
+    if (poor.length) throw new Error(`--prefunded: ${poor.length} senders hold less than ${formatEther(perSender)} ETH (first ${poor[0].address})`);
+    log(`${senders.length} prefunded senders`);
+    return { perSenderEth: formatEther(perSender), seconds: 0, prefunded: true };
+  }
   const need = perSender * BigInt(senders.length);
   const bal = big(await rpc.call('eth_getBalance', [main.address, 'latest']));
   if (bal < need + 10n ** 15n) throw new Error(`funder ${main.address} has ${formatEther(bal)} ETH, needs about ${formatEther(need)} ETH to fund ${senders.length} senders (lower --pipe/--erc20/--fee-mult)`);

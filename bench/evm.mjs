@@ -3,13 +3,18 @@
 // turn, one node running at a time. Figures: pipelined signed transfers accepted/s (64 senders, one
 // ordered lane each, 64 in flight), sequential send->receipt latency p50, eth_call/s and
 // eth_getBalance/s (32 in flight). One JSON line per figure, the peers' values beside ours.
+// In the same cornice node process, a subnet-EVM chain (made through the platform API, precompiles
+// on) gets the same pipelined transfers, interleaved with the C-Chain's (C, S, C, S; BENCH_QUICK:
+// C, S): its figure beside the C-Chain's, with the ratio.
 import { execFile, spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { seededSenders } from './evm-senders.mjs';
 import { freePort, report, rpc, startNode } from './lib.mjs';
+import { benchSubnetEvmGenesis, openSubnet } from './subnet-evm.mjs';
 
 const require = createRequire(import.meta.url);
 const here = (f) => fileURLToPath(new URL(f, import.meta.url));
@@ -18,6 +23,11 @@ const HARNESS = here('./evm-rpc-bench.mjs');
 const EWOQ_EVM_KEY = '0x56289e99c94b6912bfc12adc093c9b51124f0dc54ac7a766b2bc5ccf558d8027';
 /** Account #0 of the default dev mnemonic: funded by both hardhat's node and anvil. */
 const DEV_KEY = '0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80';
+const EWOQ_EVM_ADDRESS = '0x8db97C7cEcE249c2b98bDC0226Cc4C2A57BF52FC';
+const SENDERS = 64;
+/** The subnet-EVM chain's senders: funded by its genesis alloc and enabled on its tx allow list. */
+const SUBNET_SENDER_SEED = 'cornice-bench-subnet-evm';
+const SUBNET_EVM_CHAIN_ID = 99_999;
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
@@ -72,7 +82,7 @@ async function startCornice() {
     await stop();
     throw e;
   }
-  return { name: 'cornice', url, key: EWOQ_EVM_KEY, pid: node.proc.pid, stop };
+  return { name: 'cornice', url, baseUrl: node.url, key: EWOQ_EVM_KEY, pid: node.proc.pid, stop };
 }
 
 async function startHardhat() {
@@ -107,13 +117,13 @@ async function startAnvil() {
 }
 
 /** Runs the harness in its own process against one node; resolves with its JSON result line. */
-function runHarness(node, phases, { quick }) {
+function runHarness(node, phases, { quick }, extraArgs = []) {
   const args = [
     HARNESS,
     '--url', node.url,
     '--key', node.key,
     '--phases', phases,
-    '--ordered', '--senders', '64', '--inflight', '64',
+    '--ordered', '--senders', String(SENDERS), '--inflight', '64',
     '--read-inflight', '32',
     '--stall-s', quick ? '15' : '30',
     '--mine-timeout-s', quick ? '60' : '180',
@@ -121,6 +131,7 @@ function runHarness(node, phases, { quick }) {
     '--label', node.name,
     '--quiet',
     ...(quick ? ['--quick'] : []),
+    ...extraArgs,
   ];
   return new Promise((resolve) => {
     execFile(process.execPath, args, { maxBuffer: 16 * 1024 * 1024, timeout: (quick ? 5 : 20) * 60_000 }, (err, stdout) => {
@@ -137,8 +148,10 @@ function runHarness(node, phases, { quick }) {
 /**
  * One node: sequential latency and reads first, then the pipelined transfers in a second harness
  * run, so that a node that stalls under pipelining (anvil's automine does) still gets read figures.
+ * `alongside` runs more on the same node process: `prepare` before the first phase, `after` once
+ * the pipelined run is done (its result in `alongside`).
  */
-async function measure(start, opts) {
+async function measure(start, opts, alongside) {
   let node;
   try {
     node = await start();
@@ -146,13 +159,53 @@ async function measure(start, opts) {
     return { ok: false, error: e.message };
   }
   try {
+    const prepared = await alongside?.prepare(node).catch((e) => ({ error: e.message }));
     const reads = await runHarness(node, 'seq,read', opts);
     const pipe = await runHarness(node, 'pipe', opts);
+    const more = alongside && (await alongside.after(node, pipe, prepared).catch((e) => ({ error: e.message })));
     const errors = [reads, pipe].filter((r) => !r.ok).map((r) => r.error ?? 'failed');
-    return { ok: errors.length === 0, error: errors.join('; ') || undefined, seq: reads.seq, read: reads.read, pipe: pipe.pipe, params: pipe.params, version: node.version };
+    return { ok: errors.length === 0, error: errors.join('; ') || undefined, seq: reads.seq, read: reads.read, pipe: pipe.pipe, params: pipe.params, version: node.version, alongside: more };
   } finally {
     await node.stop();
   }
+}
+
+/**
+ * The subnet-EVM beside the C-Chain on the same node: the subnet and its validator are issued
+ * before the C-Chain's phases (the validator's start, ~15 s ahead, passes meanwhile); after the
+ * C-Chain's pipelined run the chain is created (gas limit and base fee as the C-Chain's latest
+ * block), then pipelined runs alternate: S (C, S without BENCH_QUICK). The first C run is the
+ * C-Chain's own figure.
+ */
+function subnetEvmAlongside(opts) {
+  const senders = seededSenders(SUBNET_SENDER_SEED, SENDERS).map((w) => w.address);
+  const subnetArgs = ['--sender-seed', SUBNET_SENDER_SEED, '--prefunded'];
+  return {
+    prepare: (node) => openSubnet(node.baseUrl),
+    async after(node, firstC, subnet) {
+      if (subnet.error) return { error: `subnet: ${subnet.error}` };
+      const latest = (await rpc(node.url, 'eth_getBlockByNumber', ['latest', false])).result;
+      const genesis = benchSubnetEvmGenesis({
+        chainId: SUBNET_EVM_CHAIN_ID,
+        gasLimit: BigInt(latest.gasLimit),
+        minBaseFee: BigInt(latest.baseFeePerGas ?? 25_000_000_000),
+        admin: EWOQ_EVM_ADDRESS,
+        senders,
+        balance: 10n ** 24n,
+      });
+      const t0 = performance.now();
+      const chainId = await subnet.createChain('bench subnet-evm', genesis);
+      const createMs = Math.round(performance.now() - t0);
+      const s = { ...node, name: 'subnet-evm', url: `${node.baseUrl}/ext/bc/${chainId}/rpc` };
+      const c = [firstC];
+      const sRuns = [await runHarness(s, 'pipe', opts, subnetArgs)];
+      if (!opts.quick) {
+        c.push(await runHarness(node, 'pipe', opts));
+        sRuns.push(await runHarness(s, 'pipe', opts, subnetArgs));
+      }
+      return { chainId, createMs, c, s: sRuns };
+    },
+  };
 }
 
 /** The four figures of one node's run (null where a phase did not run or failed). */
@@ -169,13 +222,14 @@ function figures(r) {
   };
 }
 
-export async function benchEvm({ quick = false } = {}) {
+/** `peers: false` (BENCH_EVM_PEERS=0 when run alone) skips hardhat and anvil: cornice's figures only. */
+export async function benchEvm({ quick = false, peers: withPeers = true } = {}) {
   // Other work on the machine skews every figure here, ours and the peers' alike: say how busy it was.
   const load = loadavg()[0];
   const runs = {
-    cornice: await measure(startCornice, { quick }),
-    hardhat: await measure(startHardhat, { quick }),
-    anvil: await measure(startAnvil, { quick }),
+    cornice: await measure(startCornice, { quick }, subnetEvmAlongside({ quick })),
+    hardhat: withPeers ? await measure(startHardhat, { quick }) : { ok: false, error: 'not run' },
+    anvil: withPeers ? await measure(startAnvil, { quick }) : { ok: false, error: 'not run' },
   };
   const f = Object.fromEntries(Object.entries(runs).map(([k, r]) => [k, figures(r)]));
   const peers = (pick) => ({
@@ -212,9 +266,44 @@ export async function benchEvm({ quick = false } = {}) {
   });
   report({ bench: 'EVM eth_call/s (32 in flight)', value: f.cornice.ethCall, unit: 'calls/s', target: '>= 5000', ...peers((x) => x.ethCall), ...common });
   report({ bench: 'EVM eth_getBalance/s (32 in flight)', value: f.cornice.getBalance, unit: 'calls/s', target: '>= 20000', ...peers((x) => x.getBalance), ...common });
-  const errors = Object.entries(f).filter(([, x]) => x.error).map(([k, x]) => `${k}: ${x.error}`);
+  reportSubnetEvm(runs.cornice.alongside, common);
+  const errors = Object.entries(f).filter(([k, x]) => x.error && (withPeers || k === 'cornice')).map(([k, x]) => `${k}: ${x.error}`);
+  if (runs.cornice.alongside?.error) errors.push(`subnet-evm: ${runs.cornice.alongside.error}`);
   if (errors.length) process.stderr.write(`evm bench: ${errors.join('; ')}\n`);
 }
 
+/** Node CPU ms per mined transfer of a pipelined run (less sensitive to other load than tx/s). */
+const cpuMsPerTx = (p) => (p?.cpu?.serverCpuS != null && p.mined ? Number(((p.cpu.serverCpuS * 1000) / p.mined).toFixed(3)) : null);
+const mean = (xs) => (xs.length && xs.every((x) => x != null) ? xs.reduce((a, b) => a + b, 0) / xs.length : null);
+
+/** The subnet-EVM line: its pipelined transfers/s, the C-Chain's from the interleaved runs, the ratio. */
+function reportSubnetEvm(side, common) {
+  const pipes = (runs) => (runs ?? []).map((r) => r.pipe);
+  const c = pipes(side?.c);
+  const s = pipes(side?.s);
+  const rate = (ps) => mean(ps.map((p) => p?.txPerSec ?? null));
+  const cpu = (ps) => mean(ps.map(cpuMsPerTx));
+  const value = rate(s);
+  const cChain = rate(c);
+  const failed = [...(side?.c ?? []), ...(side?.s ?? [])].filter((r) => !r.ok).map((r) => r.error ?? 'failed');
+  const round = (x, d = 1) => (x == null ? null : Number(x.toFixed(d)));
+  report({
+    bench: 'subnet-EVM pipelined signed transfers accepted/s (precompiles on, 64 senders in ordered lanes, 64 in flight), beside the C-Chain in the same node',
+    value: round(value),
+    unit: 'tx/s',
+    target: 'within 10% of the C-Chain (ratio >= 0.9), none stalled',
+    cChain: round(cChain),
+    ratio: value != null && cChain ? round(value / cChain, 3) : null,
+    order: side?.s ? (side.c.length > 1 ? 'C,S,C,S' : 'C,S') : null,
+    runs: { cChain: c.map((p) => p?.txPerSec ?? null), subnetEvm: s.map((p) => p?.txPerSec ?? null) },
+    nodeCpuMsPerTx: { cChain: round(cpu(c), 3), subnetEvm: round(cpu(s), 3) },
+    stalled: s.length ? s.some((p) => !p || p.timedOut || p.stalled) : null,
+    rejected: s.length ? s.reduce((a, p) => a + (p?.rejected ?? 0), 0) : null,
+    chainCreateMs: side?.createMs ?? null,
+    ...common,
+    ...(side?.error || failed.length ? { error: [side?.error, ...failed].filter(Boolean).join('; ') } : {}),
+  });
+}
+
 // `node bench/evm.mjs` runs this bench alone.
-if (process.argv[1] === fileURLToPath(import.meta.url)) await benchEvm({ quick: process.env.BENCH_QUICK === '1' });
+if (process.argv[1] === fileURLToPath(import.meta.url)) await benchEvm({ quick: process.env.BENCH_QUICK === '1', peers: process.env.BENCH_EVM_PEERS !== '0' });

@@ -35,6 +35,8 @@ const REFUSED_DEPLOYER = 8;
 interface Toy {
   refusedSenders: Set<string>;
   checkFee: boolean;
+  /** How many times the rules computed header fields. */
+  headerCalls?: number;
   made?: { genesis: EvmGenesis; upgrade: string };
 }
 
@@ -43,6 +45,7 @@ function toyRules(toy: Toy): ChainRulesFactory {
     toy.made = { genesis, upgrade: Buffer.from(upgrade).toString() };
     const rules: ChainRules = {
       async header(parent, _timestamp, state) {
+        toy.headerCalls = (toy.headerCalls ?? 0) + 1;
         const mark = bytesToBigInt(await state.getStorage(PRE, MARK));
         return { baseFeePerGas: 27n * GWEI + mark, gasLimit: parent.gasLimit, coinbase: COINBASE, extraData: new Uint8Array(EXTRA_BYTES).fill(Number((parent.number + 1n) & 0xffn)) };
       },
@@ -201,6 +204,27 @@ test('build: header fields from the rules on the parent state, beforeBlock marke
     await vm.backend.sendRawTransaction(signedTx({ nonce: 1n, to: addr(1), value: 1n, tip: GWEI }).serialize());
     const b2 = await buildAndAccept(vm);
     assert.is(b2.eth.header.baseFeePerGas, 27n * GWEI + 101n);
+  } finally {
+    await vm.shutdown();
+  }
+});
+
+test('header: asked once per parent and second (admissions and the build on the same tip share it); a new parent or second asks again', async () => {
+  const toy = newToy();
+  const c = clock();
+  const vm = await toyVM(toy, c);
+  try {
+    const before = toy.headerCalls ?? 0;
+    for (let n = 0n; n < 5n; n++) await vm.backend.sendRawTransaction(signedTx({ nonce: n, to: addr(1), value: 1n, tip: GWEI }).serialize());
+    assert.is(await vm.backend.gasPrice(), 27n * GWEI + 100n);
+    const b1 = await buildAndAccept(vm);
+    assert.is(b1.eth.transactions.length, 5);
+    assert.is(toy.headerCalls! - before, 1, 'five admissions, a gas price and the build: one computation');
+    assert.is(await vm.backend.gasPrice(), 27n * GWEI + 101n, 'on the new tip: its state');
+    assert.is(toy.headerCalls! - before, 2);
+    c.ms += 1000;
+    assert.is(await vm.backend.gasPrice(), 27n * GWEI + 101n);
+    assert.is(toy.headerCalls! - before, 3, 'the next second asks again');
   } finally {
     await vm.shutdown();
   }

@@ -7,7 +7,7 @@
 import type { Block, BlockHeader } from '@ethereumjs/block';
 import { EVMError, type ExecResult, type Message } from '@ethereumjs/evm';
 import type { MerkleStateManager } from '@ethereumjs/statemanager';
-import { Account, Address, equalsBytes, setLengthLeft } from '@ethereumjs/util';
+import { Account, Address, bytesToHex, equalsBytes } from '@ethereumjs/util';
 import type { VM } from '@ethereumjs/vm';
 import { EvmChainError } from '../errors.js';
 import type { CustomPrecompiles } from './executor.js';
@@ -81,7 +81,7 @@ export function hookState(sm: MerkleStateManager, journal?: HookJournal): HookSt
       await put(a, await account(a));
     },
     async getStorage(address, slot) {
-      return setLengthLeft(await sm.getStorage(new Address(address), slot), 32);
+      return word32(await sm.getStorage(new Address(address), slot));
     },
     async putStorage(address, slot, value) {
       readOnly('putStorage');
@@ -94,6 +94,17 @@ export function hookState(sm: MerkleStateManager, journal?: HookJournal): HookSt
       await journal!.deleteAccount(new Address(address));
     },
   };
+}
+
+/**
+ * A storage value as a 32-byte word (the state manager answers it without leading zeros). Not
+ * @ethereumjs's setLengthLeft: its checks cost more than the allow-list read of every tx.
+ */
+function word32(v: Uint8Array): Uint8Array {
+  if (v.length === 32) return v;
+  const out = new Uint8Array(32);
+  out.set(v.length > 32 ? v.subarray(v.length - 32) : v, 32 - Math.min(v.length, 32));
+  return out;
 }
 
 // ------------------------------------------------------------------ blocks and headers
@@ -123,10 +134,27 @@ export function feeHeaderFields(parent: Block, timestamp: bigint, fees: FeeRules
   return { baseFeePerGas: fees.baseFee(info, timestamp), gasLimit: fees.gasLimit(info, timestamp), coinbase: fees.coinbase(info), extraData: new Uint8Array() };
 }
 
-/** The header fields of a block on `parent` at `timestamp`: the rules' when they decide them, else the fee rules'. */
+/** The rules' header fields per rules object, by parent hash and timestamp; the oldest goes first. */
+const headerMemo = new WeakMap<ChainRules, Map<string, HeaderFields>>();
+/** A few parents: the accepted tip, the preferred block, a block being verified. */
+const HEADER_MEMO_MAX = 16;
+
+/**
+ * The header fields of a block on `parent` at `timestamp`: the rules' when they decide them, else the
+ * fee rules'. The rules compute them on the parent's state, which the parent's hash fixes, so they
+ * are asked once per parent and second: every tx admitted asks for the next block's base fee.
+ */
 export async function headerFields(parent: Block, timestamp: bigint, fees: FeeRules, rules: ChainRules | undefined, parentState: () => HookState): Promise<HeaderFields> {
   if (!rules?.header) return feeHeaderFields(parent, timestamp, fees);
-  return rules.header(parentHeader(parent), timestamp, parentState());
+  let memo = headerMemo.get(rules);
+  if (!memo) headerMemo.set(rules, (memo = new Map()));
+  const key = `${bytesToHex(parent.hash())}/${timestamp}`;
+  const known = memo.get(key);
+  if (known) return known;
+  const fields = await rules.header(parentHeader(parent), timestamp, parentState());
+  if (memo.size >= HEADER_MEMO_MAX) memo.delete(memo.keys().next().value!);
+  memo.set(key, fields);
+  return fields;
 }
 
 /** What is wrong with a foreign block's rule-decided header fields, or undefined. */
