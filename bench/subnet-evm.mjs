@@ -92,15 +92,6 @@ export function benchSubnetEvmGenesis({ chainId, gasLimit, minBaseFee, admin, se
       feeManagerConfig: { blockTimestamp: 0, adminAddresses: [admin] },
     },
     alloc,
-    nonce: '0x0',
-    timestamp: '0x0',
-    extraData: '0x',
     gasLimit: `0x${BigInt(gasLimit).toString(16)}`,
-    difficulty: '0x0',
-    mixHash: `0x${'00'.repeat(32)}`,
-    coinbase: `0x${'00'.repeat(20)}`,
-    number: '0x0',
-    gasUsed: '0x0',
-    parentHash: `0x${'00'.repeat(32)}`,
   };
 }

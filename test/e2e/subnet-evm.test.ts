@@ -105,16 +105,8 @@ test.before(
       [alice.address]: { balance: parseEther('100').toString() },
       [outsider.address]: { balance: parseEther('100').toString() },
     },
-    nonce: '0x0',
-    timestamp: '0x0',
-    extraData: '0x',
+    // The header fields (nonce, timestamp, extraData, …) take parseGenesis' defaults.
     gasLimit: '0x7A1200',
-    difficulty: '0x0',
-    mixHash: `0x${'00'.repeat(32)}`,
-    coinbase: `0x${'00'.repeat(20)}`,
-    number: '0x0',
-    gasUsed: '0x0',
-    parentHash: `0x${'00'.repeat(32)}`,
   };
   // The reward manager comes by upgrade, a few seconds after the chain starts.
   rewardManagerAt = Math.floor(Date.now() / 1000) + 25;
