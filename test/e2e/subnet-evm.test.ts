@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { Contract, ContractFactory, JsonRpcProvider, Wallet, parseEther, type ContractTransactionReceipt } from 'ethers';
+import { Contract, ContractFactory, JsonRpcProvider, Wallet, WebSocketProvider, parseEther, type ContractTransactionReceipt } from 'ethers';
 import { vmIdFromName } from '@cornice/sdk';
 import { REPO, npmStartFlags } from '../src/fixtures.js';
 import { startNodeProcess, type NodeProcess } from '../src/process.js';
@@ -141,6 +141,34 @@ test('the chain: its chain ID, the genesis config and upgrades from eth_getChain
   assert.is(cfg.upgrades.precompileUpgrades[0].rewardManagerConfig.blockTimestamp, rewardManagerAt);
   const fee = (await rpc('eth_feeConfig')).result;
   assert.equal(fee, { feeConfig: FEE_CONFIG, lastChangedAt: 0 });
+});
+
+test('the chain also serves /ws: chain ID and a newHeads subscription seeing the next block', async () => {
+  const ws = new WebSocketProvider(rpcUrl.replace(/^http/, 'ws').replace(/\/rpc$/, '/ws'));
+  try {
+    assert.is((await ws.getNetwork()).chainId, 99999n);
+    const blocks: number[] = [];
+    let wake: () => void = () => {};
+    await ws.on('block', (n: number) => {
+      blocks.push(n);
+      wake();
+    });
+    // Requests on one socket are handled in order: once this answers, the subscription is in place.
+    await ws.send('eth_blockNumber', []);
+    const r = await wait(await ewoq.sendTransaction({ to: alice.address, value: 1n }));
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`no newHeads for block ${r.blockNumber} within 15 s (saw ${blocks})`)), 15_000);
+      wake = () => {
+        if (blocks.includes(r.blockNumber)) {
+          clearTimeout(timer);
+          resolve();
+        }
+      };
+      wake();
+    });
+  } finally {
+    await ws.destroy();
+  }
 });
 
 test('tx allow list: a sender not on it is refused with the reference error; an enabled one sends', async () => {
