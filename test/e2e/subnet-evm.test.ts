@@ -330,4 +330,25 @@ test("a third party's precompile: its plugin's VM (helloevm, from --plugin-dir) 
   }
 });
 
+test('a bad upgrade.json (upgrades out of order): the chain does not start and health names it and the field; the node serves on', async () => {
+  const genesis = { config: { chainId: 55555, feeConfig: FEE_CONFIG }, alloc: {} };
+  const bad = await subnet.issueChain(SUBNET_EVM, 'bad upgrades', genesis, async (id) => {
+    await mkdir(join(dir, 'chain-configs', id), { recursive: true });
+    const upgrade = {
+      precompileUpgrades: [
+        { txAllowListConfig: { blockTimestamp: 2_000_000_000, adminAddresses: [EWOQ_EVM_ADDRESS] } },
+        { contractNativeMinterConfig: { blockTimestamp: 1_900_000_000, adminAddresses: [EWOQ_EVM_ADDRESS] } },
+      ],
+    };
+    await writeFile(join(dir, 'chain-configs', id, 'upgrade.json'), JSON.stringify(upgrade));
+  });
+  const message = await until('the chains health check to name the chain', async () => {
+    const r = await node.call('health', 'health.getLiveness', {});
+    const m: string | undefined = (r.result as any)?.checks?.chains?.error?.message;
+    return m?.includes(bad) ? m : undefined;
+  });
+  assert.match(message, /precompileUpgrades\[1\]\.contractNativeMinterConfig\.blockTimestamp/);
+  assert.ok((await rpc('eth_chainId')).result, 'the other subnet-EVM chain still serves');
+});
+
 test.run();
