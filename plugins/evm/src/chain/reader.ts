@@ -22,7 +22,8 @@ const MEMO_MAX = 200_000;
  * A state manager that remembers what it read from the trie at its root. Each eth_call runs in a
  * checkpoint it reverts, and a revert also drops what the caches learnt by reading, so without this
  * every call walks the trie again (and a storage trie has no node cache). Valid because this state
- * manager never commits: its root only changes through setStateRoot, which clears the memo.
+ * manager never commits: its root only changes through setStateRoot, which clears the accounts (a
+ * slot is keyed by its account's storage root, so slots stay valid across roots).
  */
 class ReaderStateManager extends FastAccountStateManager {
   readonly #accounts = new Map<string, Uint8Array | null>();
@@ -66,10 +67,14 @@ class ReaderStateManager extends FastAccountStateManager {
     return RLP.decode(value ?? new Uint8Array(0)) as Uint8Array;
   }
 
+  /**
+   * A new root: the accounts read are stale, but a slot's value is keyed by its account's storage
+   * root, which fixes it, so the slots stay (a slot read on every admission — the subnet-EVM's tx
+   * allow list — would otherwise walk the storage trie again after each accepted block).
+   */
   override async setStateRoot(stateRoot: Uint8Array, clearCache = true): Promise<void> {
     await super.setStateRoot(stateRoot, clearCache);
     this.#accounts.clear();
-    this.#slots.clear();
   }
 }
 
