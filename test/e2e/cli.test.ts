@@ -56,7 +56,8 @@ test('a port in use is a clear start-up error', async () => {
   const first = await startNodeProcess([`--data-dir=${dir}-a`, '--db-type=memory']);
   try {
     const port = new URL(first.url).port;
-    const second = await runCli([`--data-dir=${dir}-b`, '--db-type=memory', `--http-port=${port}`]);
+    // Its own free staking port: the test is about the HTTP port (the default 9651 may be taken).
+    const second = await runCli([`--data-dir=${dir}-b`, '--db-type=memory', '--staking-port=0', `--http-port=${port}`]);
     assert.is(second.code, 1);
     assert.match(second.stderr, new RegExp(`cannot listen on 127.0.0.1:${port}: EADDRINUSE`));
   } finally {
