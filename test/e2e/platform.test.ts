@@ -12,8 +12,8 @@ import * as assert from 'uvu/assert';
 import { ShortId, cb58Encode, vmIdFromName } from '@cornice/sdk';
 import { NODE1_ID, REPO, npmStartFlags } from '../src/fixtures.js';
 import { startNodeProcess, type NodeProcess } from '../src/process.js';
+import { EWOQ_P_KEY, ok, until } from '../src/subnet.js';
 
-const EWOQ_KEY = 'ewoqjP7PxY4yr3iLTpLisriqt94hdyDFNgchSxGGztUrTXtNN';
 const EWOQ = '6Y3kysjF9jnHnYkdS9yGAuoHyae2eNmeV';
 const USER = { username: 'alice', password: 'a Strong passw0rd!' };
 const KV_VM_ID = vmIdFromName('kvvm').toString();
@@ -28,22 +28,6 @@ test.before(async () => {
   await symlink(join(REPO, 'examples/custom-vm'), join(plugins, KV_VM_ID));
 });
 test.after(() => rm(dir, { recursive: true, force: true }));
-
-async function ok(node: NodeProcess, path: string, method: string, params: unknown = {}) {
-  const r = await node.call(path, method, params);
-  if (r.error) throw new Error(`${method}: ${JSON.stringify(r.error)}`);
-  return r.result;
-}
-
-async function until<T>(what: string, read: () => Promise<T | undefined>, maxMs = 60_000): Promise<T> {
-  const started = Date.now();
-  for (;;) {
-    const v = await read();
-    if (v !== undefined) return v;
-    if (Date.now() - started > maxMs) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 /** Signs with each signer in turn (control keys first, then the payer) and issues; the tx ID. */
 async function signAndIssue(node: NodeProcess, unsignedTx: string, signers: string[]): Promise<string> {
@@ -67,7 +51,7 @@ test('createUser -> subnet (2-of-3) -> this node validates it -> createBlockchai
   try {
     assert.is(node.nodeId, NODE1_ID);
     await ok(node, 'keystore', 'keystore.createUser', USER);
-    const payer = (await ok(node, 'P', 'platform.createAccount', { ...USER, privateKey: EWOQ_KEY })).address;
+    const payer = (await ok(node, 'P', 'platform.createAccount', { ...USER, privateKey: EWOQ_P_KEY })).address;
     assert.is(payer, EWOQ);
     const keys: string[] = [];
     for (let i = 0; i < 3; i++) keys.push((await ok(node, 'P', 'platform.createAccount', USER)).address);
@@ -162,7 +146,7 @@ test('createUser -> subnet (2-of-3) -> this node validates it -> createBlockchai
     });
     avmChain = await signAndIssue(node, avmTx, [keys[2]!, keys[1]!, payer]);
     await until('the avm chain', async () => ((await ok(node, 'P', 'platform.getBlockchainStatus', { blockchainID: avmChain })).status === 'Validating' ? true : undefined));
-    const mine = (await ok(node, `bc/${avmChain}`, 'avm.importKey', { ...USER, privateKey: EWOQ_KEY })).address;
+    const mine = (await ok(node, `bc/${avmChain}`, 'avm.importKey', { ...USER, privateKey: EWOQ_P_KEY })).address;
     assert.is(mine, `${avmChain}-${EWOQ}`);
     assert.is((await ok(node, `bc/${avmChain}`, 'avm.getBalance', { address: mine, assetID: 'SUB' })).balance, '1000');
     const wrong = await node.call(`bc/${avmChain}`, 'avm.getBalance', { address: `X-${EWOQ}`, assetID: 'SUB' });
