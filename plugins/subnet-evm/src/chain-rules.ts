@@ -47,7 +47,7 @@ export function subnetChain(genesisConfig: Readonly<Record<string, unknown>>, up
     upgrades,
     schedule,
     async feeConfigAt(state, parentTimestamp) {
-      return schedule.activeConfig(FEE_MANAGER, parentTimestamp) ? readFeeConfig(state as HookState) : config.feeConfig;
+      return schedule.activeConfig(FEE_MANAGER, parentTimestamp) ? readFeeConfig(state) : config.feeConfig;
     },
   };
 }

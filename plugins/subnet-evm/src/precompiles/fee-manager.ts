@@ -46,7 +46,7 @@ export interface FeeManagerConfig extends AllowListModuleConfig {
 }
 
 /** The fee config in the fee manager's storage (GetStoredFeeConfig; targetBlockRate as its low 64 bits). */
-export async function readFeeConfig(state: HookState): Promise<FeeConfig> {
+export async function readFeeConfig(state: Pick<HookState, 'getStorage'>): Promise<FeeConfig> {
   const values: Partial<Record<keyof FeeConfig, bigint>> = {};
   for (const [i, name] of FEE_CONFIG_FIELDS.entries()) {
     const v = wordToBigint(await state.getStorage(FEE_MANAGER_ADDRESS, feeConfigSlot(i + 1)));
@@ -56,7 +56,7 @@ export async function readFeeConfig(state: HookState): Promise<FeeConfig> {
 }
 
 /** The block number of the last fee config change (0 when never set). */
-export async function readLastChangedAt(state: HookState): Promise<bigint> {
+export async function readLastChangedAt(state: Pick<HookState, 'getStorage'>): Promise<bigint> {
   return wordToBigint(await state.getStorage(FEE_MANAGER_ADDRESS, LAST_CHANGED_AT_SLOT));
 }
 

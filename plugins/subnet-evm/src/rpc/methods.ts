@@ -28,7 +28,7 @@ export function subnetMethods(backend: EvmBackend, chain: SubnetChain): Readonly
         const state = stateAt(backend, at);
         const feeConfig = await chain.feeConfigAt(state, block.header.timestamp);
         const active = chain.schedule.activeConfig(FEE_MANAGER, block.header.timestamp) !== undefined;
-        return feeConfigResult(feeConfig, active ? await readLastChangedAt(state as HookState) : 0n);
+        return feeConfigResult(feeConfig, active ? await readLastChangedAt(state) : 0n);
       },
     ],
     ['eth_getChainConfig', async (params) => (parseArgs(CHAIN_CONFIG_ARGS, params), chainConfigResult(chain.config, chain.upgrades.precompileUpgrades))],
