@@ -178,7 +178,7 @@ async function measure(start, opts, alongside) {
  * C-Chain's own figure.
  */
 /** C,S pairs of the subnet-EVM comparison without BENCH_QUICK. */
-const SUBNET_PAIRS = 5;
+const SUBNET_PAIRS = 7;
 
 function subnetEvmAlongside(opts) {
   const senders = seededSenders(SUBNET_SENDER_SEED, SENDERS).map((w) => w.address);

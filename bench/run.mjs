@@ -14,6 +14,7 @@ import { benchEvm } from './evm.mjs';
 import { benchNetwork } from './network.mjs';
 import { median, report, rssMb, startNode } from './lib.mjs';
 import { benchStuckNode } from './stuck.mjs';
+import { benchSubnetEvmHooks } from './subnet-evm-hooks.mjs';
 import { benchTimestamp } from './timestamp.mjs';
 
 const quick = process.env.BENCH_QUICK === '1';
@@ -82,6 +83,9 @@ try {
   // 10. C-Chain JSON-RPC: transfers, latency, eth_call, eth_getBalance; hardhat's node and anvil
   //     started here and driven with the same load, one node at a time.
   await benchEvm({ quick });
+
+  // 11. What the subnet-EVM's precompile and fee hooks cost inside the VM (in process, no HTTP).
+  await benchSubnetEvmHooks({ blocks: quick ? 4 : 12 });
 } finally {
   await rm(dataDir, { recursive: true, force: true });
 }

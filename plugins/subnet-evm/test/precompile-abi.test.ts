@@ -71,6 +71,10 @@ test('words: uint256 round trip and range, address from the low 20 bytes', () =>
   const max = (1n << 256n) - 1n;
   assert.is(wordToBigint(uint256Word(max)), max);
   assert.is(wordToBigint(uint256Word(0x1234n)), 0x1234n);
+  // Around the 6-byte fast path, and unpadded words.
+  for (const v of [0n, 1n, 2n ** 48n - 1n, 2n ** 48n, 2n ** 56n + 3n, 2n ** 200n + 5n]) assert.is(wordToBigint(uint256Word(v)), v);
+  assert.is(wordToBigint(new Uint8Array()), 0n);
+  assert.is(wordToBigint(Uint8Array.of(1, 0, 0, 0, 0, 0, 0)), 2n ** 48n);
   assert.throws(() => uint256Word(-1n));
   assert.throws(() => uint256Word(max + 1n));
   const w = new Uint8Array(32).fill(0xff);

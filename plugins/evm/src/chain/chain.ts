@@ -16,7 +16,7 @@ import { chainCommon, Executor, ZERO8, type CustomPrecompiles, type Execution } 
 import type { BlockInfo, ChainRules, ChainRulesFactory, HeaderFields } from './rules.js';
 import { dynamicFeeRules, type FeeRules } from './fees.js';
 import { parseGenesis, type EvmGenesis } from './genesis.js';
-import { feeHeaderFields, headerFields, headerProblem, hookState, parentHeader } from './hooks.js';
+import { feeHeaderFields, headerFields, headerProblem, hookState, knownHeaderFields, parentHeader } from './hooks.js';
 import { Mempool, type MempoolOptions } from './mempool.js';
 import { StateReader } from './reader.js';
 import { StateDB } from './state-db.js';
@@ -226,6 +226,9 @@ export class EvmChain {
   /** The rule-decided header fields of a block on `parent` at `timestamp` (the rules read the parent's state). */
   headerFieldsOn(parent: EthBlock, timestamp: bigint): Promise<HeaderFields> {
     if (!this.rules?.header) return Promise.resolve(feeHeaderFields(parent, timestamp, this.fees));
+    // Asked on every admission: a known answer needs no turn on the reader's queue.
+    const known = knownHeaderFields(parent, timestamp, this.rules);
+    if (known) return Promise.resolve(known);
     return this.reader.at(parent.header.stateRoot, ({ sm }) => headerFields(parent, timestamp, this.fees, this.rules, () => hookState(sm)));
   }
 

@@ -139,6 +139,13 @@ const headerMemo = new WeakMap<ChainRules, Map<string, HeaderFields>>();
 /** A few parents: the accepted tip, the preferred block, a block being verified. */
 const HEADER_MEMO_MAX = 16;
 
+/** The memoized rule-decided header fields of a block on `parent` at `timestamp`, if asked before. */
+export function knownHeaderFields(parent: Block, timestamp: bigint, rules: ChainRules): HeaderFields | undefined {
+  return headerMemo.get(rules)?.get(headerKey(parent, timestamp));
+}
+
+const headerKey = (parent: Block, timestamp: bigint) => `${bytesToHex(parent.hash())}/${timestamp}`;
+
 /**
  * The header fields of a block on `parent` at `timestamp`: the rules' when they decide them, else the
  * fee rules'. The rules compute them on the parent's state, which the parent's hash fixes, so they
@@ -148,7 +155,7 @@ export async function headerFields(parent: Block, timestamp: bigint, fees: FeeRu
   if (!rules?.header) return feeHeaderFields(parent, timestamp, fees);
   let memo = headerMemo.get(rules);
   if (!memo) headerMemo.set(rules, (memo = new Map()));
-  const key = `${bytesToHex(parent.hash())}/${timestamp}`;
+  const key = headerKey(parent, timestamp);
   const known = memo.get(key);
   if (known) return known;
   const fields = await rules.header(parentHeader(parent), timestamp, parentState());

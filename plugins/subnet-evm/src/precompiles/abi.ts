@@ -59,8 +59,16 @@ export function boolWord(value: boolean): Uint8Array {
 
 /** The unsigned big-endian value of a word (any length). */
 export function wordToBigint(word: Uint8Array): bigint {
+  let i = 0;
+  while (i < word.length && word[i] === 0) i++;
+  // Up to 6 bytes fit a double exactly: a role or a flag (read on every tx) needs no BigInt steps.
+  if (word.length - i <= 6) {
+    let n = 0;
+    for (; i < word.length; i++) n = n * 256 + word[i]!;
+    return BigInt(n);
+  }
   let v = 0n;
-  for (const b of word) v = (v << 8n) | BigInt(b);
+  for (; i < word.length; i++) v = (v << 8n) | BigInt(word[i]!);
   return v;
 }
 
