@@ -109,6 +109,8 @@ export async function generate(name: ProjectName, cwd: string, versions?: Versio
     __VM_NAME__: name.vmName,
     __VM_ID__: vmIdOf(name.vmName),
     __SDK_RANGE__: `^${v.sdk}`,
+    // npm pack's file name: @scope/name -> scope-name
+    __TGZ_NAME__: name.packageName.replace(/^@/, '').replace('/', '-'),
   };
   const fill = (text: string) => text.replace(/__[A-Z_]+__/g, (m) => vars[m] ?? m);
   const files: Array<[string, string]> = [];

@@ -31,7 +31,7 @@ export function parseProjectName(name: string): ProjectName {
   if (name.toLowerCase() !== name) bad('an npm package name is lowercase');
   const scoped = SCOPED.exec(name);
   const vmName = scoped ? scoped[2]! : name;
-  if (scoped ? !urlSafe(scoped[1]!) || !urlSafe(vmName) : !urlSafe(name)) bad('it must be URL-safe: letters, digits and - . _ ~ (and one @scope/)');
+  if (scoped ? !urlSafe(scoped[1]!) || !urlSafe(vmName) : !urlSafe(name)) bad("it must be URL-safe: lowercase letters, digits, '-', '.' and '_' (and one @scope/ before the name)");
   if (/[~'!()*]/.test(vmName)) bad("it must not contain ~'!()*");
   if (vmName.startsWith('.') || vmName.startsWith('_')) bad("the name after the scope must not start with '.' or '_'");
   if (vmName === 'node_modules' || vmName === 'favicon.ico') bad(`"${vmName}" is a reserved name`);
