@@ -45,7 +45,7 @@ export function packageJson(name: ProjectName, v: Versions): Record<string, unkn
     main: './dist/src/index.js',
     types: './dist/src/index.d.ts',
     exports: { '.': { types: './dist/src/index.d.ts', default: './dist/src/index.js' } },
-    files: ['dist/src', 'genesis.json', 'README.md'],
+    files: ['dist/src', 'src', 'genesis.json', 'README.md'],
     engines: { node: '>=20.10' },
     scripts: {
       build: 'tsc -p .',

@@ -65,7 +65,7 @@ test('a project: every file, no placeholder left, the sdk as a peer, a genesis f
   assert.ok(pkg.devDependencies['@cornice/core'] && pkg.devDependencies.typescript && pkg.devDependencies.uvu);
   assert.equal(pkg.dependencies, undefined, 'a VM has no runtime dependency on the sdk (it is the peer)');
   assert.equal(Object.keys(pkg.scripts).sort(), ['build', 'prepack', 'start', 'test']);
-  assert.equal(pkg.files, ['dist/src', 'genesis.json', 'README.md']);
+  assert.equal(pkg.files, ['dist/src', 'src', 'genesis.json', 'README.md']);
   assert.is(pkg.exports['.'].default, './dist/src/index.js');
 
   const genesis = await readJson(join(dir, 'genesis.json'));
