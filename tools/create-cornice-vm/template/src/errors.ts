@@ -1,10 +1,11 @@
 import { NodeError } from '@cornice/sdk';
 
 /**
- * Codes of the errors this VM throws on purpose. A NodeError reaches a JSON-RPC client as
- * {"code": -32000, "message": <message>, "data": {"code": <code>}}; bad service params are refused by
- * the sdk's param parsers with -32602 before a handler runs. Unknown blocks and heights throw the
- * sdk's NotFoundError, which the engine recognises.
+ * Codes of the errors this VM throws on purpose. A NodeError thrown by a service handler reaches
+ * the JSON-RPC client as {"code": -32000, "message": <message>, "data": <its data, else {"code":
+ * <code>}>}; bad params are refused by the sdk's param parsers with -32602 naming the field before
+ * a handler runs; anything that is not a NodeError is a -32603 "internal error" (and logged).
+ * Unknown blocks and heights throw the sdk's NotFoundError, which the engine recognises.
  */
 export type VmErrorCode =
   /** The chain's genesis bytes are not this VM's genesis (see genesis.ts). */
