@@ -36,8 +36,8 @@ export async function main(args: readonly string[], cwd: string, io: Output = st
     io.out(`Wrote ${name.packageName} to ${dir}:\n${files.map((f) => `  ${f}\n`).join('')}\nNext:\n  cd ${where}\n  npm install\n  npm test\n  npm start    # a one-node network running the VM; see README.md\n`);
     return 0;
   } catch (e) {
-    if (!(e instanceof ScaffoldError)) throw e;
-    io.err(`create-cornice-vm: ${e.message}\n${e.code === 'Usage' ? `\n${USAGE}` : ''}`);
+    // Anything else is the file system's (permissions, a full disk): its message says what.
+    io.err(`create-cornice-vm: ${(e as Error).message}\n${e instanceof ScaffoldError && e.code === 'Usage' ? `\n${USAGE}` : ''}`);
     return 1;
   }
 }

@@ -137,6 +137,10 @@ test('the CLI: usage, bad names and taken directories exit 1 with the reason; a 
   const again = await run(['cli-vm']);
   assert.is(again.code, 1);
   assert.match(again.text, 'exists and is not empty');
+  const io = capture();
+  await writeFile(join(tmp, 'plain-file'), 'x');
+  assert.is(await main(['x'], join(tmp, 'plain-file'), io), 1, 'a file system error is an exit code, not a crash');
+  assert.match(io.text(), /^create-cornice-vm: ENOTDIR/);
 });
 
 test.run();

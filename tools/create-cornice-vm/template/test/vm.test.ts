@@ -58,6 +58,27 @@ test('the txs of a rejected block go back to the mempool', async () => {
   await vm.shutdown();
 });
 
+test('a block built here that fails verify is forgotten, and its txs go back to the mempool', async () => {
+  let now = Date.now();
+  const vm = new Vm();
+  await vm.initialize(testChainContext({ clock: { now: () => now } }), { genesis: new Uint8Array() });
+  await issueTx(vm, 'b', '2');
+  now += 2 * 3600_000; // the block is built two hours ahead...
+  const block = await vm.buildBlock();
+  now -= 2 * 3600_000; // ...and verified with the clock back: "an hour or more ahead"
+  try {
+    await block.verify();
+    assert.unreachable('verify passed');
+  } catch (e) {
+    assert.ok(hasErrorCode(e, 'InvalidBlock'), String(e));
+  }
+  assert.is(vm.mempool.size, 1, 'the tx is pending again');
+  const again = await vm.buildBlock();
+  await again.verify();
+  assert.equal(again.txs.map((tx) => tx.key), ['b']);
+  await vm.shutdown();
+});
+
 test('a bad genesis is refused, naming the problem', () => {
   const refused = (json: string, message: RegExp) => {
     try {
