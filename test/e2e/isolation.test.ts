@@ -11,7 +11,7 @@ import { WebSocket } from 'ws';
 import { cb58Encode, sha256 } from '@cornice/sdk';
 import { postRpc } from '@cornice/core/testing';
 import { REPO, npmStartFlags } from '../src/fixtures.js';
-import { startNodeProcess, type NodeProcess } from '../src/process.js';
+import { runCli, startNodeProcess, type NodeProcess } from '../src/process.js';
 
 const TINY = `${REPO}core/test/vms/fixtures/isolation/tinyvm.js`;
 
@@ -133,6 +133,12 @@ test('--vm-isolation=all: the timestamp chain, the X-Chain (keystore, pubsub Web
   } finally {
     assert.is(await node.stop(), 0);
   }
+});
+
+test('--vm-isolation naming a VM that is not loaded: the node refuses to start, naming it', async () => {
+  const r = await runCli([...npmStartFlags(), `--data-dir=${dir}/unknown`, '--db-type=memory', '--http-port=0', '--staking-port=0', '--vms=@cornice/timestamp', '--vm-isolation=nope=worker']);
+  assert.is(r.code, 1);
+  assert.match(r.stderr, /cornice: --vm-isolation: no loaded VM is named nope/);
 });
 
 test.run();
