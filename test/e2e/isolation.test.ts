@@ -12,6 +12,7 @@ import { cb58Encode, sha256 } from '@cornice/sdk';
 import { postRpc } from '@cornice/core/testing';
 import { REPO, npmStartFlags } from '../src/fixtures.js';
 import { runCli, startNodeProcess, type NodeProcess } from '../src/process.js';
+import { until } from '../src/subnet.js';
 
 const TINY = `${REPO}core/test/vms/fixtures/isolation/tinyvm.js`;
 
@@ -20,16 +21,6 @@ test.before(async () => {
   dir = await mkdtemp(join(tmpdir(), 'cornice-e2e-iso-'));
 });
 test.after(() => rm(dir, { recursive: true, force: true }));
-
-async function until<T>(what: string, read: () => Promise<T | undefined>, maxMs = 20_000): Promise<T> {
-  const started = Date.now();
-  for (;;) {
-    const v = await read();
-    if (v !== undefined) return v;
-    if (Date.now() - started > maxMs) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
 
 const payload = (i: number) => cb58Encode(sha256(new TextEncoder().encode(`iso ${i}`)));
 
