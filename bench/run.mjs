@@ -16,6 +16,7 @@ import { median, report, rssMb, startNode } from './lib.mjs';
 import { benchStuckNode } from './stuck.mjs';
 import { benchSubnetEvmHooks } from './subnet-evm-hooks.mjs';
 import { benchTimestamp } from './timestamp.mjs';
+import { benchIsolation } from './isolation.mjs';
 
 const quick = process.env.BENCH_QUICK === '1';
 const dataDir = await mkdtemp(join(tmpdir(), 'cornice-bench-'));
@@ -66,6 +67,7 @@ try {
 
   // 4. timestamp proposeBlock -> accepted latency; 5. engine throughput in simulation.
   await benchTimestamp({ proposals: quick ? 50 : 300 });
+  await benchIsolation({ proposals: quick ? 50 : 200, callsMs: quick ? 1_000 : 3_000 });
   await benchEngine({ blocks: quick ? 50 : 200 });
 
   // 6. platform txs accepted/s and the subnet + blockchain flow.

@@ -35,6 +35,7 @@ import type { EngineNetwork } from '../network/loopback.js';
 import { Bootstrapper } from '../consensus/bootstrap/bootstrapper.js';
 import type { Beacon, BootstrapProgress } from '../consensus/bootstrap/types.js';
 import { validatorSampler, type ValidatorSets } from '../validators/validators.js';
+import { isFaultSource } from '../vms/isolation/host.js';
 import type { VMRegistry } from '../vms/registry.js';
 import type { ChainAliases } from './aliases.js';
 import { guardVM } from './guard.js';
@@ -212,6 +213,8 @@ export class ChainManager {
 
     try {
       const theVM = await factory.create();
+      // A VM in a worker thread reports the worker's death (timeout, exit, crash) as the chain's fault.
+      if (isFaultSource(theVM)) theVM.onFault((reason) => faultTarget.fault(reason));
       guarded = guardVM(theVM, {
         timeoutMs: d.vmCallTimeoutMs,
         scheduler: d.scheduler,

@@ -69,6 +69,8 @@ export interface NodeConfig {
   benchlistDuration: number;
   /** ms before a VM call that has not settled halts its chain. */
   vmCallTimeout: number;
+  /** `--vm-isolation` entries: `<vmID or alias>=worker` or `all`; empty: every VM in process. */
+  vmIsolation: string[];
   /** ms a stop may take before the process exits anyway. */
   shutdownTimeout: number;
   /**

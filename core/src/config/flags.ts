@@ -13,6 +13,7 @@ import { DEFAULT_ALLOWED_HOSTS, hostProblem, originProblem } from '../api/access
 import { logLevels } from '../log/logger.js';
 import { ipPortProblem, nodeIdProblem } from '../network/addresses.js';
 import { BUILTIN_VM_PACKAGES } from '../vms/builtins.js';
+import { isolationEntryProblem } from '../vms/isolation/plan.js';
 import { networkNameOf, parseNetworkId, type DbType, type NodeConfig } from './config.js';
 
 /** What value types need to know while parsing. */
@@ -559,6 +560,15 @@ export const flags: readonly Flag[] = [
     type: durationType(1, DAY_MS),
     default: 30_000,
     description: 'A VM call (build, parse, verify, accept, ...) that has not settled after this halts its chain.',
+  }),
+  field('vmIsolation', {
+    name: 'vm-isolation',
+    type: listType,
+    default: [],
+    defaultText: 'none (every VM in the node process)',
+    description:
+      'VMs whose chains each run in a worker thread: <vmID or alias>=worker entries, or all. A call past --vm-call-timeout terminates the worker and halts only that chain.',
+    validate: (entries) => entries.map(isolationEntryProblem).find((p) => p !== undefined),
   }),
   field('shutdownTimeout', {
     name: 'shutdown-timeout',

@@ -34,6 +34,7 @@ import { bootstrapPeersOf } from './network.js';
 import { platformStaticService } from '../platform/static-service.js';
 import { platformVMFactory, type PlatformVMDeps } from '../platform/vm.js';
 import { ValidatorSets } from '../validators/validators.js';
+import { isolationPlan } from '../vms/isolation/plan.js';
 import type { VMRegistry } from '../vms/registry.js';
 
 /** A container token carrying the type it resolves to. */
@@ -77,6 +78,9 @@ export const TOKENS = {
   chainParts: token<ChainParts>('chainParts'),
 } as const;
 
+/** The node's clock unless a test injects one (an isolated VM's worker then reads its own, without crossing). */
+const SYSTEM_CLOCK: Clock = { now: () => Date.now() };
+
 /** The token a loaded VM's factory is registered under. */
 export const vmToken = (vmId: Id): Token<VMFactory> => `vm:${vmId.toString()}`;
 
@@ -108,7 +112,7 @@ export function provideFactory<T>(c: DependencyContainer, t: Token<T>, make: (c:
  */
 export function registerNodeParts(c: DependencyContainer): void {
   const config = (r: DependencyContainer) => get(r, TOKENS.config);
-  provideFactory(c, TOKENS.clock, () => ({ now: () => Date.now() }));
+  provideFactory(c, TOKENS.clock, () => SYSTEM_CLOCK);
   // The platform VM with platform.buildGenesis as its static service (/ext/vm/platform).
   provide(c, TOKENS.platformVM, (deps) => ({ ...platformVMFactory(deps), staticServices: () => [platformStaticService()] }));
   provideFactory(c, TOKENS.scheduler, (r) => {
@@ -153,10 +157,17 @@ export function registerNodeParts(c: DependencyContainer): void {
   provideFactory(c, TOKENS.chainManager, (r) => {
     const cfg = config(r);
     const vms = get(r, TOKENS.vms);
+    // --vm-isolation: the chains of these VMs run in worker threads (their factories make WorkerVMs).
+    const isolate = isolationPlan(
+      cfg.vmIsolation ?? [],
+      vms,
+      { callTimeoutMs: cfg.vmCallTimeout, shutdownTimeoutMs: Math.min(cfg.vmCallTimeout, cfg.shutdownTimeout), maxBodyBytes: cfg.httpMaxBodyBytes, systemClock: SYSTEM_CLOCK },
+      get(r, TOKENS.log).child({ module: 'vms' }),
+    );
     return new ChainManager({
       // A VM factory registered under its vmID token (a test may replace one); the registry knows the rest.
       registry: {
-        resolve: (vmId) => (typeof vmId !== 'string' && r.isRegistered(vmToken(vmId), true) ? get(r, vmToken(vmId)) : vms.resolve(vmId)),
+        resolve: (vmId) => isolate(typeof vmId !== 'string' && r.isRegistered(vmToken(vmId), true) ? get(r, vmToken(vmId)) : vms.resolve(vmId)),
         rootOf: (vmId) => vms.rootOf(vmId),
       },
       chainParts: chainPartsFactory(r),

@@ -5,6 +5,7 @@
  *   for (const c of chainVMCompliance(vmFactory, { makePending })) test(c.name, c.run);
  */
 import { Id, isNotFoundError, MemoryStore, NodeError, type Block, type ChainVM, type KeyValueStore, type VMFactory } from '@cornice/sdk';
+import { WorkerVM } from '../vms/isolation/host.js';
 import { testChainContext } from './context.js';
 
 export class ComplianceError extends NodeError<'Violation'> {}
@@ -16,6 +17,12 @@ export interface ComplianceOptions {
   makePending: (vm: ChainVM) => Promise<void>;
   /** Longest to wait for waitForEvent after makePending (default 2 s). */
   eventTimeoutMs?: number;
+  /**
+   * Runs every check with the VM in a worker thread, as `--vm-isolation` does: the `file:` URL of the
+   * module exporting `vmFactory` (e.g. `import.meta.resolve('my-vm')`). `makePending` then gets the
+   * host's proxy VM: reach the VM through its services (createHandlers), not its class.
+   */
+  worker?: { moduleUrl: string; callTimeoutMs?: number };
 }
 
 export interface ComplianceCheck {
@@ -39,8 +46,14 @@ async function rejectsNotFound(p: Promise<unknown>, what: string): Promise<void>
 
 export function chainVMCompliance(factory: VMFactory, o: ComplianceOptions): ComplianceCheck[] {
   const timeout = o.eventTimeoutMs ?? 2000;
+  const worker = o.worker;
+  const create = (): ChainVM | Promise<ChainVM> =>
+    worker
+      ? new WorkerVM({ moduleUrl: worker.moduleUrl, callTimeoutMs: worker.callTimeoutMs ?? 30_000, shutdownTimeoutMs: worker.callTimeoutMs ?? 30_000, maxBodyBytes: 1 << 20 })
+      : factory.create();
+  const mode = worker ? ' (worker)' : '';
   const start = async (db: KeyValueStore = new MemoryStore()) => {
-    const vm = await factory.create();
+    const vm = await create();
     await vm.initialize(testChainContext({ db, vmId: factory.vmId }), { genesis: o.genesis ?? new Uint8Array() });
     await vm.setState('bootstrapping');
     await vm.setState('normalOp');
@@ -63,7 +76,7 @@ export function chainVMCompliance(factory: VMFactory, o: ComplianceOptions): Com
     await b.accept();
   };
   const c = (name: string, run: (vm: ChainVM) => Promise<void>): ComplianceCheck => ({
-    name: `${factory.name} compliance: ${name}`,
+    name: `${factory.name} compliance${mode}: ${name}`,
     run: async () => {
       const vm = await start();
       try {
@@ -134,7 +147,7 @@ export function chainVMCompliance(factory: VMFactory, o: ComplianceOptions): Com
       check(outcome === 'rejected', `waitForEvent with nothing pending must reject when aborted (it ${outcome})`);
     }),
     {
-      name: `${factory.name} compliance: accepted blocks survive a restart`,
+      name: `${factory.name} compliance${mode}: accepted blocks survive a restart`,
       run: async () => {
         const db = new MemoryStore();
         const vm = await start(db);

@@ -42,3 +42,18 @@ export class VMLoadError extends NodeError<VMLoadErrorCode> {
     if (cause !== undefined) this.cause = cause;
   }
 }
+
+export type IsolationErrorCode =
+  /** The worker thread running a chain's VM was terminated, exited or crashed. */
+  | 'WorkerGone'
+  /** A call of an isolated VM did not settle within --vm-call-timeout (its worker is terminated). */
+  | 'WorkerTimeout'
+  /** Something the VM needs cannot cross to a worker (e.g. a VM without a module file). */
+  | 'Unsupported'
+  /** The worker got a request it does not know, or about a block, handler or store it does not have. */
+  | 'BadRequest'
+  /** `--vm-isolation` names a VM that is not loaded, or is malformed. */
+  | 'BadIsolation';
+
+/** Failures of a VM running in a worker thread (`--vm-isolation`). */
+export class IsolationError extends NodeError<IsolationErrorCode> {}

@@ -49,7 +49,7 @@ export async function loadVMs(opts: LoadVMsOptions): Promise<VMRegistry> {
 
   const add = (factory: VMFactory, source: string, path?: string, root?: string) => {
     try {
-      registry.register(factory, source, root);
+      registry.register(factory, source, root, path);
     } catch (e) {
       throw new VMLoadError('DuplicateVM', errorMessage(e), e);
     }

@@ -16,6 +16,8 @@ export interface VMInfo {
   source: string;
   /** Where its code lives (package directory or plugin file), when loaded from disk. */
   root?: string;
+  /** The module file exporting its `vmFactory`, when loaded from disk (what an isolated VM's worker imports). */
+  entry?: string;
 }
 
 interface Entry {
@@ -24,6 +26,7 @@ interface Entry {
   aliases: string[];
   source: string;
   root: string | undefined;
+  entry: string | undefined;
 }
 
 const ALIAS = /^[A-Za-z0-9._~-]{1,128}$/;
@@ -42,9 +45,9 @@ export class VMRegistry {
 
   /**
    * Adds a VM; `source` says where it came from (used in errors and `list()`), `root` where its code
-   * lives (a fault whose stack runs through it is the VM's).
+   * lives (a fault whose stack runs through it is the VM's), `entry` the module file it came from.
    */
-  register(factory: VMFactory, source: string, root?: string): void {
+  register(factory: VMFactory, source: string, root?: string, entry?: string): void {
     if (!isVMFactory(factory)) throw new VMRegistryError('InvalidFactory', `${source}: not a VMFactory (needs name, version, vmId of 32 bytes and create())`);
     const vmId = toId(factory.vmId);
     const existing = this.#byId.get(vmId.key);
@@ -72,7 +75,7 @@ export class VMRegistry {
             create: () => factory.create(),
             ...(factory.staticServices ? { staticServices: () => factory.staticServices!() } : {}),
           };
-    this.#byId.set(vmId.key, { factory: stored, vmId, aliases: [factory.name], source, root });
+    this.#byId.set(vmId.key, { factory: stored, vmId, aliases: [factory.name], source, root, entry });
     this.#aliases.set(factory.name, vmId.key);
   }
 
@@ -110,6 +113,7 @@ export class VMRegistry {
       aliases: [...e.aliases],
       source: e.source,
       ...(e.root ? { root: e.root } : {}),
+      ...(e.entry ? { entry: e.entry } : {}),
     }));
   }
 

@@ -68,6 +68,7 @@ test('defaults', () => {
     benchlistMinFailingDuration: 150_000,
     benchlistDuration: 900_000,
     vmCallTimeout: 30_000,
+    vmIsolation: [],
     shutdownTimeout: 10_000,
     vms: undefined,
     pluginDir: '/home/op/.cornice/plugins',
@@ -374,6 +375,14 @@ test('--vms is a comma-separated list (a JSON array in a config file); empty mea
   assert.throws(() => run(['--vms=a,,b']), /invalid value "a,,b" for --vms/);
   assert.throws(() => run(['--config-file=/c.json'], { readFile: () => '{"vms": "a"}' }), /vms/);
   assert.is(run(['--sybil-protection-enabled=false']).sybilProtectionEnabled, false);
+});
+
+test('--vm-isolation: <vmID or alias>=worker entries or all; anything else is refused naming the entry', () => {
+  assert.equal(run(['--vm-isolation=timestamp=worker,kvvm=worker']).vmIsolation, ['timestamp=worker', 'kvvm=worker']);
+  assert.equal(run(['--vm-isolation=all']).vmIsolation, ['all']);
+  assert.equal(run([]).vmIsolation, []);
+  assert.throws(() => run(['--vm-isolation=timestamp']), /"timestamp" is neither all nor <vmID or alias>=worker/);
+  assert.throws(() => run(['--vm-isolation=timestamp=process']), /"timestamp=process": the only isolation is worker/);
 });
 
 test.run();

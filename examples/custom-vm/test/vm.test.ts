@@ -11,6 +11,8 @@ const makePending = async (vm: ChainVM) => {
   await handler!.services![0]!.methods.get('kv.put')!({ key: `k${n++}`, value: 'v' });
 };
 for (const check of chainVMCompliance(vmFactory, { makePending })) test(check.name, check.run);
+// The same checks with the VM in a worker thread (--vm-isolation).
+for (const check of chainVMCompliance(vmFactory, { makePending, worker: { moduleUrl: import.meta.resolve('../src/index.js') } })) test(check.name, check.run);
 
 test('vmId is "kvvm" padded to 32 bytes', () => {
   assert.ok(vmFactory.vmId.equals(vmIdFromName('kvvm')));

@@ -10,6 +10,13 @@ let n = 0;
 const payload = () => sha256(new TextEncoder().encode(`payload ${n++}`));
 const makePending = async (vm: ChainVM) => (vm as TimestampVM).proposeBlock(payload());
 for (const check of chainVMCompliance(vmFactory, { makePending })) test(check.name, check.run);
+// The same checks with the VM in a worker thread (--vm-isolation): reached through its service.
+const proposeThroughService = async (vm: ChainVM) => {
+  const [handler] = await vm.createHandlers();
+  await handler!.services![0]!.methods.get('timestamp.proposeBlock')!({ data: cb58Encode(payload()) });
+};
+const worker = { moduleUrl: import.meta.resolve('../src/index.js') };
+for (const check of chainVMCompliance(vmFactory, { makePending: proposeThroughService, worker })) test(check.name, check.run);
 
 test('proposeBlock -> accepted -> getBlock over HTTP; blocks survive a restart', async () => {
   let h = await runVM(vmFactory);

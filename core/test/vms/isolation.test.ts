@@ -1,0 +1,406 @@
+// A VM in a worker thread (--vm-isolation): the host's WorkerVM against the fixture tinyvm.js, with
+// every part of the ChainContext crossing, and the faults (a loop, a crash) confined to the worker.
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import {
+  hasErrorCode,
+  Id,
+  isInvalidParamsError,
+  isNodeError,
+  isNotFoundError,
+  MemoryStore,
+  PrefixedStore,
+  ShortId,
+  utf8Decode,
+  utf8Encode,
+  type BoundService,
+  type ChainContext,
+  type ChainHandler,
+  type KeyRange,
+  type KeyValueStore,
+  type WebSocketConnection,
+} from '@cornice/sdk';
+import { chainVMCompliance, sharedMemoryFor, testChainContext } from '../../src/testing/index.js';
+import { WorkerVM, workerFactory } from '../../src/vms/isolation/host.js';
+import { isolationPlan } from '../../src/vms/isolation/plan.js';
+import { loadVMs } from '../../src/vms/loader.js';
+import { captureLog } from '../helpers/log.js';
+
+const TINY = fileURLToPath(new URL('../../../test/vms/fixtures/isolation/tinyvm.js', import.meta.url));
+const TINY_URL = pathToFileURL(TINY).href;
+const CHAIN = Id.fromBytes(new Uint8Array(32).fill(7));
+const PEER = Id.fromBytes(new Uint8Array(32).fill(0x11));
+
+interface Setup {
+  vm: WorkerVM;
+  ctx: ChainContext;
+  root: MemoryStore;
+  abort: AbortController;
+  log: ReturnType<typeof captureLog>;
+  gossip: Uint8Array[];
+  faults: string[];
+  metrics: Array<[string, string, number]>;
+  userStores: Map<string, MemoryStore>;
+  pages: KeyRange[];
+  writes: number;
+  handlers: ChainHandler[];
+  call(method: string, params?: unknown): Promise<unknown>;
+  stop(): Promise<void>;
+}
+
+/** Counts the batches the chain store writes and the iterations it opens. */
+function counting(store: KeyValueStore, s: { pages: KeyRange[]; writes: number }): KeyValueStore {
+  return {
+    get: (k) => store.get(k),
+    has: (k) => store.has(k),
+    put: (k, v) => store.put(k, v),
+    delete: (k) => store.delete(k),
+    batch: () => {
+      const b = store.batch();
+      const write = b.write.bind(b);
+      return Object.assign(b, { write: () => ((s.writes += 1), write()) });
+    },
+    iterate: (r) => (s.pages.push(r ?? {}), store.iterate(r)),
+    close: () => store.close(),
+  };
+}
+
+async function setup(o: { callTimeoutMs?: number; shutdownTimeoutMs?: number; now?: () => number } = {}): Promise<Setup> {
+  const root = new MemoryStore();
+  const log = captureLog();
+  const abort = new AbortController();
+  const s = {
+    gossip: [] as Uint8Array[],
+    faults: [] as string[],
+    metrics: [] as Array<[string, string, number]>,
+    userStores: new Map<string, MemoryStore>(),
+    pages: [] as KeyRange[],
+    writes: 0,
+  };
+  const chainDb = new PrefixedStore(root, 'chain');
+  const base = testChainContext({ chainId: CHAIN, log, signal: abort.signal, network: { gossip: (p) => s.gossip.push(p) } });
+  const ctx: ChainContext = {
+    ...base,
+    db: counting(chainDb, s),
+    aliases: ['tiny', 'T'],
+    nativeAsset: { id: Id.fromBytes(new Uint8Array(32).fill(3)), symbol: 'AVA' },
+    clock: { now: o.now ?? (() => 1_700_000_000_000) },
+    sharedMemory: sharedMemoryFor(new PrefixedStore(root, 'shared'), CHAIN),
+    keystore: {
+      openUser: async (username, password) => {
+        if (password !== 'pw') throw new (await import('@cornice/sdk')).NodeError('BadPassword', 'incorrect password');
+        let store = s.userStores.get(username);
+        if (!store) s.userStores.set(username, (store = new MemoryStore()));
+        return store;
+      },
+    },
+    validators: { list: async () => [{ nodeId: ShortId.fromBytes(new Uint8Array(20).fill(9)), weight: 20n }] },
+    metrics: {
+      counter: (name) => ({ inc: (by = 1) => void s.metrics.push(['counter', name, by]) }),
+      gauge: (name) => ({ set: (v) => void s.metrics.push(['gauge', name, v]) }),
+      histogram: (name) => ({ observe: (v) => void s.metrics.push(['histogram', name, v]) }),
+    },
+  };
+  const vm = new WorkerVM({ moduleUrl: TINY_URL, callTimeoutMs: o.callTimeoutMs ?? 10_000, shutdownTimeoutMs: o.shutdownTimeoutMs ?? 5_000, maxBodyBytes: 1024 });
+  vm.onFault((r) => s.faults.push(r));
+  await vm.initialize(ctx, { genesis: utf8Encode('hello') });
+  await vm.setState('bootstrapping');
+  await vm.setState('normalOp');
+  const handlers = await vm.createHandlers();
+  const service = handlers[0]!.services![0] as BoundService;
+  return Object.assign(s, {
+    vm,
+    ctx,
+    root,
+    abort,
+    log,
+    handlers,
+    call: (method: string, params: unknown = {}) => service.methods.get(`tiny.${method}`)!(params),
+    stop: () => vm.shutdown(),
+  });
+}
+
+async function buildAndAccept(t: Setup, data: string) {
+  await t.call('propose', { data });
+  const ac = new AbortController();
+  assert.is(await t.vm.waitForEvent(ac.signal), 'pendingTxs');
+  const b = await t.vm.buildBlock();
+  await b.verify();
+  await t.vm.setPreference(b.id);
+  await b.accept();
+  return b;
+}
+
+const until = async (cond: () => boolean, ms = 5000) => {
+  const end = Date.now() + ms;
+  while (!cond()) {
+    if (Date.now() > end) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 10));
+  }
+};
+
+test('the context crosses: IDs, aliases, native asset, clock (the host clock), validators', async () => {
+  let now = 1_700_000_000_000;
+  const t = await setup({ now: () => now });
+  try {
+    assert.equal(await t.call('context'), {
+      networkId: 12345,
+      chainId: CHAIN.toString(),
+      subnetId: Id.empty.toString(),
+      nodeId: ShortId.fromBytes(new Uint8Array(20).fill(1)).toString(),
+      vmId: Id.empty.toString(),
+      aliases: ['tiny', 'T'],
+      nativeAsset: { id: Id.fromBytes(new Uint8Array(32).fill(3)).toString(), symbol: 'AVA' },
+      aborted: false,
+    });
+    assert.equal(await t.call('now'), { now: 1_700_000_000_000 });
+    now += 5_000;
+    assert.equal(await t.call('now'), { now: 1_700_000_005_000 });
+    assert.equal(await t.call('validators'), [{ nodeId: ShortId.fromBytes(new Uint8Array(20).fill(9)).toString(), weight: '20' }]);
+    t.abort.abort();
+    assert.is(((await t.call('context')) as { aborted: boolean }).aborted, true);
+  } finally {
+    await t.stop();
+  }
+});
+
+test('blocks cross as bytes; accept writes the chain store, shared memory joins the same batch', async () => {
+  const t = await setup();
+  try {
+    const genesis = await t.vm.getBlock(await t.vm.lastAccepted());
+    assert.is(genesis.height, 0);
+    const writesBefore = t.writes;
+    const b = await buildAndAccept(t, 'export:a');
+    assert.is(b.height, 1);
+    assert.is(b.timestamp, 1_700_000_000);
+    assert.ok(b.parentId.equals(genesis.id));
+    assert.is(t.writes - writesBefore, 1, 'one batch for the block and its shared-memory export');
+    assert.ok((await t.vm.lastAccepted()).equals(b.id));
+    assert.ok((await t.vm.getBlockIdAtHeight(1)).equals(b.id));
+    const parsed = await t.vm.parseBlock(b.bytes);
+    assert.ok(parsed.id.equals(b.id));
+    // The peer chain sees the export: shared memory written in the block's batch.
+    const peerSide = sharedMemoryFor(new PrefixedStore(t.root, 'shared'), PEER);
+    const [value] = await peerSide.get(CHAIN, [utf8Encode('a')]);
+    assert.ok(value && Id.fromBytes(value).equals(b.id));
+    assert.ok(t.gossip.some((g) => utf8Decode(g) === 'export:a'), 'gossip crossed');
+    assert.ok(t.metrics.some(([kind, name]) => kind === 'counter' && name === 'tiny_built'), 'metrics crossed');
+    const line = t.log.lines.find((l) => l.msg === 'tiny initialized');
+    assert.is(line?.level, 'info');
+    assert.is(line?.fields?.big, '5');
+    try {
+      await t.vm.getBlock(Id.fromBytes(new Uint8Array(32).fill(0xab)));
+      assert.unreachable('unknown block');
+    } catch (e) {
+      assert.ok(isNotFoundError(e), 'NotFoundError recognised by brand on the host');
+    }
+  } finally {
+    await t.stop();
+  }
+});
+
+test('iteration crosses in pages of 256 entries, in order, with limit and reverse', async () => {
+  const t = await setup();
+  try {
+    const tiny = new PrefixedStore(new PrefixedStore(t.root, 'chain'), 'tiny');
+    for (let h = 1; h <= 600; h++) await tiny.put(utf8Encode(`h/${String(h).padStart(10, '0')}`), new Uint8Array(32).fill(h % 256));
+    t.pages.length = 0;
+    const all = (await t.call('heights')) as Array<[string, string]>;
+    assert.is(all.length, 601);
+    assert.is(all[0]![0], 'h/0000000000');
+    assert.is(all[600]![0], 'h/0000000600');
+    assert.is(t.pages.length, 3, 'three pages for 601 entries');
+    const last = (await t.call('heights', { limit: 300, reverse: true })) as Array<[string, string]>;
+    assert.is(last.length, 300);
+    assert.is(last[0]![0], 'h/0000000600');
+    assert.is(last[299]![0], 'h/0000000301');
+  } finally {
+    await t.stop();
+  }
+});
+
+test('service errors keep their code, message, data and field; keystore and shared memory reads cross', async () => {
+  const t = await setup();
+  try {
+    const failure = async (how: string) => {
+      try {
+        await t.call('fail', { how });
+      } catch (e) {
+        return e;
+      }
+      throw new Error('did not fail');
+    };
+    const params = await failure('params');
+    assert.ok(isInvalidParamsError(params));
+    assert.is((params as { field?: string }).field, 'how');
+    assert.is((params as Error).message, 'how: is not good');
+    assert.ok(isNotFoundError(await failure('notfound')));
+    const withData = await failure('data');
+    assert.ok(hasErrorCode(withData, 'WithData'));
+    assert.equal((withData as { data?: unknown }).data, { n: '1', list: [1, 2] });
+    const plain = await failure('plain');
+    assert.is((plain as Error).message, 'plain failure');
+    try {
+      await t.call('propose', { data: 5 });
+      assert.unreachable();
+    } catch (e) {
+      assert.ok(isInvalidParamsError(e), 'params parsed in the worker, error crosses');
+    }
+
+    assert.equal(await t.call('user', { username: 'alice', password: 'pw', value: 'one' }), { before: null });
+    assert.equal(await t.call('user', { username: 'alice', password: 'pw', value: 'two' }), { before: 'one' });
+    assert.is(utf8Decode((await t.userStores.get('alice')!.get(utf8Encode('v')))!), 'two');
+    try {
+      await t.call('user', { username: 'alice', password: 'nope', value: 'x' });
+      assert.unreachable();
+    } catch (e) {
+      assert.ok(hasErrorCode(e, 'BadPassword'));
+    }
+
+    const peerSide = sharedMemoryFor(new PrefixedStore(t.root, 'shared'), PEER);
+    const b = peerSide.apply.bind(peerSide);
+    const batch = new PrefixedStore(t.root, 'x').batch();
+    b(CHAIN, { put: [[utf8Encode('a'), utf8Encode('A')], [utf8Encode('b'), utf8Encode('B')]] }, batch);
+    await batch.write();
+    assert.equal(await t.call('imports'), { list: [['a', 'A'], ['b', 'B']], a: 'A' });
+  } finally {
+    await t.stop();
+  }
+});
+
+test('raw HTTP and WebSocket handlers cross', async () => {
+  const t = await setup();
+  let server: Server | undefined;
+  try {
+    assert.equal(t.handlers.map((h) => h.path), ['', 'raw', 'ws']);
+    const http = t.handlers[1]!.http!;
+    server = createServer((req, res) => void http(req, res));
+    await new Promise<void>((r) => server!.listen(0, '127.0.0.1', r));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/x?y=1`;
+    const res = await fetch(url, { method: 'POST', body: 'hi there' });
+    assert.is(res.status, 201);
+    assert.is(res.headers.get('x-tiny'), 'yes');
+    assert.is(await res.text(), 'POST /x?y=1 hi there');
+    const big = await fetch(url, { method: 'POST', body: 'x'.repeat(2000) });
+    assert.is(big.status, 413);
+
+    const sent: string[] = [];
+    let onMessage: (text: string) => void = () => {};
+    let onClose: () => void = () => {};
+    const conn: WebSocketConnection = {
+      send: (text) => void sent.push(text),
+      close: () => onClose(),
+      onMessage: (l) => void (onMessage = l),
+      onClose: (l) => void (onClose = l),
+      closed: false,
+    };
+    t.handlers[2]!.websocket!(conn);
+    onMessage('ping');
+    await until(() => sent.length > 0);
+    assert.equal(sent, ['echo ping']);
+  } finally {
+    server?.close();
+    await t.stop();
+  }
+});
+
+test('waitForEvent rejects when its signal aborts (the abort crosses)', async () => {
+  const t = await setup();
+  try {
+    const ac = new AbortController();
+    const p = t.vm.waitForEvent(ac.signal);
+    setTimeout(() => ac.abort(), 10);
+    try {
+      await p;
+      assert.unreachable();
+    } catch (e) {
+      assert.ok(isNodeError(e));
+    }
+  } finally {
+    await t.stop();
+  }
+});
+
+test('a synchronous loop in buildBlock: the worker is terminated at the deadline and the fault reported', async () => {
+  const t = await setup({ callTimeoutMs: 300 });
+  await t.call('propose', { data: 'loop' });
+  const started = Date.now();
+  try {
+    await t.vm.buildBlock();
+    assert.unreachable();
+  } catch (e) {
+    assert.ok(hasErrorCode(e, 'WorkerTimeout'), String(e));
+  }
+  assert.ok(Date.now() - started < 3000);
+  assert.equal(t.faults, ['vm.buildBlock did not settle within 300 ms; its VM worker was terminated']);
+  try {
+    await t.vm.lastAccepted();
+    assert.unreachable();
+  } catch (e) {
+    assert.ok(hasErrorCode(e, 'WorkerGone'));
+  }
+  await t.stop(); // resolves at once: the worker is gone
+});
+
+test('an uncaught exception in the worker reports a fault (the chain halts, not the process)', async () => {
+  const t = await setup();
+  await t.call('propose', { data: 'crash' });
+  await until(() => t.faults.length > 0);
+  assert.match(t.faults[0]!, /its VM worker failed: Error: tiny crashed/);
+  await t.stop();
+});
+
+test('shutdown terminates a worker that does not stop within its bound, without a fault', async () => {
+  const t = await setup({ callTimeoutMs: 20_000, shutdownTimeoutMs: 200 });
+  await buildAndAccept(t, 'one');
+  await t.call('propose', { data: 'block-on-verify' });
+  const b = await t.vm.buildBlock();
+  void b.verify().catch(() => {});
+  await new Promise((r) => setTimeout(r, 50));
+  const started = Date.now();
+  await t.stop().catch(() => {});
+  assert.ok(Date.now() - started < 3000, 'shutdown is bounded');
+  assert.equal(t.faults, []);
+});
+
+test('a worker whose module has no vmFactory fails initialize clearly', async () => {
+  const vm = new WorkerVM({ moduleUrl: pathToFileURL(fileURLToPath(new URL('../../../test/vms/fixtures/no-export.js', import.meta.url))).href, callTimeoutMs: 5000, shutdownTimeoutMs: 1000, maxBodyBytes: 1024 });
+  try {
+    await vm.initialize(testChainContext(), { genesis: new Uint8Array() });
+    assert.unreachable();
+  } catch (e) {
+    assert.match((e as Error).message, /exports no vmFactory/);
+  }
+  await vm.shutdown();
+});
+
+test('isolationPlan: named VMs and all get worker factories; unknown names and VMs without a file are refused', async () => {
+  const vms = await loadVMs({ specifiers: [TINY], cwd: process.cwd(), log: captureLog() });
+  const tiny = vms.resolve('tinyvm');
+  const opts = { callTimeoutMs: 1000, shutdownTimeoutMs: 1000, maxBodyBytes: 1024 };
+  assert.is(isolationPlan([], vms, opts, captureLog())(tiny), tiny);
+  const wrapped = isolationPlan(['tinyvm=worker'], vms, opts, captureLog())(tiny);
+  assert.is.not(wrapped, tiny);
+  assert.ok(wrapped.vmId.equals(tiny.vmId));
+  assert.ok((await wrapped.create()) instanceof WorkerVM);
+  assert.ok(wrapped.checkGenesis, 'checkGenesis stays in the main thread');
+  assert.ok((await isolationPlan(['all'], vms, opts, captureLog())(tiny).create()) instanceof WorkerVM);
+  assert.throws(() => isolationPlan(['nope=worker'], vms, opts, captureLog()), /no loaded VM is named nope/);
+  assert.throws(() => isolationPlan(['tinyvm=process'], vms, opts, captureLog()), /the only isolation is worker/);
+  vms.register({ ...workerFactory(tiny, { ...opts, moduleUrl: TINY_URL }), name: 'incode', vmId: Id.fromBytes(new Uint8Array(32).fill(5)) }, 'builtin');
+  assert.throws(() => isolationPlan(['incode=worker'], vms, opts, captureLog()), /not loaded from a module file/);
+});
+
+for (const check of chainVMCompliance({ name: 'tinyvm', version: '1.0.0', vmId: Id.empty, create: () => ({}) as never }, {
+  genesis: utf8Encode('g'),
+  worker: { moduleUrl: TINY_URL },
+  makePending: async (vm) => {
+    const [h] = await vm.createHandlers();
+    await h!.services![0]!.methods.get('tiny.propose')!({ data: `d${Math.random()}` });
+  },
+})) test(check.name, check.run);
+
+test.run();
