@@ -60,17 +60,22 @@ export function packAll(out, workspaces = releasedWorkspaces()) {
   const byName = new Map(workspaces.map((w) => [JSON.parse(readFileSync(join(ROOT, w, 'package.json'), 'utf8')), w]).map(([pkg, w]) => [pkg.name, { w, pkg }]));
   return JSON.parse(stdout).map((p) => {
     const { w, pkg } = byName.get(p.name);
-    return { name: p.name, version: p.version, private: pkg.private === true, workspace: w, tarball: join(out, p.filename), size: p.size, files: p.files.map((f) => f.path) };
+    return { name: p.name, version: p.version, private: pkg.private === true, workspace: w, tarball: join(out, p.filename), size: p.size, files: p.files.map((f) => f.path), pkg };
   });
 }
 
-/** The problems of one tarball's file list: `path: why` each. */
-export function forbiddenFiles(files) {
+/**
+ * The problems of one tarball's file list: `path: why` each. A template a package ships as data
+ * (under `template/` or `templates/`, e.g. a scaffold's project with its tests) is not checked.
+ */
+export function forbiddenFiles(files, pkg = {}) {
   const problems = [];
   for (const path of files) {
+    if (/^templates?\//.test(path)) continue;
     for (const [re, why] of FORBIDDEN) if (re.test(path)) problems.push(`${path}: ${why}`);
   }
-  if (!files.some((f) => f.startsWith('dist/src/'))) problems.push('no dist/src: built? (npm run build)');
+  const entry = String(pkg.main ?? '');
+  if (entry.replace(/^\.\//, '').startsWith('dist/src/') && !files.includes(entry.replace(/^\.\//, ''))) problems.push(`${entry} not in the tarball: built? (npm run build)`);
   return problems;
 }
 
@@ -96,13 +101,13 @@ function main(argv) {
   }
   let failed = false;
   for (const p of packed) {
-    const problems = forbiddenFiles(p.files);
+    const problems = forbiddenFiles(p.files, p.pkg);
     if (problems.length) {
       failed = true;
       process.stderr.write(`pack-all: ${p.name} must not ship:\n${problems.map((x) => `  ${x}\n`).join('')}`);
     }
   }
-  if (json) process.stdout.write(JSON.stringify(packed, null, 2) + '\n');
+  if (json) process.stdout.write(JSON.stringify(packed.map(({ pkg, ...p }) => p), null, 2) + '\n');
   else {
     process.stdout.write(`${packed.length} tarballs in ${relative(process.cwd(), out) || '.'}:\n`);
     for (const p of packed) {
