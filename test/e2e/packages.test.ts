@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { REPO, TIMESTAMP_CHAIN_ID, npmStartFlags } from '../src/fixtures.js';
+import { KV_VM_ID, putAndGet } from '../src/kv.js';
 import { installTarballs } from '../src/pack.js';
 import { runCli, startNodeProcess, type NodeProcess } from '../src/process.js';
 
@@ -38,7 +39,6 @@ let packed: Packed[];
 let tarball: (name: string) => string;
 let op: string;
 let bin: string;
-const KV_VM_ID = 'pKzWfwFJiwYE8pfXv6iF7r9E8nG68tv8uQuTKUA9Wmv5yUEmM';
 
 test.before(async () => {
   dir = await realpath(await mkdtemp(join(tmpdir(), 'cornice-e2e-packages-')));
@@ -104,16 +104,6 @@ test('the installed bin runs: --version and vm-id', async () => {
   const id = await runCli(['vm-id', 'kvvm'], 30_000, { bin, cwd: op });
   assert.is(id.stdout, `${KV_VM_ID}\n`);
 });
-
-async function putAndGet(node: NodeProcess): Promise<unknown> {
-  assert.equal((await node.call('bc/kv', 'kv.put', { key: 'colour', value: 'blue' })).result, { success: true });
-  for (let i = 0; i < 500; i++) {
-    const r = await node.call('bc/kv', 'kv.get', { key: 'colour' });
-    if (r.result) return r.result;
-    await new Promise((res) => setTimeout(res, 10));
-  }
-  throw new Error('the write was not accepted');
-}
 
 async function withNode(flags: string[], check: (node: NodeProcess) => Promise<void>): Promise<void> {
   const node = await startNodeProcess([...npmStartFlags(), '--db-type=memory', ...flags], 30_000, { bin, cwd: op });
