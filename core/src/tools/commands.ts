@@ -28,9 +28,17 @@ const processIO = (): CommandIO => ({
   err: (t) => process.stderr.write(t),
 });
 
+/** `--help` alone: the usage on stdout, exit 0. */
+function helpAsked(argv: string[], io: CommandIO): boolean {
+  if (argv.length !== 1 || argv[0] !== '--help') return false;
+  io.out(`${COMMANDS_USAGE}\n`);
+  return true;
+}
+
 /** `cornice vm-id <name>`. */
 export async function vmIdCommand(argv: string[], io: CommandIO = processIO()): Promise<number> {
-  if (argv.length !== 1 || argv[0] === '--help') {
+  if (helpAsked(argv, io)) return 0;
+  if (argv.length !== 1) {
     io.err(`${COMMANDS_USAGE}\n`);
     return 2;
   }
@@ -50,6 +58,7 @@ export async function vmIdCommand(argv: string[], io: CommandIO = processIO()): 
 
 /** `cornice genesis encode <file|->`. */
 export async function genesisCommand(argv: string[], io: CommandIO = processIO()): Promise<number> {
+  if (helpAsked(argv, io)) return 0;
   if (argv.length !== 2 || argv[0] !== 'encode') {
     io.err(`${COMMANDS_USAGE}\n`);
     return 2;

@@ -92,6 +92,14 @@ test('genesis encode: clear errors for a missing file, a directory, an empty or 
   assert.equal((await bad([]))[0], 2);
 });
 
+test('<command> --help prints the usage and exits 0', async () => {
+  for (const cmd of [vmIdCommand, genesisCommand]) {
+    const r = io();
+    assert.is(await cmd(['--help'], r), 0);
+    assert.match(r.stdout, /usage: cornice vm-id <name>/);
+  }
+});
+
 test('--help lists the commands', () => {
   const help = helpText();
   assert.match(help, /cornice vm-id <name>/);
