@@ -13,11 +13,14 @@ import { parseConfig } from './config/parse.js';
 import { createLogger } from './log/logger.js';
 import { readVersion } from './node/version.js';
 import { networkCommand } from './runner/local-network.js';
+import { genesisCommand, vmIdCommand } from './tools/commands.js';
 import type { RunningNode } from './node/node.js';
 
 /** Runs the CLI; resolves with an exit code once startup failed or the node was stopped. */
 export async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
   if (argv[0] === 'network') return networkCommand(argv.slice(1));
+  if (argv[0] === 'vm-id') return vmIdCommand(argv.slice(1));
+  if (argv[0] === 'genesis') return genesisCommand(argv.slice(1));
   let parsed: ReturnType<typeof parseConfig>;
   try {
     parsed = parseConfig(argv, env);

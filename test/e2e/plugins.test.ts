@@ -3,12 +3,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { vmIdFromName } from '@cornice/sdk';
 import { REPO, npmStartFlags } from '../src/fixtures.js';
 import { copyPackage, installInto } from '../src/install.js';
+import { KV_VM_ID, putAndGet } from '../src/kv.js';
 import { runCli, startNodeProcess, type NodeProcess } from '../src/process.js';
 
-const KV_VM_ID = vmIdFromName('kvvm').toString();
 let dir: string;
 test.before(async () => {
   dir = await mkdtemp(join(tmpdir(), 'cornice-e2e-plugins-'));
@@ -23,16 +22,6 @@ test.before(async () => {
   );
 });
 test.after(() => rm(dir, { recursive: true, force: true }));
-
-async function putAndGet(node: NodeProcess) {
-  assert.equal((await node.call('bc/kv', 'kv.put', { key: 'colour', value: 'blue' })).result, { success: true });
-  for (let i = 0; i < 500; i++) {
-    const r = await node.call('bc/kv', 'kv.get', { key: 'colour' });
-    if (r.result) return r.result;
-    await new Promise((res) => setTimeout(res, 10));
-  }
-  throw new Error('write was not accepted');
-}
 
 test('the example VM loads from a --plugin-dir entry named by its vmID and serves its API', async () => {
   const plugins = join(dir, 'plugins');

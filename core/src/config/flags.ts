@@ -607,7 +607,7 @@ export const flags: readonly Flag[] = [
     name: 'genesis-file',
     type: pathType as ValueType<string | undefined>,
     default: undefined,
-    description: 'JSON genesis {"chains": [{"name", "vm", "genesisData", "aliases"}], "validators"?, "accounts"?} replacing the built-in one.',
+    description: 'JSON genesis {"chains": [{"name", "vm", "genesisData" (cb58) or "genesis" (JSON, through the VM\'s buildGenesis if it has one, else UTF-8 JSON), "aliases"}], "validators"?, "accounts"?} replacing the built-in one.',
   }),
   field('ipcsPath', {
     name: 'ipcs-path',

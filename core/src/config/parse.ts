@@ -236,6 +236,11 @@ export function helpText(): string {
     '',
     'Runs a Cornice node.',
     '',
+    'Commands:',
+    '  cornice network start|stop|status   a local network of node processes (cornice network for its flags)',
+    '  cornice vm-id <name>                the vmID (cb58) of a VM name',
+    '  cornice genesis encode <file|->     the cb58 of a file\'s bytes (or stdin\'s), for "genesisData"',
+    '',
     'Flags:',
   ];
   for (const flag of flags) {

@@ -2,7 +2,8 @@
  * Genesis files: JSON describing the chains a network starts with (and, optionally, its
  * validators and funded accounts), replacing the built-in local genesis. Example:
  *   { "chains": [ { "name": "Simple Timestamp Server", "vm": "timestamp", "aliases": ["timestamp"] },
- *                 { "name": "kv", "vm": "kvvm", "genesisData": "<cb58>", "aliases": ["kv"] } ],
+ *                 { "name": "kv", "vm": "kvvm", "genesisData": "<cb58>", "aliases": ["kv"] },
+ *                 { "name": "X-Chain", "vm": "avm", "genesis": { "asset1": {...} } } ],
  *     "validators": [ { "nodeID": "<cb58>", "weight": "20000000000000", "destination": "<address>" } ],
  *     "accounts": [ { "address": "<cb58>", "balance": "20000000000000" } ] }
  * The file becomes a platform genesis: its chains genesis CreateChainTxs (`vm` is a vmID or a VM
@@ -10,21 +11,26 @@
  * validators genesis validators of the Default Subnet (from genesis time to far in the future,
  * rewards to `destination`, by default the first account), its accounts funded platform accounts.
  * "validators" may be left out only on the local network (its five stakers are the default).
+ * A chain's genesis is `genesisData` (cb58 bytes) or `genesis` (JSON, encoded by json.ts: through
+ * the VM's buildGenesis static method when it has one, else as UTF-8 JSON), or neither (empty).
  */
-import { Id, NodeError, ShortId, cb58Decode, type Validator } from '@cornice/sdk';
+import { Id, NodeError, ShortId, cb58Decode, type BoundService, type Validator } from '@cornice/sdk';
 import { networkLabel } from '../config/config.js';
 import { genesisOf, type GenesisSpec, type NetworkGenesis } from './genesis.js';
+import { encodeJsonGenesis, findBuildGenesis } from './json.js';
 
 export class GenesisError extends NodeError<'Invalid'> {}
 
-export function parseGenesisFile(
+export async function parseGenesisFile(
   text: string,
   file: string,
   networkId: number,
   resolveVm: (vm: string) => Id,
   /** Validators when the file lists none; undefined: the file must list them. */
   defaultValidators: GenesisSpec['validators'] | undefined,
-): NetworkGenesis {
+  /** A VM's static services, where a JSON `genesis` finds its buildGenesis; none by default. */
+  staticServices: (vmId: Id) => readonly BoundService[] = () => [],
+): Promise<NetworkGenesis> {
   const fail = (msg: string): never => {
     throw new GenesisError('Invalid', `genesis file ${file}: ${msg}`);
   };
@@ -42,7 +48,7 @@ export function parseGenesisFile(
     const at = `chains[${i}]`;
     const o = c as Record<string, unknown>;
     if (typeof o !== 'object' || o === null) return fail(`${at} must be an object`);
-    for (const k of Object.keys(o)) if (!['name', 'vm', 'genesisData', 'aliases', 'subnetID'].includes(k)) fail(`${at}: unknown key "${k}"`);
+    for (const k of Object.keys(o)) if (!['name', 'vm', 'genesisData', 'genesis', 'aliases', 'subnetID'].includes(k)) fail(`${at}: unknown key "${k}"`);
     if (typeof o.name !== 'string' || o.name.length === 0 || o.name.length > 128) fail(`${at}.name must be a string of 1 to 128 characters`);
     if (typeof o.vm !== 'string') return fail(`${at}.vm must be a vmID or VM alias`);
     let vmId: Id;
@@ -51,7 +57,9 @@ export function parseGenesisFile(
     } catch (e) {
       return fail(`${at}.vm: ${(e as Error).message}`);
     }
-    let genesis: Uint8Array = new Uint8Array();
+    let genesis: Uint8Array | { json: unknown } = new Uint8Array();
+    if (o.genesis !== undefined && o.genesisData !== undefined) fail(`${at} ("${o.name}"): give "genesis" (JSON) or "genesisData" (cb58), not both`);
+    if (o.genesis !== undefined) genesis = { json: o.genesis };
     if (o.genesisData !== undefined) {
       if (typeof o.genesisData !== 'string') fail(`${at}.genesisData must be a cb58 string`);
       try {
@@ -72,6 +80,19 @@ export function parseGenesisFile(
     }
     return { name: o.name as string, subnetId, vmId, genesis, aliases: aliases as string[] };
   });
+  const encoded: GenesisSpec['chains'] = [];
+  for (const [i, c] of chains.entries()) {
+    if (c.genesis instanceof Uint8Array) {
+      encoded.push({ ...c, genesis: c.genesis });
+      continue;
+    }
+    try {
+      const { bytes } = await encodeJsonGenesis(c.genesis.json, findBuildGenesis(staticServices(c.vmId)));
+      encoded.push({ ...c, genesis: bytes });
+    } catch (e) {
+      fail(`chains[${i}] ("${c.name}").genesis: ${(e as Error).message}`);
+    }
+  }
   const accounts = (g.accounts ?? []) as unknown[];
   if (!Array.isArray(accounts)) fail('"accounts" must be an array');
   const funded = accounts.map((a, i) => {
@@ -107,5 +128,5 @@ export function parseGenesisFile(
       }
     });
   }
-  return genesisOf(networkId, { chains, validators, accounts: funded });
+  return genesisOf(networkId, { chains: encoded, validators, accounts: funded });
 }

@@ -141,12 +141,13 @@ export async function startNode(config: NodeConfig, deps: NodeDeps): Promise<Run
       provide(c, TOKENS.genesis, deps.genesis
         ? deps.genesis(vms)
         : config.genesisFile
-          ? parseGenesisFile(
+          ? await parseGenesisFile(
               await readFile(config.genesisFile, 'utf8'),
               config.genesisFile,
               config.networkId,
               (vm) => vms.resolve(vm).vmId,
               builtinGenesis?.platform.validators,
+              (vmId) => vms.resolve(vmId).staticServices?.() ?? [],
             )
           : builtinGenesis!);
     }

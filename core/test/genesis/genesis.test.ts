@@ -1,7 +1,8 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { Id, ShortId, bytesEqual, sha256, vmIdFromName } from '@cornice/sdk';
+import { Id, ShortId, bindService, bytesEqual, cb58Encode, defineService, method, p, result, sha256, vmIdFromName } from '@cornice/sdk';
 import { parseGenesisFile } from '../../src/genesis/file.js';
+import { MAX_CHAIN_GENESIS_BYTES } from '../../src/genesis/json.js';
 import {
   LOCAL_STAKER_NODE_IDS,
   genesisChainId,
@@ -70,13 +71,13 @@ const resolveVm = (vm: string) => {
   throw new Error(`unknown VM ${vm}`);
 };
 
-test('a genesis file becomes a platform genesis: chains, validators (with destination) and accounts', () => {
+test('a genesis file becomes a platform genesis: chains, validators (with destination) and accounts', async () => {
   const text = JSON.stringify({
     chains: [{ name: 'ts', vm: 'timestamp', aliases: ['ts'] }],
     validators: [{ nodeID: node(1).toString(), weight: '5000', destination: node(3).toString() }, { nodeID: node(2).toString(), weight: 10 }],
     accounts: [{ address: node(4).toString(), balance: '20000000000000' }],
   });
-  const g = parseGenesisFile(text, 'g.json', 1, resolveVm, undefined);
+  const g = await parseGenesisFile(text, 'g.json', 1, resolveVm, undefined);
   assert.is(g.networkId, 1);
   assert.equal(g.platform.chains.map((c) => [c.chainName, c.networkId, c.vmId]), [['ts', 1, timestampVm]]);
   assert.equal(g.aliases.get(txId(g.platform.chains[0]!).key), { aliases: ['ts'], endpointAliases: [] });
@@ -87,20 +88,74 @@ test('a genesis file becomes a platform genesis: chains, validators (with destin
   assert.equal(g.platform.accounts, [{ address: node(4), nonce: 0n, balance: 20_000_000_000_000n }]);
 });
 
-test('genesis file mistakes name the field', () => {
-  const bad = (json: unknown) => {
+test('genesis file mistakes name the field', async () => {
+  const bad = async (json: unknown) => {
     try {
-      parseGenesisFile(JSON.stringify(json), 'g.json', 12345, resolveVm, []);
+      await parseGenesisFile(JSON.stringify(json), 'g.json', 12345, resolveVm, []);
     } catch (e) {
       return (e as Error).message;
     }
     return assert.unreachable('expected an error') as never;
   };
-  assert.is(bad({ chains: [], accounts: {} }), 'genesis file g.json: "accounts" must be an array');
-  assert.is(bad({ chains: [], accounts: [{ address: 'nope', balance: 1 }] }).startsWith('genesis file g.json: accounts[0]: '), true);
-  assert.is(bad({ chains: [], accounts: [{ address: node(1).toString(), balance: 0 }] }), 'genesis file g.json: accounts[0]: balance must be positive');
-  assert.is(bad({ chains: [], accounts: [{ address: node(1).toString(), balance: 1, nonce: 2 }] }), 'genesis file g.json: accounts[0]: unknown key "nonce"');
-  assert.is(bad({ chains: [], validators: [{ nodeID: node(1).toString(), weight: 1, shares: 2 }] }), 'genesis file g.json: validators[0]: unknown key "shares"');
+  assert.is(await bad({ chains: [], accounts: {} }), 'genesis file g.json: "accounts" must be an array');
+  assert.is((await bad({ chains: [], accounts: [{ address: 'nope', balance: 1 }] })).startsWith('genesis file g.json: accounts[0]: '), true);
+  assert.is(await bad({ chains: [], accounts: [{ address: node(1).toString(), balance: 0 }] }), 'genesis file g.json: accounts[0]: balance must be positive');
+  assert.is(await bad({ chains: [], accounts: [{ address: node(1).toString(), balance: 1, nonce: 2 }] }), 'genesis file g.json: accounts[0]: unknown key "nonce"');
+  assert.is(await bad({ chains: [], validators: [{ nodeID: node(1).toString(), weight: 1, shares: 2 }] }), 'genesis file g.json: validators[0]: unknown key "shares"');
+});
+
+// A VM with a buildGenesis static method as the avm has: {genesisData} -> {bytes: cb58}.
+const builderVm = vmIdFromName('builder');
+const builderService = bindService(
+  defineService('builder', {
+    buildGenesis: method({ params: p.object({ genesisData: p.object({ n: p.uint(), big: p.optional(p.bool()) }) }), result: result<{ bytes: string }>() }),
+  }),
+  {
+    async buildGenesis({ genesisData: g }) {
+      return { bytes: cb58Encode(g.big ? new Uint8Array(MAX_CHAIN_GENESIS_BYTES + 1) : Uint8Array.of(0xb0, g.n)) };
+    },
+  },
+);
+const resolveBoth = (vm: string) => (vm === 'builder' ? builderVm : resolveVm(vm));
+const servicesOf = (vmId: Id) => (vmId.equals(builderVm) ? [builderService] : []);
+const chainGenesis = (g: Awaited<ReturnType<typeof parseGenesisFile>>, i: number) => g.platform.chains[i]!.genesisData;
+
+test('a JSON "genesis" goes through the VM\'s buildGenesis when it has one, else becomes UTF-8 JSON bytes', async () => {
+  const text = JSON.stringify({
+    chains: [
+      { name: 'built', vm: 'builder', genesis: { n: 7 } },
+      { name: 'ts', vm: 'timestamp', genesis: { hello: 'world' } },
+      { name: 'cb58', vm: 'timestamp', genesisData: cb58Encode(Uint8Array.of(1, 2)) },
+    ],
+  });
+  const g = await parseGenesisFile(text, 'g.json', 12345, resolveBoth, [], servicesOf);
+  assert.equal(chainGenesis(g, 0), Uint8Array.of(0xb0, 7));
+  assert.equal(chainGenesis(g, 1), new TextEncoder().encode('{"hello":"world"}'));
+  assert.equal(chainGenesis(g, 2), Uint8Array.of(1, 2));
+  // The same chains given as genesisData make the same genesis (the same chain IDs).
+  const same = await parseGenesisFile(
+    JSON.stringify({ chains: [{ name: 'built', vm: 'builder', genesisData: cb58Encode(Uint8Array.of(0xb0, 7)) }] }),
+    'h.json',
+    12345,
+    resolveBoth,
+    [],
+  );
+  assert.equal(same.platform.chains[0], g.platform.chains[0]);
+});
+
+test('a bad JSON genesis is an error naming the chain and the VM\'s own complaint', async () => {
+  const bad = async (chain: Record<string, unknown>) => {
+    try {
+      await parseGenesisFile(JSON.stringify({ chains: [chain] }), 'g.json', 12345, resolveBoth, [], servicesOf);
+    } catch (e) {
+      return (e as Error).message;
+    }
+    return assert.unreachable('expected an error') as never;
+  };
+  assert.is(await bad({ name: 'kv', vm: 'builder', genesis: { n: 'x' } }), 'genesis file g.json: chains[0] ("kv").genesis: buildGenesis refused it: genesisData.n: expected a non-negative decimal integer but got "x"');
+  assert.is(await bad({ name: 'kv', vm: 'builder', genesis: { n: 1, big: true } }), `genesis file g.json: chains[0] ("kv").genesis: encodes to ${MAX_CHAIN_GENESIS_BYTES + 1} bytes; a chain's genesis is at most ${MAX_CHAIN_GENESIS_BYTES} bytes`);
+  assert.is(await bad({ name: 'ts', vm: 'timestamp', genesis: 'x'.repeat(MAX_CHAIN_GENESIS_BYTES) }), `genesis file g.json: chains[0] ("ts").genesis: encodes to ${MAX_CHAIN_GENESIS_BYTES + 2} bytes; a chain's genesis is at most ${MAX_CHAIN_GENESIS_BYTES} bytes`);
+  assert.is(await bad({ name: 'ts', vm: 'timestamp', genesis: {}, genesisData: '' }), 'genesis file g.json: chains[0] ("ts"): give "genesis" (JSON) or "genesisData" (cb58), not both');
 });
 
 test.run();

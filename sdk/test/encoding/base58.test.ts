@@ -1,7 +1,9 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { randomBytes } from 'node:crypto';
-import { BASE58_ALPHABET, base58Decode, base58Encode } from '../../src/encoding/base58.js';
+import { readFileSync } from 'node:fs';
+import bs58 from 'bs58';
+import { BASE58_ALPHABET, BS58_MAX_BYTES, BS58_MAX_CHARS, base58Decode, base58Encode } from '../../src/encoding/base58.js';
 import { fromHex, toHex } from '../../src/encoding/hex.js';
 import { EncodingError } from '../../src/errors/errors.js';
 
@@ -101,6 +103,19 @@ test('long inputs cost far less than quadratic time', () => {
   // Limbs alone took ~30 s to encode and ~25 s to decode this; divide and conquer ~0.5 s and ~0.1 s.
   assert.ok(t1 - t0 < 4000, `encode took ${(t1 - t0).toFixed(0)} ms`);
   assert.ok(t2 - t1 < 2000, `decode took ${(t2 - t1).toFixed(0)} ms`);
+});
+
+test('short inputs are bs58 (the design card\'s library, pinned exactly); both paths agree with it at the bound', () => {
+  const pkg = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { dependencies: Record<string, string> };
+  assert.match(pkg.dependencies.bs58 ?? '', /^\d+\.\d+\.\d+$/);
+  for (const len of [1, 32, BS58_MAX_BYTES - 1, BS58_MAX_BYTES, BS58_MAX_BYTES + 1, 400]) {
+    const bytes = new Uint8Array(randomBytes(len));
+    const text = bs58.encode(bytes);
+    assert.is(base58Encode(bytes), text, `len ${len}`);
+    assert.equal(base58Decode(text), bytes, `len ${len}`);
+  }
+  // The character bound covers the byte bound: a 256-byte payload never reaches BigInt to decode.
+  assert.ok(base58Encode(new Uint8Array(BS58_MAX_BYTES).fill(0xff)).length <= BS58_MAX_CHARS);
 });
 
 test('invalid digits are reported like mr-tron/base58', () => {
