@@ -104,6 +104,33 @@ test('a rejected block is dropped; its txs stay pending and go in the next block
   }
 });
 
+test('accepting the first of several processing blocks keeps the preference on their tip: the next block builds on it', async () => {
+  const vm = await startVM();
+  try {
+    const build = async (nonce: bigint) => {
+      await vm.backend.sendRawTransaction(signedTx({ nonce, to: addr(4), value: 1n }).serialize());
+      const b = await vm.buildBlock();
+      await b.verify();
+      await vm.setPreference(b.id);
+      return b;
+    };
+    const b1 = await build(0n);
+    const b2 = await build(1n);
+    const b3 = await build(2n);
+    await b1.accept();
+    const b4 = await build(3n);
+    assert.ok(b4.parentId.equals(b3.id), `built on ${b4.parentId}, not on the preferred tip ${b3.id}`);
+    assert.is(b4.height, 4);
+    assert.is(b4.eth.transactions.length, 1, 'only the new tx: the processing blocks hold the others');
+    await b2.accept();
+    await b3.accept();
+    await b4.accept();
+    assert.is(await vm.backend.balance(addr(4), 'latest'), 4n);
+  } finally {
+    await vm.shutdown();
+  }
+});
+
 test('waitForEvent resolves at once when a tx is admitted (no idle timer)', async () => {
   const vm = await startVM();
   try {

@@ -6,7 +6,7 @@
  * deployer allow lists, and the stateful precompiles themselves.
  */
 import { BLACKHOLE_ADDRESS, type BlockInfo, type ChainRules, type HookState, type ParentHeader, type StatefulPrecompile } from '@cornice/evm';
-import { bytesEqual } from '@cornice/sdk';
+import { bytesEqual, toHex } from '@cornice/sdk';
 import { parseChainConfig, type SubnetChainConfig } from './config/chain-config.js';
 import { PrecompileSchedule } from './config/schedule.js';
 import { parseUpgradeConfig, type UpgradeConfig } from './config/upgrades.js';
@@ -79,10 +79,14 @@ export function subnetRules(chain: SubnetChain, o: SubnetRulesOptions = {}): Cha
     return { baseFeePerGas: f.baseFee, gasLimit: f.gasLimit, coinbase, extraData: f.extraData };
   };
 
+  const allowList = new TxAllowListMemo();
   const precompiles: StatefulPrecompile[] = [...config.modules.values()].map((module) => ({
     address: module.address,
     isActive: (timestamp: bigint) => schedule.activeConfig(module.key, timestamp) !== undefined,
-    run: (call) => module.run(call, { config: schedule.activeConfig(module.key, call.block.timestamp)!, chain: config }),
+    run: (call) => {
+      allowList.stateMayChange();
+      return module.run(call, { config: schedule.activeConfig(module.key, call.block.timestamp)!, chain: config });
+    },
   }));
 
   return {
@@ -98,6 +102,7 @@ export function subnetRules(chain: SubnetChain, o: SubnetRulesOptions = {}): Cha
     maxExtraDataBytes: EXTRA_DATA_BYTES,
     async beforeBlock(block: BlockInfo, state: HookState) {
       for (const t of schedule.transitions(block.parentTimestamp, block.timestamp)) {
+        allowList.stateMayChange();
         const address = t.module.address;
         if (t.config.disable) {
           await state.deleteAccount(address);
@@ -110,7 +115,7 @@ export function subnetRules(chain: SubnetChain, o: SubnetRulesOptions = {}): Cha
       }
     },
     async checkTx(sender, block, state) {
-      return schedule.activeConfig(TX_ALLOW_LIST, block.timestamp) ? checkTransact(state, sender) : undefined;
+      return schedule.activeConfig(TX_ALLOW_LIST, block.timestamp) ? allowList.check(sender, block, state) : undefined;
     },
     async canCreate(origin, block, state) {
       return schedule.activeConfig(DEPLOYER_ALLOW_LIST, block.timestamp) ? checkDeploy(state, origin) : undefined;
@@ -131,6 +136,42 @@ export function subnetRules(chain: SubnetChain, o: SubnetRulesOptions = {}): Cha
       return { blockGasCost: `0x${decodeExtraData(h.extraData).blockGasCost.toString(16)}` };
     },
   };
+}
+
+/**
+ * The tx allow list's answers, which every tx asks at admission and again in its block. Roles live in
+ * the precompile's storage, which only a precompile run or a schedule transition (beforeBlock)
+ * writes; so answers are kept per accepted root (admission: `state.root`) and, within a block being
+ * built or replayed (one BlockInfo), until a precompile runs — a conservative reset, as a run that
+ * is reverted may have changed nothing.
+ */
+class TxAllowListMemo {
+  #generation = 0;
+  #root: { root: Uint8Array; answers: Map<string, string | undefined> } = { root: new Uint8Array(), answers: new Map() };
+  readonly #blocks = new WeakMap<BlockInfo, { generation: number; answers: Map<string, string | undefined> }>();
+
+  stateMayChange(): void {
+    this.#generation++;
+  }
+
+  async check(sender: Uint8Array, block: BlockInfo, state: HookState): Promise<string | undefined> {
+    const answers = this.#answers(block, state);
+    const key = toHex(sender);
+    if (answers.has(key)) return answers.get(key);
+    const refused = await checkTransact(state, sender);
+    answers.set(key, refused);
+    return refused;
+  }
+
+  #answers(block: BlockInfo, state: HookState): Map<string, string | undefined> {
+    if (state.root) {
+      if (state.root !== this.#root.root && !bytesEqual(state.root, this.#root.root)) this.#root = { root: state.root, answers: new Map() };
+      return this.#root.answers;
+    }
+    let memo = this.#blocks.get(block);
+    if (!memo || memo.generation !== this.#generation) this.#blocks.set(block, (memo = { generation: this.#generation, answers: new Map() }));
+    return memo.answers;
+  }
 }
 
 /** The coinbase check's text (consensus/dummy verifyCoinbase). */

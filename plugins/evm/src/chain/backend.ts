@@ -291,8 +291,9 @@ export class ChainBackend implements EvmBackend {
     const baseFee = next ? next.fields.baseFeePerGas : await this.chain.nextBaseFee();
     if (feeCap < baseFee) throw rpcErr(`max fee per gas less than block base fee: address 0x${senderKey}, maxFeePerGas: ${feeCap}, baseFee: ${baseFee}`);
     let refused: string | undefined;
-    const acct = await this.chain.reader.at(this.chain.lastAccepted.eth.header.stateRoot, async ({ sm }) => {
-      if (rules?.checkTx) refused = await rules.checkTx(sender, next!.info, hookState(sm));
+    const root = this.chain.lastAccepted.eth.header.stateRoot;
+    const acct = await this.chain.reader.at(root, async ({ sm }) => {
+      if (rules?.checkTx) refused = await rules.checkTx(sender, next!.info, hookState(sm, undefined, root));
       return refused === undefined ? sm.getAccount(new Address(sender)) : undefined;
     });
     if (refused !== undefined) throw rpcErr(refused);

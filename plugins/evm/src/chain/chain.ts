@@ -507,10 +507,20 @@ export class EvmChain {
     return new EvmBlock(this.#host, eth, bytes ?? eth.serialize(), status, execution);
   }
 
-  /** True when `b` descends from the last accepted block through processing blocks. */
+  /**
+   * True when `b` descends from the last accepted block through processing blocks. The last accepted
+   * block is no longer in #processing, so the walk ends at a parent hash, not at a processing block:
+   * accepting the first of several processing blocks keeps the preference on their tip (ending the
+   * walk at a missing entry reset it to the accepted block, and the next build made a sibling of
+   * blocks already built, executing their txs again).
+   */
   #onPreferredChain(b: EvmBlock): boolean {
-    let cur: EvmBlock | undefined = b;
-    while (cur && cur.status === 'processing') cur = this.#processing.get(toHex(cur.eth.header.parentHash));
+    let cur = b;
+    while (cur.status === 'processing') {
+      const parent = this.#processing.get(toHex(cur.eth.header.parentHash));
+      if (!parent) return equalsBytes(cur.eth.header.parentHash, this.#lastAccepted.eth.hash());
+      cur = parent;
+    }
     return cur === this.#lastAccepted;
   }
 

@@ -46,54 +46,80 @@ export class RulesHalt extends EVMError {
  * HookState over a state manager. With `journal`, writes go through the EVM journal (touched as
  * EIP-161 wants; reverted with the frame or the block's checkpoint, as state-manager writes are).
  * Without it the state is read only: a write is a broken hook, refused before it changes anything.
+ * `root`: the state is the accepted one at this root, which no one changes (HookState.root).
  */
-export function hookState(sm: MerkleStateManager, journal?: HookJournal): HookState {
-  const readOnly = (what: string) => {
-    if (!journal) throw new EvmChainError('RulesFailed', `a chain-rules hook called ${what} on a read-only state`);
-  };
-  const account = async (a: Address) => (await sm.getAccount(a)) ?? new Account();
-  const put = async (a: Address, acct: Account) => (journal ? journal.putAccount(a, acct) : undefined);
-  return {
-    async getAccount(address) {
-      const a = await sm.getAccount(new Address(address));
-      return a && { nonce: a.nonce, balance: a.balance };
-    },
-    async putAccount(address, { nonce, balance }) {
-      readOnly('putAccount');
-      const a = new Address(address);
-      const acct = await account(a);
-      acct.nonce = nonce;
-      acct.balance = balance;
-      await put(a, acct);
-    },
-    async addBalance(address, amount) {
-      readOnly('addBalance');
-      const a = new Address(address);
-      const acct = await account(a);
-      acct.balance += amount;
-      await put(a, acct);
-    },
-    getCode: (address) => sm.getCode(new Address(address)),
-    async putCode(address, code) {
-      readOnly('putCode');
-      const a = new Address(address);
-      await sm.putCode(a, code);
-      await put(a, await account(a));
-    },
-    async getStorage(address, slot) {
-      return word32(await sm.getStorage(new Address(address), slot));
-    },
-    async putStorage(address, slot, value) {
-      readOnly('putStorage');
-      const a = new Address(address);
-      if ((await sm.getAccount(a)) === undefined) await put(a, new Account());
-      await sm.putStorage(a, slot, value);
-    },
-    async deleteAccount(address) {
-      readOnly('deleteAccount');
-      await journal!.deleteAccount(new Address(address));
-    },
-  };
+export function hookState(sm: MerkleStateManager, journal?: HookJournal, root?: Uint8Array): HookState {
+  return new ManagerHookState(sm, journal, root && !journal ? root : undefined);
+}
+
+/** A class, not an object of closures: a HookState is made for every tx's checks (see the bench). */
+class ManagerHookState implements HookState {
+  constructor(
+    private readonly sm: MerkleStateManager,
+    private readonly journal: HookJournal | undefined,
+    readonly root: Uint8Array | undefined,
+  ) {}
+
+  async getAccount(address: Uint8Array) {
+    const a = await this.sm.getAccount(new Address(address));
+    return a && { nonce: a.nonce, balance: a.balance };
+  }
+
+  async putAccount(address: Uint8Array, { nonce, balance }: { nonce: bigint; balance: bigint }) {
+    this.#writable('putAccount');
+    const a = new Address(address);
+    const acct = await this.#account(a);
+    acct.nonce = nonce;
+    acct.balance = balance;
+    await this.#put(a, acct);
+  }
+
+  async addBalance(address: Uint8Array, amount: bigint) {
+    this.#writable('addBalance');
+    const a = new Address(address);
+    const acct = await this.#account(a);
+    acct.balance += amount;
+    await this.#put(a, acct);
+  }
+
+  getCode(address: Uint8Array) {
+    return this.sm.getCode(new Address(address));
+  }
+
+  async putCode(address: Uint8Array, code: Uint8Array) {
+    this.#writable('putCode');
+    const a = new Address(address);
+    await this.sm.putCode(a, code);
+    await this.#put(a, await this.#account(a));
+  }
+
+  async getStorage(address: Uint8Array, slot: Uint8Array) {
+    return word32(await this.sm.getStorage(new Address(address), slot));
+  }
+
+  async putStorage(address: Uint8Array, slot: Uint8Array, value: Uint8Array) {
+    this.#writable('putStorage');
+    const a = new Address(address);
+    if ((await this.sm.getAccount(a)) === undefined) await this.#put(a, new Account());
+    await this.sm.putStorage(a, slot, value);
+  }
+
+  async deleteAccount(address: Uint8Array) {
+    this.#writable('deleteAccount');
+    await this.journal!.deleteAccount(new Address(address));
+  }
+
+  #writable(what: string): void {
+    if (!this.journal) throw new EvmChainError('RulesFailed', `a chain-rules hook called ${what} on a read-only state`);
+  }
+
+  async #account(a: Address): Promise<Account> {
+    return (await this.sm.getAccount(a)) ?? new Account();
+  }
+
+  async #put(a: Address, acct: Account): Promise<void> {
+    if (this.journal) await this.journal.putAccount(a, acct);
+  }
 }
 
 /**

@@ -25,6 +25,11 @@ export interface HookState {
   putStorage(address: Uint8Array, slot: Uint8Array, value: Uint8Array): Promise<void>;
   /** Removes the account with its code and storage (a precompile's deactivation). */
   deleteAccount(address: Uint8Array): Promise<void>;
+  /**
+   * The state root, when this is an accepted state that no one changes (the one admission reads):
+   * what a rule may key a memo of its reads by. Undefined on a state a block is executing on.
+   */
+  readonly root?: Uint8Array;
 }
 
 /** What the rules see of a parent block. */
@@ -139,6 +144,8 @@ export interface ChainRules {
    * Refuses a tx from `sender` (the tx allow list): returns the error text, or undefined. Asked at
    * admission (on the accepted state, the text becomes the JSON-RPC error) and before each tx runs
    * in a block (a refused tx is left out of a block being built; it makes a foreign block invalid).
+   * In a block, `block` is one object for all its txs, and `state` has no `root` (it changes as txs
+   * run); at admission `state.root` is the accepted root — what a memo of the answer may key by.
    */
   checkTx?(sender: Uint8Array, block: BlockInfo, state: HookState): Promise<string | undefined>;
   /**
