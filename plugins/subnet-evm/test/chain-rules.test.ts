@@ -20,6 +20,7 @@ import {
   REWARD_MANAGER_ADDRESS,
   selector,
   subnetEvmOptions,
+  TX_ALLOW_LIST_ADDRESS,
   uint256Word,
 } from '../src/index.js';
 import {
@@ -149,6 +150,26 @@ test('precompile schedule: inactive before its upgrade time, enabled in the firs
     assert.is(hex0x(other.chain.lastAccepted.eth.header.stateRoot), hex0x(b3.eth.header.stateRoot));
   } finally {
     await shutdown(vm, other);
+  }
+});
+
+test('tx allow list: a role changed by a tx counts for the next tx of the same block, and for admission once its block is accepted (the answers are not kept past a change)', async () => {
+  const genesis = subnetGenesis({ feeConfig: FAST_FEES, txAllowListConfig: { blockTimestamp: 0, adminAddresses: [hex0x(ADMIN)] } });
+  const clock = manualClock(1000);
+  const vm = await startSubnetVM({ genesis, clock });
+  const refusal = `cannot issue transaction from non-allow listed address: ${checksumAddress(ADMIN)}`;
+  try {
+    // The admin takes its own role away, then sends again: both admitted on the genesis state.
+    await send(vm, { nonce: 0n, to: TX_ALLOW_LIST_ADDRESS, data: call('setNone(address)', addressWord(ADMIN)), gas: 100_000n });
+    const second = await send(vm, { nonce: 1n, to: plainAddress(1), value: 1n });
+    clock.at(1001);
+    const b1 = await buildAndAccept(vm);
+    assert.is(b1.eth.transactions.length, 1, 'the second tx ran after the role was gone: left out');
+    assert.is(await vm.backend.receipt(second), undefined);
+    // Admission reads the accepted state of block 1: refused now.
+    assert.is((await rejection(send(vm, { nonce: 1n, to: plainAddress(1), value: 2n }))).message, refusal);
+  } finally {
+    await shutdown(vm);
   }
 });
 
