@@ -145,6 +145,9 @@ export function subnetRules(chain: SubnetChain, o: SubnetRulesOptions = {}): Cha
  * built or replayed (one BlockInfo), until a precompile runs — a conservative reset, as a run that
  * is reverted may have changed nothing.
  */
+/** Senders whose answers one accepted root or one block keeps. */
+const MAX_ANSWERS = 4096;
+
 class TxAllowListMemo {
   #generation = 0;
   #root: { root: Uint8Array; answers: Map<string, string | undefined> } = { root: new Uint8Array(), answers: new Map() };
@@ -159,6 +162,8 @@ class TxAllowListMemo {
     const key = toHex(sender);
     if (answers.has(key)) return answers.get(key);
     const refused = await checkTransact(state, sender);
+    // Bounded: refused senders add answers without moving the root (a spam of fresh keys).
+    if (answers.size >= MAX_ANSWERS) answers.clear();
     answers.set(key, refused);
     return refused;
   }
