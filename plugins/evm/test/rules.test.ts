@@ -37,6 +37,8 @@ interface Toy {
   checkFee: boolean;
   /** How many times the rules computed header fields. */
   headerCalls?: number;
+  /** How many times the rules answered buildableAt. */
+  buildableCalls?: number;
   made?: { genesis: EvmGenesis; upgrade: string };
 }
 
@@ -86,6 +88,7 @@ function toyRules(toy: Toy): ChainRulesFactory {
         return 'toy: tips do not pay the block gas cost';
       },
       async buildableAt() {
+        toy.buildableCalls = (toy.buildableCalls ?? 0) + 1;
         return toy.checkFee ? T : undefined;
       },
       creditBaseFee: true,
@@ -417,6 +420,38 @@ test('block fee and buildableAt: a tip-less block before T is not proposed and w
     // Before T again (a later parent is at T, so a block is at T too: use a tip instead).
     await vm.backend.sendRawTransaction(signedTx({ nonce: 1n, to: addr(1), value: 1n, tip: 1n }).serialize());
     assert.is((await buildAndAccept(vm)).eth.transactions.length, 1);
+  } finally {
+    await vm.shutdown();
+  }
+});
+
+test('buildableAt is asked once per preferred block, however often waitForEvent checks', async () => {
+  const c = clock(500);
+  const toy = newToy();
+  const vm = await toyVM(toy, c);
+  const turn = () => new Promise((r) => setTimeout(r, 5));
+  try {
+    await vm.backend.sendRawTransaction(signedTx({ nonce: 0n, to: addr(1), value: 1n }).serialize());
+    const ac = new AbortController();
+    let event: string | undefined;
+    const waiting = vm.waitForEvent(ac.signal).then((e) => (event = e));
+    for (let i = 0; i < 5; i++) {
+      vm.chain.wake();
+      await turn();
+    }
+    await vm.backend.sendRawTransaction(signedTx({ nonce: 1n, to: addr(1), value: 1n }).serialize());
+    await turn();
+    assert.is(event, undefined);
+    assert.is(toy.buildableCalls, 1);
+    c.ms = Number(T) * 1000;
+    vm.chain.wake();
+    await waiting;
+    assert.is(event, 'pendingTxs');
+    await buildAndAccept(vm);
+    // A new preferred block: asked again on its state.
+    await vm.backend.sendRawTransaction(signedTx({ nonce: 2n, to: addr(1), value: 1n }).serialize());
+    await vm.waitForEvent(ac.signal);
+    assert.is(toy.buildableCalls, 2);
   } finally {
     await vm.shutdown();
   }

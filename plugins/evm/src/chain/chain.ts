@@ -112,6 +112,8 @@ export class EvmChain {
   readonly #recentTxs = new Map<string, TxLocation>();
   #lastAccepted!: EvmBlock;
   #preferred!: EvmBlock;
+  /** `#buildableAt`'s answer for one preferred block. */
+  #buildable: { block: EvmBlock; at: Promise<bigint | undefined> } | undefined;
   #tip = new Map<string, bigint>();
   #closed = false;
   /** Receipt requests waiting for a pooled tx to leave the pool, by tx hash. */
@@ -344,10 +346,21 @@ export class EvmChain {
     );
   }
 
-  /** The rules' earliest second to build on the preferred block (read on its state). */
+  /**
+   * The rules' earliest second to build on the preferred block (read on its state). It depends on that
+   * block alone, so it is kept per preferred block: waitForEvent asks on every pooled tx, and each read
+   * opens the block's state.
+   */
   #buildableAt(): Promise<bigint | undefined> {
-    const parent = this.#preferred.eth;
-    return this.reader.at(parent.header.stateRoot, ({ sm }) => this.rules!.buildableAt!(parentHeader(parent), hookState(sm)));
+    const block = this.#preferred;
+    if (this.#buildable?.block === block) return this.#buildable.at;
+    const parent = block.eth;
+    const at = this.reader.at(parent.header.stateRoot, ({ sm }) => this.rules!.buildableAt!(parentHeader(parent), hookState(sm)));
+    this.#buildable = { block, at };
+    at.catch(() => {
+      if (this.#buildable?.at === at) this.#buildable = undefined;
+    });
+    return at;
   }
 
   /**
