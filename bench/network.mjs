@@ -147,11 +147,11 @@ export async function benchNetwork({ transfers = 5000, latencySamples = 100, lon
     nodes.push(sixth);
     const finished = await until('the sixth node bootstrapped every chain', async () => {
       const done = sixth.logs.filter((l) => l.msg === 'bootstrap finished');
-      return done.length >= 3 ? done : undefined;
+      return ['P', 'X', 'C', 'timestamp'].every((c) => done.some((l) => l.chain === c)) ? done : undefined;
     });
     const biggest = finished.sort((a, b) => b.accepted - a.accepted)[0];
     report({
-      bench: 'bootstrap of a sixth node joining the five (its largest chain: a few large X-Chain blocks)',
+      bench: 'bootstrap of a sixth node joining the five (its largest chain: the X-Chain blocks of the runs above)',
       value: Math.round((biggest.accepted / biggest.ms) * 1000),
       unit: 'blocks/s',
       note: 'the blocks/s target is measured on the long timestamp chain below',
