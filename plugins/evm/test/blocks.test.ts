@@ -131,6 +131,34 @@ test('accepting the first of several processing blocks keeps the preference on t
   }
 });
 
+test('receipts and blocks by number of recent blocks are served without reading the height index; older ones from it', async () => {
+  const vm = await startVM({ opts: { blockCacheSize: 2 } });
+  try {
+    const blocks = [];
+    for (let nonce = 0n; nonce < 5n; nonce++) {
+      await vm.backend.sendRawTransaction(signedTx({ nonce, to: addr(4), value: 1n }).serialize());
+      blocks.push(await buildAndAccept(vm));
+    }
+    const store = vm.chain.store;
+    const hashAt = store.hashAt.bind(store);
+    let reads = 0;
+    store.hashAt = (n: bigint) => {
+      reads += 1;
+      return hashAt(n);
+    };
+    // Height 4 is recent (the last accepted block is 5): no index read.
+    const tx4 = blocks[3]!.eth.transactions[0]!.hash();
+    assert.is((await vm.backend.receipt(tx4))?.blockNumber, 4n);
+    assert.is(hex((await vm.chain.acceptedAt(4n))!.eth.hash()), hex(blocks[3]!.eth.hash()));
+    assert.is(reads, 0);
+    // Height 1 left the cache of 2 blocks: read from the index, and still the right block.
+    assert.is(hex((await vm.chain.acceptedAt(1n))!.eth.hash()), hex(blocks[0]!.eth.hash()));
+    assert.is(reads, 1);
+  } finally {
+    await vm.shutdown();
+  }
+});
+
 test('waitForEvent resolves at once when a tx is admitted (no idle timer)', async () => {
   const vm = await startVM();
   try {

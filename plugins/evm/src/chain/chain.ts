@@ -108,6 +108,8 @@ export class EvmChain {
   readonly #processing = new Map<string, EvmBlock>();
   /** Recently accepted blocks by hash hex, least recently used first. */
   readonly #recent = new Map<string, EvmBlock>();
+  /** The same blocks by height (accepted blocks are final: the height names one block). */
+  readonly #recentByHeight = new Map<bigint, EvmBlock>();
   /** Where the txs of recently accepted blocks are, by tx hash hex, oldest first (bounded). */
   readonly #recentTxs = new Map<string, TxLocation>();
   #lastAccepted!: EvmBlock;
@@ -260,6 +262,8 @@ export class EvmChain {
   async acceptedAt(number: bigint): Promise<EvmBlock | undefined> {
     if (number < 0n || number > BigInt(this.#lastAccepted.height)) return undefined;
     if (number === BigInt(this.#lastAccepted.height)) return this.#lastAccepted;
+    const recent = this.#recentByHeight.get(number);
+    if (recent) return recent;
     const hash = await this.store.hashAt(number);
     return hash && (await this.getBlock(hash));
   }
@@ -587,8 +591,13 @@ export class EvmChain {
     if (!this.#recent.has(key)) this.#indexTxs(b);
     this.#recent.delete(key);
     this.#recent.set(key, b);
+    this.#recentByHeight.set(b.eth.header.number, b);
     const max = this.#opts.blockCacheSize ?? 256;
-    while (this.#recent.size > max) this.#recent.delete(this.#recent.keys().next().value as string);
+    while (this.#recent.size > max) {
+      const [oldKey, old] = this.#recent.entries().next().value as [string, EvmBlock];
+      this.#recent.delete(oldKey);
+      if (this.#recentByHeight.get(old.eth.header.number) === old) this.#recentByHeight.delete(old.eth.header.number);
+    }
   }
 
   /** Remembers where an accepted block's txs are (accepted is final: an entry never goes stale). */
