@@ -74,7 +74,7 @@ try {
   await benchPlatform({ txs: quick ? 60 : 300, baselineBareNodeHttp: base.perSecond });
 
   // 7. X-Chain offline-signed transfers accepted/s and issue -> accept latency.
-  await benchAvm({ transfers: quick ? 500 : 5000, latencySamples: quick ? 50 : 200, baselineBareNodeHttp: base.perSecond });
+  await benchAvm({ transfers: quick ? 500 : 5000, warmup: quick ? 200 : 2000, latencySamples: quick ? 50 : 200, baselineBareNodeHttp: base.perSecond });
 
   // 8. Five local nodes: X-Chain throughput and latency; bootstrap of a sixth node.
   await benchNetwork({ transfers: quick ? 500 : 3000, latencySamples: quick ? 30 : 100, longChain: quick ? 1000 : 5000 });

@@ -5,7 +5,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { MemoryStore, type KeyValueStore } from '@cornice/sdk';
 import { LevelStore } from '../../src/db/level.js';
-import { PrefixedStore } from '@cornice/sdk';
+import { PrefixedStore, rootBatchOf } from '@cornice/sdk';
 
 const b = (...xs: number[]) => Uint8Array.from(xs);
 const all = async (s: KeyValueStore, r?: Parameters<KeyValueStore['iterate']>[0]) => {
@@ -88,6 +88,32 @@ function contract(name: string, open: () => Promise<{ store: KeyValueStore; done
     assert.equal((await all(a, { prefix: b(2) })).map(([k]) => k), [[2]]);
     await a.close();
     assert.ok(await s.has(new Uint8Array([1, 97, 2])), 'closing a sub-store leaves the parent open');
+  });
+
+  t('a sub-store of a sub-store keeps both prefixes and reads, writes, batches and scans the root store directly', async () => {
+    const s = ctx.store;
+    const a = new PrefixedStore(s, 'a');
+    const ax = new PrefixedStore(a, 'x');
+    // One key copy per operation: the middle store is not called.
+    for (const m of ['get', 'has', 'put', 'delete', 'batch', 'iterate'] as const) {
+      (a as unknown as Record<string, unknown>)[m] = () => assert.unreachable(`the middle store's ${m} was called`);
+    }
+    const full = (k: number) => b(1, 97, 1, 120, k);
+    await ax.put(b(1), b(10));
+    assert.equal([...(await s.get(full(1)))!], [10], 'root key = len "a" len "x" key');
+    assert.ok(await ax.has(b(1)));
+    await ax.batch().put(b(2), b(20)).put(b(3), b(30)).delete(b(1)).write();
+    assert.not.ok(await s.has(full(1)));
+    assert.equal((await all(ax)).map(([k, v]) => [k, v]), [[[2], [20]], [[3], [30]]]);
+    assert.equal((await all(ax, { gte: b(3) })).map(([k]) => k), [[3]]);
+    assert.equal((await all(ax, { lt: b(3), reverse: true })).map(([k]) => k), [[2]]);
+    await ax.delete(b(2));
+    assert.is(await ax.get(b(2)), undefined);
+    // A batch of the root store, viewed through the nested store by hand, writes the same keys.
+    const root = s.batch();
+    await new PrefixedStore(new PrefixedStore(s, 'a'), 'x').within(new PrefixedStore(s, 'a').within(root)).put(b(4), b(40)).write();
+    assert.equal([...(await s.get(full(4)))!], [40]);
+    assert.ok(rootBatchOf(ax.batch()), 'the nested batch still exposes the root batch');
   });
   t.run();
 }

@@ -12,8 +12,11 @@ import type { TxEffect } from './rules.js';
 export const DEFAULT_MEMPOOL_CAPACITY = 16_384;
 export const DEFAULT_MEMPOOL_BYTES = 64 << 20;
 
-/** Keys of what a tx consumes: local UTXOs (`u…`) and imported ones (`i…`), so both kinds share one index. */
-const localKey = (id: Id) => `u${id.key}`;
+/**
+ * Keys of what a tx consumes, so both kinds share one index: a local UTXO by its ID's key (64 hex
+ * digits, no copy: this is per tx), an imported one `i…` (65 chars).
+ */
+const localKey = (id: Id) => id.key;
 const importKey = (id: Id) => `i${id.key}`;
 
 export class Mempool {

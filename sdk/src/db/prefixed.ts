@@ -12,21 +12,45 @@ export function rootBatchOf(batch: WriteBatch): WriteBatch | undefined {
   return (batch as { [ROOT_BATCH]?: WriteBatch })[ROOT_BATCH];
 }
 
+/** A batch writing into `inner` under the keys `keyOf` makes. */
+function prefixedBatch(inner: WriteBatch, keyOf: (key: Uint8Array) => Uint8Array): WriteBatch {
+  const batch: WriteBatch & { [ROOT_BATCH]: WriteBatch } = {
+    [ROOT_BATCH]: rootBatchOf(inner) ?? inner,
+    put: (key, value) => (inner.put(keyOf(key), value), batch),
+    delete: (key) => (inner.delete(keyOf(key)), batch),
+    get length() {
+      return inner.length;
+    },
+    write: () => inner.write(),
+  };
+  return batch;
+}
+
 /**
  * A sub-store whose keys live under a namespace of the parent (a chain's store under the node's, a
  * VM's sections under its chain's). The namespace bytes are `u8 length || name`, so no namespace is
  * a prefix of another and nesting composes.
  */
 export class PrefixedStore implements KeyValueStore {
+  /** This namespace's bytes under the parent. */
   readonly prefix: Uint8Array;
+  /**
+   * The store the reads and writes go to, and the key prefix there: a sub-store of a sub-store goes
+   * straight to the grandparent with both prefixes, one key copy per operation instead of one per level.
+   */
+  readonly #base: KeyValueStore;
+  readonly #full: Uint8Array;
 
   constructor(
-    private readonly parent: KeyValueStore,
+    parent: KeyValueStore,
     namespace: string | Uint8Array,
   ) {
     const name = typeof namespace === 'string' ? utf8Encode(namespace) : namespace;
     if (name.length === 0 || name.length > 255) throw new RangeError('namespace must be 1 to 255 bytes');
     this.prefix = concatBytes(Uint8Array.of(name.length), name);
+    const nested = parent instanceof PrefixedStore;
+    this.#base = nested ? parent.#base : parent;
+    this.#full = nested ? concatBytes(parent.#full, this.prefix) : this.prefix;
   }
 
   /** The parent's key for `key`. */
@@ -34,47 +58,42 @@ export class PrefixedStore implements KeyValueStore {
     return concatBytes(this.prefix, key);
   }
 
+  #baseKey(key: Uint8Array): Uint8Array {
+    return concatBytes(this.#full, key);
+  }
+
   get(key: Uint8Array) {
-    return this.parent.get(this.key(key));
+    return this.#base.get(this.#baseKey(key));
   }
   has(key: Uint8Array) {
-    return this.parent.has(this.key(key));
+    return this.#base.has(this.#baseKey(key));
   }
   put(key: Uint8Array, value: Uint8Array) {
-    return this.parent.put(this.key(key), value);
+    return this.#base.put(this.#baseKey(key), value);
   }
   delete(key: Uint8Array) {
-    return this.parent.delete(this.key(key));
+    return this.#base.delete(this.#baseKey(key));
   }
 
   batch(): WriteBatch {
-    return this.within(this.parent.batch());
+    return prefixedBatch(this.#base.batch(), (key) => this.#baseKey(key));
   }
 
   /** A view of `inner`, a batch of the parent, that writes under this namespace: several sub-stores' writes in one commit. */
   within(inner: WriteBatch): WriteBatch {
-    const batch: WriteBatch & { [ROOT_BATCH]: WriteBatch } = {
-      [ROOT_BATCH]: rootBatchOf(inner) ?? inner,
-      put: (key, value) => (inner.put(this.key(key), value), batch),
-      delete: (key) => (inner.delete(this.key(key)), batch),
-      get length() {
-        return inner.length;
-      },
-      write: () => inner.write(),
-    };
-    return batch;
+    return prefixedBatch(inner, (key) => this.key(key));
   }
 
   async *iterate(range: KeyRange = {}): AsyncIterable<[Uint8Array, Uint8Array]> {
     const inner: KeyRange = {
-      prefix: this.key(range.prefix ?? new Uint8Array()),
-      ...(range.gte ? { gte: this.key(range.gte) } : {}),
-      ...(range.lt ? { lt: this.key(range.lt) } : {}),
+      prefix: this.#baseKey(range.prefix ?? new Uint8Array()),
+      ...(range.gte ? { gte: this.#baseKey(range.gte) } : {}),
+      ...(range.lt ? { lt: this.#baseKey(range.lt) } : {}),
       ...(range.limit !== undefined ? { limit: range.limit } : {}),
       ...(range.reverse ? { reverse: true } : {}),
     };
-    const n = this.prefix.length;
-    for await (const [k, v] of this.parent.iterate(inner)) yield [k.subarray(n), v];
+    const n = this.#full.length;
+    for await (const [k, v] of this.#base.iterate(inner)) yield [k.subarray(n), v];
   }
 
   /** A sub-store does not own its parent: closing it is a no-op. */

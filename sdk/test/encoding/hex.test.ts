@@ -20,6 +20,13 @@ test('toHex is lower-case without 0x', () => {
   assert.is(toHex(Uint8Array.from([0, 1, 0xab, 0xff, 0x10])), '0001abff10');
 });
 
+test('toHex of a view reads only its own bytes (offset and length into a shared buffer)', () => {
+  const whole = Uint8Array.from([1, 2, 3, 4, 5, 6]);
+  assert.is(toHex(whole.subarray(2, 4)), '0304');
+  assert.is(toHex(new Uint8Array(whole.buffer, 5, 1)), '06');
+  assert.is(toHex(whole.subarray(3, 3)), '');
+});
+
 test('fromHex accepts either case and an optional 0x', () => {
   assert.equal(fromHex(''), new Uint8Array());
   assert.equal(fromHex('0x'), new Uint8Array());
