@@ -10,13 +10,13 @@
  *   "[redacted]", whatever its value.
  * - A level below the configured one is a no-op function: no clock read, no serialization.
  */
-import type { LogFields, Logger, LogLevel } from '@cornice/sdk';
+import { silentLogger, type LogFields, type Logger, type LogLevel } from '@cornice/sdk';
 
 /** The levels in increasing severity; `off` disables everything. */
 export const logLevels: readonly LogLevel[] = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'off'];
 
-type EmittingLevel = Exclude<LogLevel, 'off'>;
-const emittingLevels: readonly EmittingLevel[] = ['trace', 'debug', 'info', 'warn', 'error', 'fatal'];
+export type EmittingLevel = Exclude<LogLevel, 'off'>;
+export const emittingLevels: readonly EmittingLevel[] = ['trace', 'debug', 'info', 'warn', 'error', 'fatal'];
 
 export interface CreateLoggerOptions {
   /** Lines below this level are dropped; `off` drops everything. */
@@ -42,6 +42,11 @@ function levelIndex(level: LogLevel): number {
 }
 
 function noop(): void {}
+
+/** Whether `log` drops every line of `level` unseen (below a createLogger's level, or silentLogger); false when unknown. */
+export function dropsLevel(log: Logger, level: EmittingLevel): boolean {
+  return log[level] === noop || log[level] === silentLogger[level];
+}
 
 function defaultWrite(line: string): void {
   process.stdout.write(line + '\n');

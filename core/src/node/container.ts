@@ -36,6 +36,7 @@ import { platformVMFactory, type PlatformVMDeps } from '../platform/vm.js';
 import { ValidatorSets } from '../validators/validators.js';
 import { isolationPlan } from '../vms/isolation/plan.js';
 import type { VMRegistry } from '../vms/registry.js';
+import { SYSTEM_CLOCK } from './clock.js';
 
 /** A container token carrying the type it resolves to. */
 export type Token<T> = (symbol | string) & { readonly __resolvesTo?: T };
@@ -78,8 +79,6 @@ export const TOKENS = {
   chainParts: token<ChainParts>('chainParts'),
 } as const;
 
-/** The node's clock unless a test injects one (an isolated VM's worker then reads its own, without crossing). */
-const SYSTEM_CLOCK: Clock = { now: () => Date.now() };
 
 /** The token a loaded VM's factory is registered under. */
 export const vmToken = (vmId: Id): Token<VMFactory> => `vm:${vmId.toString()}`;
@@ -161,7 +160,7 @@ export function registerNodeParts(c: DependencyContainer): void {
     const isolate = isolationPlan(
       cfg.vmIsolation ?? [],
       vms,
-      { callTimeoutMs: cfg.vmCallTimeout, shutdownTimeoutMs: Math.min(cfg.vmCallTimeout, cfg.shutdownTimeout), maxBodyBytes: cfg.httpMaxBodyBytes, systemClock: SYSTEM_CLOCK },
+      { callTimeoutMs: cfg.vmCallTimeout, shutdownTimeoutMs: Math.min(cfg.vmCallTimeout, cfg.shutdownTimeout), maxBodyBytes: cfg.httpMaxBodyBytes },
       get(r, TOKENS.log).child({ module: 'vms' }),
     );
     return new ChainManager({

@@ -21,12 +21,16 @@ import {
   type ChainHandler,
   type KeyRange,
   type KeyValueStore,
+  type Clock,
+  type Logger,
   type WebSocketConnection,
 } from '@cornice/sdk';
 import { chainVMCompliance, sharedMemoryFor, testChainContext } from '../../src/testing/index.js';
 import { WorkerVM, workerFactory } from '../../src/vms/isolation/host.js';
 import { isolationPlan } from '../../src/vms/isolation/plan.js';
 import { loadVMs } from '../../src/vms/loader.js';
+import { createLogger } from '../../src/log/logger.js';
+import { SYSTEM_CLOCK } from '../../src/node/clock.js';
 import { captureLog } from '../helpers/log.js';
 
 const TINY = fileURLToPath(new URL('../../../test/vms/fixtures/isolation/tinyvm.js', import.meta.url));
@@ -68,7 +72,7 @@ function counting(store: KeyValueStore, s: { pages: KeyRange[]; writes: number }
   };
 }
 
-async function setup(o: { callTimeoutMs?: number; shutdownTimeoutMs?: number; now?: () => number } = {}): Promise<Setup> {
+async function setup(o: { callTimeoutMs?: number; shutdownTimeoutMs?: number; now?: () => number; clock?: Clock; logger?: Logger } = {}): Promise<Setup> {
   const root = new MemoryStore();
   const log = captureLog();
   const abort = new AbortController();
@@ -87,7 +91,8 @@ async function setup(o: { callTimeoutMs?: number; shutdownTimeoutMs?: number; no
     db: counting(chainDb, s),
     aliases: ['tiny', 'T'],
     nativeAsset: { id: Id.fromBytes(new Uint8Array(32).fill(3)), symbol: 'AVA' },
-    clock: { now: o.now ?? (() => 1_700_000_000_000) },
+    clock: o.clock ?? { now: o.now ?? (() => 1_700_000_000_000) },
+    ...(o.logger ? { log: o.logger } : {}),
     sharedMemory: sharedMemoryFor(new PrefixedStore(root, 'shared'), CHAIN),
     keystore: {
       openUser: async (username, password) => {
@@ -305,6 +310,101 @@ test('raw HTTP and WebSocket handlers cross', async () => {
     server?.close();
     await t.stop();
   }
+});
+
+const served = (t: Setup, op: string) => t.vm.served.get(op) ?? 0;
+
+test('a block built on the last accepted one reads it from the worker cache: its propose -> accept sends the host one store request (the write)', async () => {
+  const t = await setup();
+  try {
+    await buildAndAccept(t, 'one');
+    const before = new Map(t.vm.served);
+    const b = await buildAndAccept(t, 'two');
+    assert.is(b.height, 2);
+    const delta = (op: string) => served(t, op) - (before.get(op) ?? 0);
+    assert.is(delta('db.get'), 0, 'the parent block, written by the last accept, is not fetched');
+    assert.is(delta('db.write'), 1);
+    // What the accept wrote is what a read returns after it, without a fetch.
+    assert.ok((await t.vm.getBlockIdAtHeight(2)).equals(b.id));
+    assert.is(delta('db.get'), 0);
+  } finally {
+    await t.stop();
+  }
+});
+
+test('a context with the node system clock: the worker reads its own clock, without crossing (no systemClock option needed)', async () => {
+  const t = await setup({ clock: SYSTEM_CLOCK });
+  try {
+    const before = Date.now();
+    const { now } = (await t.call('now')) as { now: number };
+    assert.ok(now >= before && now <= Date.now() + 1, String(now));
+    await buildAndAccept(t, 'one');
+    assert.is(served(t, 'clock'), 0);
+  } finally {
+    await t.stop();
+  }
+});
+
+test('log lines below the chain logger level are dropped in the worker, without crossing', async () => {
+  const lines: string[] = [];
+  const t = await setup({ logger: createLogger({ level: 'info', write: (l) => void lines.push(l) }) });
+  try {
+    const logsBefore = served(t, 'log');
+    await buildAndAccept(t, 'one'); // buildBlock logs 'tiny building' at debug
+    assert.is(served(t, 'log'), logsBefore, 'no debug line crossed');
+    assert.ok(lines.some((l) => l.includes('"tiny initialized"')), 'info lines still cross');
+    assert.ok(!lines.some((l) => l.includes('tiny building')));
+  } finally {
+    await t.stop();
+  }
+  const all = await setup();
+  try {
+    await buildAndAccept(all, 'one');
+    assert.ok(all.log.lines.some((l) => l.msg === 'tiny building' && l.level === 'debug'), 'a logger writing debug gets it');
+  } finally {
+    await all.stop();
+  }
+});
+
+test('setPreference is not waited for; the next engine call runs after it in the worker, and its failure is logged', async () => {
+  const t = await setup();
+  try {
+    const b1 = await buildAndAccept(t, 'one');
+    await t.call('propose', { data: 'two' });
+    const b2 = await t.vm.buildBlock();
+    await b2.verify();
+    await t.call('holdPreference', { fail: false });
+    // Resolves while the VM's setPreference still waits on its gate.
+    await Promise.race([t.vm.setPreference(b2.id), new Promise((_, reject) => setTimeout(() => reject(new Error('setPreference was waited for')), 2000))]);
+    await t.call('propose', { data: 'three' });
+    let built: Awaited<ReturnType<typeof t.vm.buildBlock>> | undefined;
+    const building = t.vm.buildBlock().then((b) => (built = b));
+    await t.call('context'); // a service call is not held back: a round trip later, buildBlock still waits
+    assert.is(built, undefined, 'buildBlock waits for the running setPreference');
+    await t.call('releasePreference');
+    await building;
+    assert.ok(built!.parentId.equals(b2.id), 'built on the preference set before it');
+    assert.ok(!built!.parentId.equals(b1.id));
+    await t.call('holdPreference', { fail: true });
+    await t.vm.setPreference(b1.id);
+    await t.call('releasePreference');
+    await until(() => t.log.lines.some((l) => l.msg === 'VM setPreference failed'));
+    const line = t.log.lines.find((l) => l.msg === 'VM setPreference failed')!;
+    assert.is(line.level, 'error');
+    assert.is(line.fields?.blockId, b1.id.toString());
+    assert.equal(t.faults, []);
+  } finally {
+    await t.stop();
+  }
+});
+
+test('a setPreference stuck in a synchronous loop still meets the deadline: the worker is terminated, the fault reported', async () => {
+  const t = await setup({ callTimeoutMs: 300 });
+  await t.call('propose', { data: 'pref-loop' });
+  await t.vm.setPreference(Id.fromBytes(new Uint8Array(32).fill(0xee))).catch(() => undefined);
+  await until(() => t.faults.length > 0);
+  assert.equal(t.faults, ['vm.setPreference did not settle within 300 ms; its VM worker was terminated']);
+  await t.stop();
 });
 
 test('waitForEvent rejects when its signal aborts (the abort crosses)', async () => {

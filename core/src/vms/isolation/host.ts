@@ -32,6 +32,8 @@ import {
   type VMState,
   type WebSocketConnection,
 } from '@cornice/sdk';
+import { dropsLevel, emittingLevels } from '../../log/logger.js';
+import { SYSTEM_CLOCK } from '../../node/clock.js';
 import { IsolationError } from '../errors.js';
 import { Channel } from './channel.js';
 import type { Message, WorkerStart } from './protocol.js';
@@ -46,7 +48,7 @@ export interface WorkerVMOptions {
   shutdownTimeoutMs: number;
   /** Largest request body a raw HTTP handler is given (--http-max-body-bytes). */
   maxBodyBytes: number;
-  /** The node's system clock: a context with this clock lets the worker read its own (no crossing). */
+  /** The node's system clock (default SYSTEM_CLOCK): a context with this clock lets the worker read its own (no crossing). */
   systemClock?: Clock;
 }
 
@@ -84,11 +86,21 @@ export class WorkerVM implements ChainVM, FaultSource {
   readonly #sockets = new Map<number, WebSocketConnection>();
   readonly #metrics = new Map<string, { inc?(by?: number): void; set?(v: number): void; observe?(v: number): void }>();
   #clock: { flag: Int32Array; value: Float64Array } | undefined;
+  readonly #served = new Map<string, number>();
 
   constructor(private readonly o: WorkerVMOptions) {}
 
   onFault(listener: (reason: string) => void): void {
     this.#faultListeners.push(listener);
+  }
+
+  /** How many requests and events of the worker the host served, by op (store ops as `db.<op>`): each is a crossing. */
+  get served(): ReadonlyMap<string, number> {
+    return this.#served;
+  }
+
+  #count(op: string): void {
+    this.#served.set(op, (this.#served.get(op) ?? 0) + 1);
   }
 
   /** Why the worker is gone (terminated, exited, crashed), if it is. */
@@ -99,7 +111,7 @@ export class WorkerVM implements ChainVM, FaultSource {
   async initialize(ctx: ChainContext, init: VMInit): Promise<void> {
     if (this.#worker) throw new IsolationError('BadRequest', 'initialize was already called');
     this.#ctx = ctx;
-    const sab = ctx.clock === this.o.systemClock ? undefined : new SharedArrayBuffer(16);
+    const sab = ctx.clock === (this.o.systemClock ?? SYSTEM_CLOCK) ? undefined : new SharedArrayBuffer(16);
     if (sab) this.#clock = { flag: new Int32Array(sab, 0, 1), value: new Float64Array(sab, 8, 1) };
     const start: WorkerStart = { moduleUrl: this.o.moduleUrl, clock: sab };
     const worker = new Worker(WORKER_MAIN, { workerData: start });
@@ -123,6 +135,7 @@ export class WorkerVM implements ChainVM, FaultSource {
       vmId: ctx.vmId.bytes,
       nativeAssetId: ctx.nativeAsset.id?.bytes,
       nativeSymbol: ctx.nativeAsset.symbol,
+      logLevels: emittingLevels.filter((level) => !dropsLevel(ctx.log, level)),
     };
     await this.#call('vm.initialize', 'initialize', [wire, init]);
   }
@@ -131,7 +144,17 @@ export class WorkerVM implements ChainVM, FaultSource {
   buildBlock = () => this.#block('vm.buildBlock', 'buildBlock', []);
   parseBlock = (bytes: Uint8Array) => this.#block('vm.parseBlock', 'parseBlock', [bytes]);
   getBlock = (id: Id) => this.#block('vm.getBlock', 'getBlock', [id.bytes]);
-  setPreference = (id: Id) => this.#call('vm.setPreference', 'setPreference', [id.bytes]).then(() => undefined);
+  /**
+   * Not waited for (the engine only logs a failure): the worker runs the engine's next call after it,
+   * as in process, and a failure is logged here. Still bounded: a worker stuck in it is terminated.
+   */
+  setPreference(id: Id): Promise<void> {
+    const p = this.#call('vm.setPreference', 'setPreference', [id.bytes]);
+    p.catch((e: unknown) => {
+      if (this.#gone === undefined) this.#ctx?.log.error('VM setPreference failed', { blockId: id.toString(), error: e });
+    });
+    return this.#gone === undefined ? Promise.resolve() : p.then(() => undefined);
+  }
   lastAccepted = () => this.#call('vm.lastAccepted', 'lastAccepted', []).then((b) => Id.fromBytes(b as Uint8Array));
   getBlockIdAtHeight = (height: number) => this.#call('vm.getBlockIdAtHeight', 'getBlockIdAtHeight', [height]).then((b) => Id.fromBytes(b as Uint8Array));
   onGossip = (from: ShortId, payload: Uint8Array) => this.#call('vm.onGossip', 'onGossip', [from.bytes, payload]).then(() => undefined);
@@ -274,6 +297,7 @@ export class WorkerVM implements ChainVM, FaultSource {
   }
 
   async #serve(op: string, args: unknown[]): Promise<unknown> {
+    this.#count(op === 'db' ? `db.${String(args[1])}` : op);
     const ctx = this.#context();
     switch (op) {
       case 'db':
@@ -346,6 +370,7 @@ export class WorkerVM implements ChainVM, FaultSource {
   }
 
   #onEvent(op: string, args: unknown[]): void {
+    this.#count(op);
     const ctx = this.#ctx;
     if (!ctx) return;
     switch (op) {

@@ -1,4 +1,5 @@
 /** The shapes of the payloads that cross between host.ts and worker-main.ts (see protocol.ts). */
+import type { LogLevel } from '@cornice/sdk';
 
 /** A block as the host sees it; verify/accept/reject go back by ID. */
 export interface BlockWire {
@@ -19,6 +20,8 @@ export interface ContextWire {
   vmId: Uint8Array;
   nativeAssetId: Uint8Array | undefined;
   nativeSymbol: string;
+  /** The levels the chain's logger writes: the worker drops the others without crossing. */
+  logLevels: Array<Exclude<LogLevel, 'off'>>;
 }
 
 /** Shared-memory ops joined to a batch: peer chain ID, values to put, keys to remove. */

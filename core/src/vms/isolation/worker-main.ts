@@ -31,6 +31,7 @@ import { IsolationError } from '../errors.js';
 import { useNodeSdkFallback } from '../sdk.js';
 import { Channel } from './channel.js';
 import { ITERATE_PAGE, plainFields, type Message, type WorkerStart } from './protocol.js';
+import { StoreCache } from './store-cache.js';
 import type { BlockWire, ContextWire, HandlerWire, HttpRequestWire, HttpResponseWire, SharedOps } from './wire.js';
 
 const start = workerData as WorkerStart;
@@ -47,11 +48,21 @@ const bad = (what: string) => new IsolationError('BadRequest', what);
 const remoteBatches = new WeakMap<WriteBatch, { ops: Array<[Uint8Array, Uint8Array | undefined]>; shared: SharedOps[] }>();
 
 class RemoteStore implements KeyValueStore {
-  constructor(readonly store: number) {}
-  get = (key: Uint8Array) => call('db', this.store, 'get', key) as Promise<Uint8Array | undefined>;
-  has = (key: Uint8Array) => call('db', this.store, 'has', key) as Promise<boolean>;
-  put = async (key: Uint8Array, value: Uint8Array) => void (await call('db', this.store, 'put', key, value));
-  delete = async (key: Uint8Array) => void (await call('db', this.store, 'delete', key));
+  /** The chain store's (store 0) reads and writes go through a cache: this worker is its only writer. */
+  constructor(
+    readonly store: number,
+    private readonly cache?: StoreCache,
+  ) {}
+  get = (key: Uint8Array): Promise<Uint8Array | undefined> => {
+    const fetch = () => call('db', this.store, 'get', key) as Promise<Uint8Array | undefined>;
+    return this.cache ? this.cache.get(key, fetch) : fetch();
+  };
+  has = (key: Uint8Array): Promise<boolean> => {
+    const fetch = () => call('db', this.store, 'has', key) as Promise<boolean>;
+    return this.cache ? this.cache.has(key, fetch) : fetch();
+  };
+  put = (key: Uint8Array, value: Uint8Array) => this.#write([[key, value]], () => call('db', this.store, 'put', key, value));
+  delete = (key: Uint8Array) => this.#write([[key, undefined]], () => call('db', this.store, 'delete', key));
   batch(): WriteBatch {
     const state = { ops: [] as Array<[Uint8Array, Uint8Array | undefined]>, shared: [] as SharedOps[] };
     const store = this.store;
@@ -61,10 +72,14 @@ class RemoteStore implements KeyValueStore {
       get length() {
         return state.ops.length;
       },
-      write: async () => void (await call('db', store, 'write', state.ops, state.shared)),
+      write: () => this.#write(state.ops, () => call('db', store, 'write', state.ops, state.shared)),
     };
     remoteBatches.set(batch, state);
     return batch;
+  }
+  async #write(ops: Array<[Uint8Array, Uint8Array | undefined]>, send: () => Promise<unknown>): Promise<void> {
+    const sendVoid = async () => void (await send());
+    return this.cache ? this.cache.write(ops, sendVoid) : sendVoid();
   }
   /** In pages of ITERATE_PAGE entries, each from the key after the last one seen. */
   async *iterate(range: KeyRange = {}): AsyncIterable<[Uint8Array, Uint8Array]> {
@@ -100,8 +115,9 @@ const sharedMemory: SharedMemory = {
   },
 };
 
-function remoteLogger(bound: LogFields): Logger {
-  const line = (level: LogLevel) => (msg: string, fields?: LogFields) => channel.event('log', [level, msg, plainFields(fields), bound]);
+function remoteLogger(bound: LogFields, levels: ReadonlySet<LogLevel>): Logger {
+  const line = (level: Exclude<LogLevel, 'off'>) =>
+    levels.has(level) ? (msg: string, fields?: LogFields) => channel.event('log', [level, msg, plainFields(fields), bound]) : () => {};
   return {
     trace: line('trace'),
     debug: line('debug'),
@@ -109,7 +125,7 @@ function remoteLogger(bound: LogFields): Logger {
     warn: line('warn'),
     error: line('error'),
     fatal: line('fatal'),
-    child: (fields) => remoteLogger({ ...bound, ...plainFields(fields) }),
+    child: (fields) => remoteLogger({ ...bound, ...plainFields(fields) }, levels),
   };
 }
 
@@ -146,8 +162,8 @@ function chainContext(w: ContextWire): ChainContext {
     aliases: w.aliases,
     nodeId: ShortId.fromBytes(w.nodeId),
     vmId: Id.fromBytes(w.vmId),
-    db: new RemoteStore(0),
-    log: remoteLogger({}),
+    db: new RemoteStore(0, new StoreCache()),
+    log: remoteLogger({}, new Set(w.logLevels)),
     metrics,
     clock: { now: hostClock(start.clock) },
     signal: chainAbort.signal,
@@ -202,7 +218,27 @@ async function loadVM(): Promise<ChainVM> {
   return factory.create();
 }
 
+/**
+ * The VM's setPreference while it runs: the host does not wait for it, so the engine's next call
+ * waits for it here, as it would in process (service and HTTP calls do not).
+ */
+let preferring: Promise<void> | undefined;
+
+/** Runs the VM's setPreference after the one still running, if any. */
+function prefer(id: Id): Promise<void> {
+  const before = preferring;
+  const p = before === undefined ? theVM().setPreference(id) : before.catch(() => undefined).then(() => theVM().setPreference(id));
+  preferring = p;
+  const settled = () => {
+    if (preferring === p) preferring = undefined;
+  };
+  p.then(settled, settled);
+  return p;
+}
+
 async function serve(op: string, args: unknown[]): Promise<unknown> {
+  if (op === 'setPreference') return prefer(Id.fromBytes(args[0] as Uint8Array));
+  if (preferring !== undefined && op !== 'service' && op !== 'http') await preferring.catch(() => undefined);
   switch (op) {
     case 'initialize': {
       const [ctx, init] = args as [ContextWire, Parameters<ChainVM['initialize']>[1]];
@@ -218,8 +254,6 @@ async function serve(op: string, args: unknown[]): Promise<unknown> {
       return handOut(await theVM().parseBlock(args[0] as Uint8Array));
     case 'getBlock':
       return handOut(await theVM().getBlock(Id.fromBytes(args[0] as Uint8Array)));
-    case 'setPreference':
-      return theVM().setPreference(Id.fromBytes(args[0] as Uint8Array));
     case 'lastAccepted':
       return (await theVM().lastAccepted()).bytes;
     case 'getBlockIdAtHeight':
