@@ -48,6 +48,8 @@ export const MAX_FUTURE_SECONDS = 10;
 const MAX_LOCKTIME_WAKE_MS = 60_000;
 /** Checked txs remembered for blocks that hold them (beyond the mempool). */
 const EFFECT_CACHE_SIZE = 20_000;
+/** IDs of txs accepted lately, remembered so that rejecting a competing block need not read their status. */
+const RECENTLY_ACCEPTED_SIZE = 20_000;
 
 export type TxDecision = 'accepted' | 'rejected';
 export type TxDecidedListener = (txId: Id, status: TxDecision) => void;
@@ -89,6 +91,12 @@ export class AssetVM implements ChainVM, AvmBackend {
   readonly #inBlocks = new Map<string, { count: number; effect: TxEffect }>();
   /** Txs checked for blocks from other nodes, by ID key. */
   readonly #effects = new Map<string, TxEffect>();
+  /**
+   * Keys of txs accepted lately (cleared beyond RECENTLY_ACCEPTED_SIZE). A block rejected when its
+   * sibling is accepted mostly holds the sibling's txs: this answers for them without one database
+   * read each (a thousand sequential reads per rejected block held every issue back meanwhile).
+   */
+  readonly #recentlyAccepted = new Set<string>();
   /** Genesis aliases -> asset IDs. */
   #aliases = new Map<string, Id>();
   #native: AssetDescription | undefined;
@@ -423,9 +431,11 @@ export class AssetVM implements ChainVM, AvmBackend {
     this.#processing.delete(block.id.key);
     block.diff = undefined;
     this.#forgetInBlocks(block);
+    if (this.#recentlyAccepted.size + effects.length > RECENTLY_ACCEPTED_SIZE) this.#recentlyAccepted.clear();
     for (const e of effects) {
       this.#mempool.remove(e.id);
       this.#effects.delete(e.id.key);
+      this.#recentlyAccepted.add(e.id.key);
     }
     for (const e of dead) this.#mempool.remove(e.id);
     // Unverified blocks at or below this height can never be accepted.
@@ -448,7 +458,7 @@ export class AssetVM implements ChainVM, AvmBackend {
       // Its txs not held elsewhere go back to the mempool if they can still be accepted; the others are rejected.
       const dead: TxEffect[] = [];
       for (const e of block.effects!) {
-        if (this.#mempool.has(e.id) || this.#inBlocks.has(e.id.key) || (await this.#state.txStatus(e.id))) continue;
+        if (this.#mempool.has(e.id) || this.#inBlocks.has(e.id.key) || this.#recentlyAccepted.has(e.id.key) || (await this.#state.txStatus(e.id))) continue;
         if (await this.#stillPossible(e)) {
           try {
             this.#mempool.add(e);
