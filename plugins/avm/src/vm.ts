@@ -235,7 +235,11 @@ export class AssetVM implements ChainVM, AvmBackend {
     const known = this.#inMemory(id) ?? (await this.#fromStore(id));
     if (known) return known;
     const fields = decodeBlock(bytes);
+    // A tx this node holds already (its ID is the hash of the same bytes) is not decoded again.
+    const ids = fields.txs.map(txIdOf);
     const txs = fields.txs.map((b, i) => {
+      const known = this.#knownEffect(ids[i]!);
+      if (known) return known.tx;
       try {
         return decodeTx(b);
       } catch (e) {
@@ -246,6 +250,7 @@ export class AssetVM implements ChainVM, AvmBackend {
     if (raced) return raced;
     const block = new AvmBlock(this.#host, id, bytes.slice(), fields, 'processing');
     block.txs = txs;
+    block.txIds = ids;
     this.#addProcessing(block);
     return block;
   }
@@ -370,15 +375,15 @@ export class AssetVM implements ChainVM, AvmBackend {
       const diff = new StateDiff(() => this.#stateAt(parent));
       const time = BigInt(block.timestamp);
       const txs = block.txs ?? block.txBytes.map((b) => decodeTx(b));
-      const ids = block.txBytes.map(txIdOf);
+      const ids = block.txIds ?? block.txBytes.map(txIdOf);
       // The signatures of txs not seen before, recovered together on the sdk's workers first.
-      const unseen = txs.filter((_, i) => !this.#mempool.has(ids[i]!) && !this.#effects.has(ids[i]!.key));
+      const unseen = txs.filter((_, i) => !this.#knownEffect(ids[i]!));
       await prerecoverSigners(unseen.flatMap((tx) => tx.creds.flatMap((c) => c.sigs.map((sig) => ({ hash: signedHash(tx), sig })))));
       for (let i = 0; i < txs.length; i++) {
         const bytes = block.txBytes[i]!;
         const id = ids[i]!;
         try {
-          const e = this.#mempool.get(id) ?? this.#effects.get(id.key) ?? (await checkTx(txs[i]!, bytes, id, this.#diffSource(diff), time, this.#rules()));
+          const e = this.#knownEffect(id) ?? (await checkTx(txs[i]!, bytes, id, this.#diffSource(diff), time, this.#rules()));
           await applyEffect(e, diff, time);
           this.#cacheEffect(e);
         } catch (err) {
@@ -552,6 +557,11 @@ export class AssetVM implements ChainVM, AvmBackend {
       if (this.#processing.size <= this.#maxProcessing) break;
       if (!b.verified && b !== block && !b.id.equals(this.#preferred)) this.#processing.delete(key);
     }
+  }
+
+  /** A tx this node checked already: pooled, in a verified processing block, or checked for a block. */
+  #knownEffect(id: Id): TxEffect | undefined {
+    return this.#mempool.get(id) ?? this.#inBlocks.get(id.key)?.effect ?? this.#effects.get(id.key);
   }
 
   #cacheEffect(e: TxEffect): void {

@@ -353,6 +353,24 @@ test('a block of another node holding pooled txs is verified without checking th
   assert.is(await a.vm.txStatus(idOf(tx)), 'Accepted');
 });
 
+test('a block of another node is parsed without decoding the txs this node holds again', async () => {
+  const a = await startVM();
+  const b = await startVM();
+  const tx1 = sendAva(1n, ALICE.address);
+  const tx2 = sendAva(2n, BOB.address, outputTo(tx1, EWOQ.address));
+  const pooled = decodeTx(encodeTx(tx1));
+  await a.vm.issueTx(pooled);
+  for (const tx of [tx1, tx2]) await b.vm.issueTx(tx);
+  const parsed = await a.vm.parseBlock((await b.vm.buildBlock()).bytes);
+  assert.is(parsed.txs?.length, 2);
+  assert.ok(parsed.txs![0] === pooled, 'the pooled tx itself');
+  assert.equal(parsed.txs![1], decodeTx(encodeTx(tx2))); // new here: decoded
+  await parsed.verify();
+  await a.vm.setPreference(parsed.id);
+  await parsed.accept();
+  assert.is(await a.vm.txStatus(idOf(tx2)), 'Accepted');
+});
+
 test('a rejected block loses nothing: its txs are built again, those of another node go back to the pool', async () => {
   const a = await startVM();
   const b = await startVM();
