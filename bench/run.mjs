@@ -77,7 +77,7 @@ try {
   await benchAvm({ transfers: quick ? 500 : 5000, warmup: quick ? 200 : 2000, latencySamples: quick ? 50 : 200, baselineBareNodeHttp: base.perSecond });
 
   // 8. Five local nodes: X-Chain throughput and latency; bootstrap of a sixth node.
-  await benchNetwork({ transfers: quick ? 500 : 3000, latencySamples: quick ? 30 : 100, longChain: quick ? 1000 : 5000 });
+  await benchNetwork({ transfers: quick ? 500 : 3000, warmup: quick ? 300 : 2000, latencySamples: quick ? 30 : 100, longChain: quick ? 1000 : 5000 });
 
   // 9. CPU of a node stuck waiting for validators (issue: < 0.5 s over 30 s).
   await benchStuckNode({ seconds: quick ? 10 : 30 });

@@ -40,7 +40,7 @@ import type { VMRegistry } from '../vms/registry.js';
 import type { ChainAliases } from './aliases.js';
 import { guardVM } from './guard.js';
 import { chainHealth, describeBootstrap } from './health.js';
-import { proposerDelay } from './proposers.js';
+import { proposerDelay, proposerWindowMs } from './proposers.js';
 import { readChainConfigFiles } from './chain-config.js';
 import { containedStream, describeFault, type FaultTarget } from './faults.js';
 
@@ -278,6 +278,7 @@ export class ChainManager {
                 nodeId: d.nodeId,
                 validators: () => d.validators.listNow(def.subnetId),
                 isConnected: (node) => d.network.isConnected(node),
+                windowMs: proposerWindowMs(vmGuard.onGossip !== undefined),
               }),
             }
           : {}),

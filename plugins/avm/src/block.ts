@@ -95,6 +95,8 @@ export class AvmBlock implements Block {
   effects: TxEffect[] | undefined;
   /** The decoded txs (processing blocks). */
   txs: Tx[] | undefined;
+  /** The IDs of the txs, once computed (parsed blocks). */
+  txIds: Id[] | undefined;
   verified: boolean;
 
   constructor(

@@ -48,6 +48,8 @@ export const MAX_FUTURE_SECONDS = 10;
 const MAX_LOCKTIME_WAKE_MS = 60_000;
 /** Checked txs remembered for blocks that hold them (beyond the mempool). */
 const EFFECT_CACHE_SIZE = 20_000;
+/** IDs of txs accepted lately, remembered so that rejecting a competing block need not read their status. */
+const RECENTLY_ACCEPTED_SIZE = 20_000;
 
 export type TxDecision = 'accepted' | 'rejected';
 export type TxDecidedListener = (txId: Id, status: TxDecision) => void;
@@ -89,6 +91,12 @@ export class AssetVM implements ChainVM, AvmBackend {
   readonly #inBlocks = new Map<string, { count: number; effect: TxEffect }>();
   /** Txs checked for blocks from other nodes, by ID key. */
   readonly #effects = new Map<string, TxEffect>();
+  /**
+   * Keys of txs accepted lately (cleared beyond RECENTLY_ACCEPTED_SIZE). A block rejected when its
+   * sibling is accepted mostly holds the sibling's txs: this answers for them without one database
+   * read each (a thousand sequential reads per rejected block held every issue back meanwhile).
+   */
+  readonly #recentlyAccepted = new Set<string>();
   /** Genesis aliases -> asset IDs. */
   #aliases = new Map<string, Id>();
   #native: AssetDescription | undefined;
@@ -227,7 +235,11 @@ export class AssetVM implements ChainVM, AvmBackend {
     const known = this.#inMemory(id) ?? (await this.#fromStore(id));
     if (known) return known;
     const fields = decodeBlock(bytes);
+    // A tx this node holds already (its ID is the hash of the same bytes) is not decoded again.
+    const ids = fields.txs.map(txIdOf);
     const txs = fields.txs.map((b, i) => {
+      const known = this.#knownEffect(ids[i]!);
+      if (known) return known.tx;
       try {
         return decodeTx(b);
       } catch (e) {
@@ -238,6 +250,7 @@ export class AssetVM implements ChainVM, AvmBackend {
     if (raced) return raced;
     const block = new AvmBlock(this.#host, id, bytes.slice(), fields, 'processing');
     block.txs = txs;
+    block.txIds = ids;
     this.#addProcessing(block);
     return block;
   }
@@ -362,15 +375,15 @@ export class AssetVM implements ChainVM, AvmBackend {
       const diff = new StateDiff(() => this.#stateAt(parent));
       const time = BigInt(block.timestamp);
       const txs = block.txs ?? block.txBytes.map((b) => decodeTx(b));
-      const ids = block.txBytes.map(txIdOf);
+      const ids = block.txIds ?? block.txBytes.map(txIdOf);
       // The signatures of txs not seen before, recovered together on the sdk's workers first.
-      const unseen = txs.filter((_, i) => !this.#mempool.has(ids[i]!) && !this.#effects.has(ids[i]!.key));
+      const unseen = txs.filter((_, i) => !this.#knownEffect(ids[i]!));
       await prerecoverSigners(unseen.flatMap((tx) => tx.creds.flatMap((c) => c.sigs.map((sig) => ({ hash: signedHash(tx), sig })))));
       for (let i = 0; i < txs.length; i++) {
         const bytes = block.txBytes[i]!;
         const id = ids[i]!;
         try {
-          const e = this.#mempool.get(id) ?? this.#effects.get(id.key) ?? (await checkTx(txs[i]!, bytes, id, this.#diffSource(diff), time, this.#rules()));
+          const e = this.#knownEffect(id) ?? (await checkTx(txs[i]!, bytes, id, this.#diffSource(diff), time, this.#rules()));
           await applyEffect(e, diff, time);
           this.#cacheEffect(e);
         } catch (err) {
@@ -423,9 +436,11 @@ export class AssetVM implements ChainVM, AvmBackend {
     this.#processing.delete(block.id.key);
     block.diff = undefined;
     this.#forgetInBlocks(block);
+    if (this.#recentlyAccepted.size + effects.length > RECENTLY_ACCEPTED_SIZE) this.#recentlyAccepted.clear();
     for (const e of effects) {
       this.#mempool.remove(e.id);
       this.#effects.delete(e.id.key);
+      this.#recentlyAccepted.add(e.id.key);
     }
     for (const e of dead) this.#mempool.remove(e.id);
     // Unverified blocks at or below this height can never be accepted.
@@ -448,7 +463,7 @@ export class AssetVM implements ChainVM, AvmBackend {
       // Its txs not held elsewhere go back to the mempool if they can still be accepted; the others are rejected.
       const dead: TxEffect[] = [];
       for (const e of block.effects!) {
-        if (this.#mempool.has(e.id) || this.#inBlocks.has(e.id.key) || (await this.#state.txStatus(e.id))) continue;
+        if (this.#mempool.has(e.id) || this.#inBlocks.has(e.id.key) || this.#recentlyAccepted.has(e.id.key) || (await this.#state.txStatus(e.id))) continue;
         if (await this.#stillPossible(e)) {
           try {
             this.#mempool.add(e);
@@ -542,6 +557,11 @@ export class AssetVM implements ChainVM, AvmBackend {
       if (this.#processing.size <= this.#maxProcessing) break;
       if (!b.verified && b !== block && !b.id.equals(this.#preferred)) this.#processing.delete(key);
     }
+  }
+
+  /** A tx this node checked already: pooled, in a verified processing block, or checked for a block. */
+  #knownEffect(id: Id): TxEffect | undefined {
+    return this.#mempool.get(id) ?? this.#inBlocks.get(id.key)?.effect ?? this.#effects.get(id.key);
   }
 
   #cacheEffect(e: TxEffect): void {

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { Id, PrivateKey, hasErrorCode, recoveryPoolEnabled, signerRecoveries, vmIdFromName, type ShortId } from '@cornice/sdk';
+import { Id, MemoryStore, PrivateKey, hasErrorCode, recoveryPoolEnabled, signerRecoveries, vmIdFromName, type ShortId } from '@cornice/sdk';
 import { AssetVM, decodeTx, encodeGenesis, encodeTx, utxoId, type AvmBlock } from '../src/index.js';
 import {
   AVA,
@@ -353,6 +353,24 @@ test('a block of another node holding pooled txs is verified without checking th
   assert.is(await a.vm.txStatus(idOf(tx)), 'Accepted');
 });
 
+test('a block of another node is parsed without decoding the txs this node holds again', async () => {
+  const a = await startVM();
+  const b = await startVM();
+  const tx1 = sendAva(1n, ALICE.address);
+  const tx2 = sendAva(2n, BOB.address, outputTo(tx1, EWOQ.address));
+  const pooled = decodeTx(encodeTx(tx1));
+  await a.vm.issueTx(pooled);
+  for (const tx of [tx1, tx2]) await b.vm.issueTx(tx);
+  const parsed = await a.vm.parseBlock((await b.vm.buildBlock()).bytes);
+  assert.is(parsed.txs?.length, 2);
+  assert.ok(parsed.txs![0] === pooled, 'the pooled tx itself');
+  assert.equal(parsed.txs![1], decodeTx(encodeTx(tx2))); // new here: decoded
+  await parsed.verify();
+  await a.vm.setPreference(parsed.id);
+  await parsed.accept();
+  assert.is(await a.vm.txStatus(idOf(tx2)), 'Accepted');
+});
+
 test('a rejected block loses nothing: its txs are built again, those of another node go back to the pool', async () => {
   const a = await startVM();
   const b = await startVM();
@@ -373,6 +391,35 @@ test('a rejected block loses nothing: its txs are built again, those of another 
   const rebuilt = await settle(b.vm);
   assert.is(rebuilt.length, 1);
   assert.is(await b.vm.txStatus(idOf(tx)), 'Accepted');
+});
+
+test('rejecting a block whose txs its accepted sibling holds reads no tx status from the database', async () => {
+  class CountingStore extends MemoryStore {
+    gets = 0;
+    override async get(key: Uint8Array): Promise<Uint8Array | undefined> {
+      this.gets += 1;
+      return super.get(key);
+    }
+  }
+  const root = new CountingStore();
+  const a = await startVM({ root });
+  const b = await startVM();
+  const tx1 = sendAva(1n, ALICE.address);
+  const tx2 = sendAva(2n, BOB.address, outputTo(tx1, EWOQ.address));
+  for (const tx of [tx1, tx2]) await a.vm.issueTx(tx);
+  await b.vm.issueTx(tx1);
+  const foreign = await a.vm.parseBlock((await b.vm.buildBlock()).bytes); // tx1 alone
+  await foreign.verify();
+  const mine = await a.vm.buildBlock();
+  await mine.verify();
+  assert.is(mine.txs?.length, 2);
+  await a.vm.setPreference(mine.id);
+  await mine.accept();
+  const before = root.gets;
+  await foreign.reject();
+  assert.is(root.gets - before, 0);
+  assert.is(await a.vm.txStatus(idOf(tx1)), 'Accepted');
+  assert.is(await a.vm.txStatus(idOf(tx2)), 'Accepted');
 });
 
 test('a tx of a rejected block that conflicts with an accepted one is Rejected', async () => {
