@@ -238,8 +238,8 @@ export class AssetVM implements ChainVM, AvmBackend {
     // A tx this node holds already (its ID is the hash of the same bytes) is not decoded again.
     const ids = fields.txs.map(txIdOf);
     const txs = fields.txs.map((b, i) => {
-      const known = this.#knownEffect(ids[i]!);
-      if (known) return known.tx;
+      const held = this.#knownEffect(ids[i]!);
+      if (held) return held.tx;
       try {
         return decodeTx(b);
       } catch (e) {

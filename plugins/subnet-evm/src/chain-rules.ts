@@ -138,6 +138,9 @@ export function subnetRules(chain: SubnetChain, o: SubnetRulesOptions = {}): Cha
   };
 }
 
+/** Senders whose answers one accepted root or one block keeps. */
+const MAX_ANSWERS = 4096;
+
 /**
  * The tx allow list's answers, which every tx asks at admission and again in its block. Roles live in
  * the precompile's storage, which only a precompile run or a schedule transition (beforeBlock)
@@ -145,9 +148,6 @@ export function subnetRules(chain: SubnetChain, o: SubnetRulesOptions = {}): Cha
  * built or replayed (one BlockInfo), until a precompile runs — a conservative reset, as a run that
  * is reverted may have changed nothing.
  */
-/** Senders whose answers one accepted root or one block keeps. */
-const MAX_ANSWERS = 4096;
-
 class TxAllowListMemo {
   #generation = 0;
   #root: { root: Uint8Array; answers: Map<string, string | undefined> } = { root: new Uint8Array(), answers: new Map() };
