@@ -20,6 +20,7 @@ import type { EVMOpts } from '@ethereumjs/evm';
 import { EvmChainError } from '../errors.js';
 import { FastAccountStateManager } from './accounts.js';
 import { chainCrypto, keccak256 } from './crypto.js';
+import { installFastOpcodes, withFastEipLookup } from './fast-paths.js';
 import { installJumpAnalysisCache } from './jump-analysis.js';
 import type { FeeRules } from './fees.js';
 import type { EvmGenesis } from './genesis.js';
@@ -65,10 +66,12 @@ export const ZERO8 = new Uint8Array(8);
 
 /** The chain's Common: Mainnet rules at cancun with the chain's ID and fast crypto. */
 export function chainCommon(chainId: bigint): Common {
-  return createCustomCommon({ chainId: Number(chainId), name: `evm-${chainId}` }, Mainnet, {
-    hardfork: Hardfork.Cancun,
-    customCrypto: chainCrypto(),
-  });
+  return withFastEipLookup(
+    createCustomCommon({ chainId: Number(chainId), name: `evm-${chainId}` }, Mainnet, {
+      hardfork: Hardfork.Cancun,
+      customCrypto: chainCrypto(),
+    }),
+  );
 }
 
 /**
@@ -95,7 +98,7 @@ export async function stateManagerAt(common: Common, db: StateDB, root: Uint8Arr
 }
 
 export async function makeVM(common: Common, sm: MerkleStateManager, hooks: ExecutionHooks, blockHash: BlockHashLookup): Promise<VM> {
-  await installJumpAnalysisCache();
+  await Promise.all([installJumpAnalysisCache(), installFastOpcodes()]);
   const blockchain = {
     async getBlock(n: number) {
       const h = (await blockHash(BigInt(n))) ?? ZERO32;
