@@ -19,11 +19,20 @@ interface Pending {
 export class Channel {
   #next = 1;
   readonly #pending = new Map<number, Pending>();
+  /** Messages posted and received: each is a crossing (and may wake the other thread). */
+  sent = 0;
+  received = 0;
 
   constructor(
     private readonly post: (m: Message) => void,
     private readonly handlers: ChannelHandlers,
-  ) {}
+  ) {
+    const postOne = post;
+    this.post = (m) => {
+      postOne(m);
+      this.sent++;
+    };
+  }
 
   /** Sends a request; the promise settles with the other side's answer (or `failAll`). */
   request(op: string, args: unknown[]): Promise<unknown> {
@@ -55,6 +64,7 @@ export class Channel {
   }
 
   receive(m: Message): void {
+    this.received++;
     if (m.t === 'res') {
       const p = this.#pending.get(m.id);
       if (!p) return; // late answer to a request given up on
