@@ -3,13 +3,16 @@
  * events. The same class runs on both threads; each side passes what to do with the other's
  * requests and events.
  */
-import { fromWireError, toWireError, type Message } from './protocol.js';
+import { fromWireError, toWireError, type Event, type Message, type Request, type Response } from './protocol.js';
 
 export interface ChannelHandlers {
   /** Answers a request of the other side (a thrown error crosses back as a WireError). */
   request(op: string, args: unknown[]): Promise<unknown> | unknown;
   event(op: string, args: unknown[]): void;
 }
+
+/** How long a held message waits for another to go with before it is sent alone. */
+export const HOLD_MS = 1;
 
 interface Pending {
   resolve(value: unknown): void;
@@ -19,33 +22,83 @@ interface Pending {
 export class Channel {
   #next = 1;
   readonly #pending = new Map<number, Pending>();
-  /** Messages posted and received: each is a crossing (and may wake the other thread). */
+  /** Messages posted and received (a batch is one): each is a crossing, and may wake the other thread. */
   sent = 0;
   received = 0;
 
-  constructor(
-    private readonly post: (m: Message) => void,
-    private readonly handlers: ChannelHandlers,
-  ) {
-    const postOne = post;
-    this.post = (m) => {
-      postOne(m);
-      this.sent++;
-    };
-  }
+  /** Requests held back (`hold`), sent before the next message, with it. */
+  #held: Request[] = [];
+  #holdTimer: ReturnType<typeof setTimeout> | undefined;
 
-  /** Sends a request; the promise settles with the other side's answer (or `failAll`). */
-  request(op: string, args: unknown[]): Promise<unknown> {
+  constructor(
+    private readonly postOne: (m: Message) => void,
+    private readonly handlers: ChannelHandlers,
+  ) {}
+
+  /**
+   * Sends a request; the promise settles with the other side's answer (or `failAll`). A `hold`
+   * request waits (at most HOLD_MS) for the next message and goes with it: one message, and one
+   * wake-up of the other thread, for both. Order is kept: nothing is sent before it.
+   */
+  request(op: string, args: unknown[], hold = false): Promise<unknown> {
     const id = this.#next++;
     return new Promise((resolve, reject) => {
       this.#pending.set(id, { resolve, reject });
+      const m: Request = { t: 'req', id, op, args };
+      if (hold) {
+        this.#held.push(m);
+        this.#holdTimer ??= setTimeout(() => this.#flush(), HOLD_MS);
+        return;
+      }
       try {
-        this.post({ t: 'req', id, op, args });
+        this.post(m);
       } catch (e) {
         this.#pending.delete(id);
         reject(e);
       }
     });
+  }
+
+  /** Posts `m`, after (and with) the held requests. */
+  private post(m: Request | Response | Event): void {
+    if (this.#held.length > 0) {
+      const held = this.#takeHeld();
+      try {
+        this.postOne({ t: 'batch', msgs: [...held, m] });
+        this.sent++;
+        return;
+      } catch {
+        // One of them cannot be sent: each alone, so that only that one fails.
+        this.#postEach(held);
+      }
+    }
+    this.postOne(m);
+    this.sent++;
+  }
+
+  #flush(): void {
+    if (this.#held.length > 0) this.#postEach(this.#takeHeld());
+  }
+
+  #takeHeld(): Request[] {
+    const held = this.#held;
+    this.#held = [];
+    clearTimeout(this.#holdTimer);
+    this.#holdTimer = undefined;
+    return held;
+  }
+
+  #postEach(held: Request[]): void {
+    for (const r of held) {
+      try {
+        this.postOne(r);
+        this.sent++;
+      } catch (e) {
+        const p = this.#pending.get(r.id);
+        this.#pending.delete(r.id);
+        p?.reject(e);
+      }
+    }
   }
 
   event(op: string, args: unknown[]): void {
@@ -54,6 +107,7 @@ export class Channel {
 
   /** Rejects every request still waiting for an answer (the other side is gone). */
   failAll(e: Error): void {
+    this.#takeHeld();
     const pending = [...this.#pending.values()];
     this.#pending.clear();
     for (const p of pending) p.reject(e);
@@ -65,6 +119,14 @@ export class Channel {
 
   receive(m: Message): void {
     this.received++;
+    if (m.t === 'batch') {
+      for (const one of m.msgs) this.#receiveOne(one);
+      return;
+    }
+    this.#receiveOne(m);
+  }
+
+  #receiveOne(m: Request | Response | Event): void {
     if (m.t === 'res') {
       const p = this.#pending.get(m.id);
       if (!p) return; // late answer to a request given up on
@@ -85,7 +147,7 @@ export class Channel {
     } else this.handlers.event(m.op, m.args);
   }
 
-  #reply(m: Message): void {
+  #reply(m: Response): void {
     try {
       this.post(m);
     } catch (e) {

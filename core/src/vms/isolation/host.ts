@@ -105,7 +105,7 @@ export class WorkerVM implements ChainVM, FaultSource {
     return this.#served;
   }
 
-  /** Messages exchanged with the worker, each way (tests and the bench count crossings per block). */
+  /** Messages exchanged with the worker, each way (a batch is one): tests and the bench count crossings per block. */
   get messages(): { sent: number; received: number } {
     return { sent: this.#channel?.sent ?? 0, received: this.#channel?.received ?? 0 };
   }
@@ -162,9 +162,11 @@ export class WorkerVM implements ChainVM, FaultSource {
   /**
    * Not waited for (the engine only logs a failure): the worker runs the engine's next call after it,
    * as in process, and a failure is logged here. Still bounded: a worker stuck in it is terminated.
+   * Sent with the next message to the worker (the engine's next call, at most HOLD_MS later), so
+   * that one message wakes the worker for both.
    */
   setPreference(id: Id): Promise<void> {
-    const p = this.#call('vm.setPreference', 'setPreference', [id.bytes]);
+    const p = this.#call('vm.setPreference', 'setPreference', [id.bytes], true, this.o.callTimeoutMs, true);
     p.catch((e: unknown) => {
       if (this.#gone === undefined) this.#ctx?.log.error('VM setPreference failed', { blockId: id.toString(), error: e });
     });
@@ -206,10 +208,10 @@ export class WorkerVM implements ChainVM, FaultSource {
   // ---- calls into the worker ---------------------------------------------------------------------
 
   /** A request to the worker; bounded ones terminate it when not answered within the deadline. */
-  #call(label: string, op: string, args: unknown[], bounded = true, timeoutMs = this.o.callTimeoutMs): Promise<unknown> {
+  #call(label: string, op: string, args: unknown[], bounded = true, timeoutMs = this.o.callTimeoutMs, hold = false): Promise<unknown> {
     if (this.#gone !== undefined) return Promise.reject(new IsolationError('WorkerGone', `${label}: ${this.#gone}`));
     if (!this.#channel) return Promise.reject(new IsolationError('BadRequest', `${label} before initialize`));
-    const p = this.#channel.request(op, args);
+    const p = this.#channel.request(op, args, hold);
     if (!bounded) return p;
     const timer = setTimeout(() => this.#die(`${label} did not settle within ${timeoutMs} ms; its VM worker was terminated`, 'WorkerTimeout'), timeoutMs);
     const clear = () => clearTimeout(timer);

@@ -33,7 +33,13 @@ export interface Event {
   args: unknown[];
 }
 
-export type Message = Request | Response | Event;
+/** Messages sent together (held ones with the next; see Channel.request's `hold`): received in order. */
+export interface Batch {
+  t: 'batch';
+  msgs: Array<Request | Response | Event>;
+}
+
+export type Message = Request | Response | Event | Batch;
 
 /** What the host gives the worker at start (workerData). */
 export interface WorkerStart {
