@@ -9,10 +9,9 @@ export interface ChannelHandlers {
   /** Answers a request of the other side (a thrown error crosses back as a WireError). */
   request(op: string, args: unknown[]): Promise<unknown> | unknown;
   event(op: string, args: unknown[]): void;
+  /** Ms to hold the answer to a request of `op` (see `request`'s holdMs), or undefined to send it at once. */
+  holdAnswer?(op: string): number | undefined;
 }
-
-/** How long a held message waits for another to go with before it is sent alone. */
-export const HOLD_MS = 1;
 
 interface Pending {
   resolve(value: unknown): void;
@@ -26,8 +25,8 @@ export class Channel {
   sent = 0;
   received = 0;
 
-  /** Requests held back (`hold`), sent before the next message, with it. */
-  #held: Request[] = [];
+  /** Requests and answers held back (`holdMs`), sent before the next message, with it. */
+  #held: Array<Request | Response> = [];
   #holdTimer: ReturnType<typeof setTimeout> | undefined;
 
   constructor(
@@ -36,20 +35,16 @@ export class Channel {
   ) {}
 
   /**
-   * Sends a request; the promise settles with the other side's answer (or `failAll`). A `hold`
-   * request waits (at most HOLD_MS) for the next message and goes with it: one message, and one
+   * Sends a request; the promise settles with the other side's answer (or `failAll`). With `holdMs`
+   * it waits (at most that long) for the next message and goes with it: one message, and one
    * wake-up of the other thread, for both. Order is kept: nothing is sent before it.
    */
-  request(op: string, args: unknown[], hold = false): Promise<unknown> {
+  request(op: string, args: unknown[], holdMs?: number): Promise<unknown> {
     const id = this.#next++;
     return new Promise((resolve, reject) => {
       this.#pending.set(id, { resolve, reject });
       const m: Request = { t: 'req', id, op, args };
-      if (hold) {
-        this.#held.push(m);
-        this.#holdTimer ??= setTimeout(() => this.#flush(), HOLD_MS);
-        return;
-      }
+      if (holdMs !== undefined) return this.#hold(m, holdMs);
       try {
         this.post(m);
       } catch (e) {
@@ -76,11 +71,16 @@ export class Channel {
     this.sent++;
   }
 
+  #hold(m: Request | Response, ms: number): void {
+    this.#held.push(m);
+    this.#holdTimer ??= setTimeout(() => this.#flush(), ms);
+  }
+
   #flush(): void {
     if (this.#held.length > 0) this.#postEach(this.#takeHeld());
   }
 
-  #takeHeld(): Request[] {
+  #takeHeld(): Array<Request | Response> {
     const held = this.#held;
     this.#held = [];
     clearTimeout(this.#holdTimer);
@@ -88,14 +88,19 @@ export class Channel {
     return held;
   }
 
-  #postEach(held: Request[]): void {
-    for (const r of held) {
+  #postEach(held: Array<Request | Response>): void {
+    for (const m of held) {
       try {
-        this.postOne(r);
+        this.postOne(m);
         this.sent++;
       } catch (e) {
-        const p = this.#pending.get(r.id);
-        this.#pending.delete(r.id);
+        if (m.t === 'res') {
+          this.postOne({ t: 'res', id: m.id, ok: false, error: toWireError(e) });
+          this.sent++;
+          continue;
+        }
+        const p = this.#pending.get(m.id);
+        this.#pending.delete(m.id);
         p?.reject(e);
       }
     }
@@ -140,14 +145,16 @@ export class Channel {
       } catch (e) {
         answer = Promise.reject(e);
       }
+      const holdMs = this.handlers.holdAnswer?.(m.op);
       answer.then(
-        (value) => this.#reply({ t: 'res', id: m.id, ok: true, value }),
-        (e: unknown) => this.#reply({ t: 'res', id: m.id, ok: false, error: toWireError(e) }),
+        (value) => this.#reply({ t: 'res', id: m.id, ok: true, value }, holdMs),
+        (e: unknown) => this.#reply({ t: 'res', id: m.id, ok: false, error: toWireError(e) }, holdMs),
       );
     } else this.handlers.event(m.op, m.args);
   }
 
-  #reply(m: Response): void {
+  #reply(m: Response, holdMs: number | undefined): void {
+    if (holdMs !== undefined) return this.#hold(m, holdMs);
     try {
       this.post(m);
     } catch (e) {

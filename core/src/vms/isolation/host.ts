@@ -36,7 +36,7 @@ import { dropsLevel, emittingLevels } from '../../log/logger.js';
 import { SYSTEM_CLOCK } from '../../node/clock.js';
 import { IsolationError } from '../errors.js';
 import { Channel } from './channel.js';
-import { fromWireError, type Message, type WorkerStart } from './protocol.js';
+import { fromWireError, HOLD_PREFERENCE_MS, type Message, type WorkerStart } from './protocol.js';
 import type { BuiltWire, ContextWire, HandlerWire, HttpRequestWire, HttpResponseWire, SharedOps, VerifyOutcome } from './wire.js';
 
 export interface WorkerVMOptions {
@@ -162,11 +162,11 @@ export class WorkerVM implements ChainVM, FaultSource {
   /**
    * Not waited for (the engine only logs a failure): the worker runs the engine's next call after it,
    * as in process, and a failure is logged here. Still bounded: a worker stuck in it is terminated.
-   * Sent with the next message to the worker (the engine's next call, at most HOLD_MS later), so
-   * that one message wakes the worker for both.
+   * Sent with the next message to the worker (the engine's next call, at most HOLD_PREFERENCE_MS
+   * later), so that one message wakes the worker for both; the worker holds its answer likewise.
    */
   setPreference(id: Id): Promise<void> {
-    const p = this.#call('vm.setPreference', 'setPreference', [id.bytes], true, this.o.callTimeoutMs, true);
+    const p = this.#call('vm.setPreference', 'setPreference', [id.bytes], true, this.o.callTimeoutMs, HOLD_PREFERENCE_MS);
     p.catch((e: unknown) => {
       if (this.#gone === undefined) this.#ctx?.log.error('VM setPreference failed', { blockId: id.toString(), error: e });
     });
@@ -208,10 +208,10 @@ export class WorkerVM implements ChainVM, FaultSource {
   // ---- calls into the worker ---------------------------------------------------------------------
 
   /** A request to the worker; bounded ones terminate it when not answered within the deadline. */
-  #call(label: string, op: string, args: unknown[], bounded = true, timeoutMs = this.o.callTimeoutMs, hold = false): Promise<unknown> {
+  #call(label: string, op: string, args: unknown[], bounded = true, timeoutMs = this.o.callTimeoutMs, holdMs?: number): Promise<unknown> {
     if (this.#gone !== undefined) return Promise.reject(new IsolationError('WorkerGone', `${label}: ${this.#gone}`));
     if (!this.#channel) return Promise.reject(new IsolationError('BadRequest', `${label} before initialize`));
-    const p = this.#channel.request(op, args, hold);
+    const p = this.#channel.request(op, args, holdMs);
     if (!bounded) return p;
     const timer = setTimeout(() => this.#die(`${label} did not settle within ${timeoutMs} ms; its VM worker was terminated`, 'WorkerTimeout'), timeoutMs);
     const clear = () => clearTimeout(timer);

@@ -31,13 +31,18 @@ import { IsolationError } from '../errors.js';
 import { useNodeSdkFallback } from '../sdk.js';
 import { Channel } from './channel.js';
 import { EngineView } from './engine-view.js';
-import { ITERATE_PAGE, plainFields, toWireError, type Message, type WorkerStart } from './protocol.js';
+import { HOLD_PREFERENCE_ANSWER_MS, ITERATE_PAGE, plainFields, toWireError, type Message, type WorkerStart } from './protocol.js';
 import { StoreCache } from './store-cache.js';
 import type { BlockWire, BuiltWire, ContextWire, HandlerWire, HttpRequestWire, HttpResponseWire, SharedOps, VerifyOutcome } from './wire.js';
 
 const start = workerData as WorkerStart;
 const port = parentPort!;
-const channel = new Channel((m: Message) => port.postMessage(m), { request: (op, args) => serve(op, args), event: (op, args) => onEvent(op, args) });
+const channel = new Channel((m: Message) => port.postMessage(m), {
+  request: (op, args) => serve(op, args),
+  event: (op, args) => onEvent(op, args),
+  // Its answer goes with the next message (the accept's, usually): it only clears the host's deadline.
+  holdAnswer: (op) => (op === 'setPreference' ? HOLD_PREFERENCE_ANSWER_MS : undefined),
+});
 port.on('message', (m: Message) => channel.receive(m));
 
 const call = (op: string, ...args: unknown[]) => channel.request(op, args);
