@@ -80,6 +80,16 @@ test('a held answer goes with the next message of its side, or alone after its h
   assert.is(b.sent, 2);
 });
 
+test('an answer held for 0 ms goes with what the same turn sends next, else alone at the end of the turn', async () => {
+  const { a, b, posted } = pair((op) => (op === 'wait' ? 0 : undefined));
+  const both = Promise.all([a.request('wait', []), a.request('service', [])]);
+  assert.equal(await both, ['wait', 'service']);
+  assert.is(posted.length, 2, 'two requests');
+  assert.is(b.sent, 1, 'both answers in one message, the held one first');
+  await a.request('wait', []);
+  assert.is(b.sent, 2);
+});
+
 test('failAll drops held requests with the others', async () => {
   const { a, posted } = pair();
   const held = a.request('setPreference', [1], HOLD_MS);

@@ -27,7 +27,7 @@ export class Channel {
 
   /** Requests and answers held back (`holdMs`), sent before the next message, with it. */
   #held: Array<Request | Response> = [];
-  #holdTimer: ReturnType<typeof setTimeout> | undefined;
+  #holdTimer: { cancel(): void } | undefined;
 
   constructor(
     private readonly postOne: (m: Message) => void,
@@ -36,8 +36,9 @@ export class Channel {
 
   /**
    * Sends a request; the promise settles with the other side's answer (or `failAll`). With `holdMs`
-   * it waits (at most that long) for the next message and goes with it: one message, and one
-   * wake-up of the other thread, for both. Order is kept: nothing is sent before it.
+   * it waits (at most that long; 0: to the end of this event-loop turn) for the next message and
+   * goes with it: one message, and one wake-up of the other thread, for both. Order is kept:
+   * nothing is sent before it.
    */
   request(op: string, args: unknown[], holdMs?: number): Promise<unknown> {
     const id = this.#next++;
@@ -73,7 +74,15 @@ export class Channel {
 
   #hold(m: Request | Response, ms: number): void {
     this.#held.push(m);
-    this.#holdTimer ??= setTimeout(() => this.#flush(), ms);
+    if (this.#holdTimer) return;
+    // 0: until the end of this turn of the event loop (what else this turn sends goes with it).
+    if (ms === 0) {
+      const immediate = setImmediate(() => this.#flush());
+      this.#holdTimer = { cancel: () => clearImmediate(immediate) };
+    } else {
+      const timer = setTimeout(() => this.#flush(), ms);
+      this.#holdTimer = { cancel: () => clearTimeout(timer) };
+    }
   }
 
   #flush(): void {
@@ -83,7 +92,7 @@ export class Channel {
   #takeHeld(): Array<Request | Response> {
     const held = this.#held;
     this.#held = [];
-    clearTimeout(this.#holdTimer);
+    this.#holdTimer?.cancel();
     this.#holdTimer = undefined;
     return held;
   }

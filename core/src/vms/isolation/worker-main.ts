@@ -40,8 +40,10 @@ const port = parentPort!;
 const channel = new Channel((m: Message) => port.postMessage(m), {
   request: (op, args) => serve(op, args),
   event: (op, args) => onEvent(op, args),
-  // Its answer goes with the next message (the accept's, usually): it only clears the host's deadline.
-  holdAnswer: (op) => (op === 'setPreference' ? HOLD_PREFERENCE_ANSWER_MS : undefined),
+  // setPreference's answer goes with the next message (the accept's, usually): it only clears the
+  // host's deadline. waitForEvent's, to the end of this turn: the service call that woke it answers
+  // in the same turn, and both go as one message.
+  holdAnswer: (op) => (op === 'setPreference' ? HOLD_PREFERENCE_ANSWER_MS : op === 'waitForEvent' ? 0 : undefined),
 });
 port.on('message', (m: Message) => channel.receive(m));
 
