@@ -425,13 +425,19 @@ test('a verify that outlasts half the deadline: buildBlock answers without it, i
   }
 });
 
+/** After an accepted block "one": a block of `data`, built and verified, not accepted. */
+async function verifiedChild(t: Setup, data: string) {
+  await buildAndAccept(t, 'one');
+  await t.call('propose', { data });
+  const b = await t.vm.buildBlock();
+  await b.verify();
+  return b;
+}
+
 test('an accept writes behind: the worker answers without waiting for the write; the host reports the accept, and answers later store requests, once it is stored', async () => {
   const t = await setup();
   try {
-    await buildAndAccept(t, 'one');
-    await t.call('propose', { data: 'two' });
-    const b = await t.vm.buildBlock();
-    await b.verify();
+    const b = await verifiedChild(t, 'two');
     let open!: () => void;
     t.writeGate = new Promise<void>((r) => (open = r));
     const before = t.vm.messages;
@@ -460,11 +466,7 @@ test('an accept writes behind: the worker answers without waiting for the write;
 test('a failed write behind fails the accept with the store error, and every later request on the chain store', async () => {
   const t = await setup();
   try {
-    await buildAndAccept(t, 'one');
-    await t.call('propose', { data: 'two' });
-    const b = await t.vm.buildBlock();
-    await b.verify();
-    await t.vm.setPreference(b.id);
+    const b = await verifiedChild(t, 'two');
     t.writeFailure = new NodeError('StorageFailed', 'disk full');
     try {
       await b.accept();
