@@ -26,7 +26,7 @@ export class Channel {
   received = 0;
 
   /** Requests and answers held back (`holdMs`), sent before the next message, with it. */
-  #held: Array<Request | Response> = [];
+  #held: Array<Request | Response | Event> = [];
   #holdTimer: { cancel(): void } | undefined;
 
   constructor(
@@ -72,7 +72,7 @@ export class Channel {
     this.sent++;
   }
 
-  #hold(m: Request | Response, ms: number): void {
+  #hold(m: Request | Response | Event, ms: number): void {
     this.#held.push(m);
     if (this.#holdTimer) return;
     // 0: until the end of this turn of the event loop (what else this turn sends goes with it).
@@ -89,7 +89,7 @@ export class Channel {
     if (this.#held.length > 0) this.#postEach(this.#takeHeld());
   }
 
-  #takeHeld(): Array<Request | Response> {
+  #takeHeld(): Array<Request | Response | Event> {
     const held = this.#held;
     this.#held = [];
     this.#holdTimer?.cancel();
@@ -97,12 +97,13 @@ export class Channel {
     return held;
   }
 
-  #postEach(held: Array<Request | Response>): void {
+  #postEach(held: Array<Request | Response | Event>): void {
     for (const m of held) {
       try {
         this.postOne(m);
         this.sent++;
       } catch (e) {
+        if (m.t === 'evt') throw e; // its sender checked it could be sent (see `event`)
         if (m.t === 'res') {
           this.postOne({ t: 'res', id: m.id, ok: false, error: toWireError(e) });
           this.sent++;
@@ -115,8 +116,14 @@ export class Channel {
     }
   }
 
-  event(op: string, args: unknown[]): void {
-    this.post({ t: 'evt', op, args });
+  /**
+   * Sends an event; with `holdMs`, held like a request (see `request`). A held event cannot report
+   * a failure to send it: hold only events made of values that always clone (bytes, numbers).
+   */
+  event(op: string, args: unknown[], holdMs?: number): void {
+    const m: Event = { t: 'evt', op, args };
+    if (holdMs !== undefined) this.#hold(m, holdMs);
+    else this.post(m);
   }
 
   /** Rejects every request still waiting for an answer (the other side is gone). */

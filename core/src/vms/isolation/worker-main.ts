@@ -87,8 +87,7 @@ class RemoteStore implements KeyValueStore {
   }
   async #write(ops: Array<[Uint8Array, Uint8Array | undefined]>, send: () => Promise<unknown>, shared: SharedOps[] = []): Promise<void> {
     // While an accept runs, the chain store's writes are written behind (see `accepting`).
-    const sendVoid =
-      this.store === 0 && accepting > 0 ? async () => channel.event('db.writeBehind', [ops, shared]) : async () => void (await send());
+    const sendVoid = this.store === 0 && accepting > 0 ? async () => writeBehind(ops, shared) : async () => void (await send());
     return this.cache ? this.cache.write(ops, sendVoid) : sendVoid();
   }
   /** In pages of ITERATE_PAGE entries, each from the key after the last one seen. */
@@ -171,6 +170,21 @@ const chainAbort = new AbortController();
  * that store and before it reports the accept; a failed one fails the accept (the chain halts on it).
  */
 let accepting = 0;
+
+const isBytes = (v: unknown): boolean => v instanceof Uint8Array;
+
+/**
+ * Posts a write made during an accept (see `accepting`), held to the end of this turn so that it goes
+ * with the accept's answer. Checked first to be only bytes, which always clone: a held message
+ * cannot fail its sender later.
+ */
+function writeBehind(ops: Array<[Uint8Array, Uint8Array | undefined]>, shared: SharedOps[]): void {
+  const ok =
+    ops.every(([k, v]) => isBytes(k) && (v === undefined || isBytes(v))) &&
+    shared.every(([peer, put, remove]) => isBytes(peer) && put.every(([k, v]) => isBytes(k) && isBytes(v)) && remove.every(isBytes));
+  if (!ok) throw bad('a store write takes Uint8Array keys and values');
+  channel.event('db.writeBehind', [ops, shared], 0);
+}
 
 function chainContext(w: ContextWire): ChainContext {
   return {
