@@ -12,6 +12,7 @@ import {
   isNodeError,
   isNotFoundError,
   MemoryStore,
+  NodeError,
   PrefixedStore,
   ShortId,
   utf8Decode,
@@ -50,13 +51,17 @@ interface Setup {
   userStores: Map<string, MemoryStore>;
   pages: KeyRange[];
   writes: number;
+  /** While set, the chain store's batches wait for it before writing. */
+  writeGate: Promise<void> | undefined;
+  /** While set, the chain store's batches fail with it. */
+  writeFailure: Error | undefined;
   handlers: ChainHandler[];
   call(method: string, params?: unknown): Promise<unknown>;
   stop(): Promise<void>;
 }
 
-/** Counts the batches the chain store writes and the iterations it opens. */
-function counting(store: KeyValueStore, s: { pages: KeyRange[]; writes: number }): KeyValueStore {
+/** Counts the batches the chain store writes and the iterations it opens; its batches may be held or failed. */
+function counting(store: KeyValueStore, s: { pages: KeyRange[]; writes: number; writeGate: Promise<void> | undefined; writeFailure: Error | undefined }): KeyValueStore {
   return {
     get: (k) => store.get(k),
     has: (k) => store.has(k),
@@ -65,7 +70,8 @@ function counting(store: KeyValueStore, s: { pages: KeyRange[]; writes: number }
     batch: () => {
       const b = store.batch();
       const write = b.write.bind(b);
-      return Object.assign(b, { write: () => ((s.writes += 1), write()) });
+      const failOrWrite = () => (s.writeFailure ? Promise.reject(s.writeFailure) : write());
+      return Object.assign(b, { write: () => ((s.writes += 1), s.writeGate ? s.writeGate.then(failOrWrite) : failOrWrite()) });
     },
     iterate: (r) => (s.pages.push(r ?? {}), store.iterate(r)),
     close: () => store.close(),
@@ -83,6 +89,8 @@ async function setup(o: { callTimeoutMs?: number; shutdownTimeoutMs?: number; no
     userStores: new Map<string, MemoryStore>(),
     pages: [] as KeyRange[],
     writes: 0,
+    writeGate: undefined as Promise<void> | undefined,
+    writeFailure: undefined as Error | undefined,
   };
   const chainDb = new PrefixedStore(root, 'chain');
   const base = testChainContext({ chainId: CHAIN, log, signal: abort.signal, network: { gossip: (p) => s.gossip.push(p) } });
@@ -314,7 +322,7 @@ test('raw HTTP and WebSocket handlers cross', async () => {
 
 const served = (t: Setup, op: string) => t.vm.served.get(op) ?? 0;
 
-test('a block built on the last accepted one reads it from the worker cache: its propose -> accept sends the host one store request (the write)', async () => {
+test('a block built on the last accepted one reads it from the worker cache: its propose -> accept sends the host one store message (the write, behind)', async () => {
   const t = await setup();
   try {
     await buildAndAccept(t, 'one');
@@ -323,10 +331,157 @@ test('a block built on the last accepted one reads it from the worker cache: its
     assert.is(b.height, 2);
     const delta = (op: string) => served(t, op) - (before.get(op) ?? 0);
     assert.is(delta('db.get'), 0, 'the parent block, written by the last accept, is not fetched');
-    assert.is(delta('db.write'), 1);
+    assert.is(delta('db.writeBehind'), 1);
+    assert.is(delta('db.write'), 0);
     // What the accept wrote is what a read returns after it, without a fetch.
     assert.ok((await t.vm.getBlockIdAtHeight(2)).equals(b.id));
     assert.is(delta('db.get'), 0);
+  } finally {
+    await t.stop();
+  }
+});
+
+/** Messages exchanged with the worker so far, both ways. */
+const crossings = (t: Setup) => t.vm.messages.sent + t.vm.messages.received;
+
+test('propose -> accept of a block built on the last accepted one crosses 12 messages (was 18: verify and the write are no round trips of their own, setPreference goes with the accept, its answer and the write with the accept answer)', async () => {
+  const t = await setup();
+  try {
+    await buildAndAccept(t, 'one');
+    const before = crossings(t);
+    await buildAndAccept(t, 'two');
+    // propose 2 (and its gossip 1), waitForEvent 2, buildBlock with verify 2 (and its clock read 1,
+    // metric 1, debug line 1), setPreference 0 (it went with the accept), accept 2 (its answer with
+    // the write and setPreference's answer)
+    assert.is(crossings(t) - before, 12);
+  } finally {
+    await t.stop();
+  }
+});
+
+test('a block built on the preferred tip is verified within buildBlock: the engine verify of it does not cross; the VM sees the calls in the engine order', async () => {
+  const t = await setup();
+  try {
+    await buildAndAccept(t, 'one');
+    await t.call('calls');
+    const b = await buildAndAccept(t, 'two');
+    assert.equal(await t.call('calls'), ['buildBlock two', 'verify two', 'setPreference two', 'accept two']);
+    assert.is(b.height, 2);
+    await t.call('propose', { data: 'bad' });
+    const bad = await t.vm.buildBlock();
+    const before = crossings(t);
+    try {
+      await bad.verify();
+      assert.unreachable('a bad block fails verify');
+    } catch (e) {
+      assert.ok(hasErrorCode(e, 'BadBlock'), String(e));
+      assert.is((e as Error).message, 'this block is bad');
+    }
+    assert.is(crossings(t), before, 'its failure came with the build');
+    assert.equal(await t.call('calls'), ['buildBlock bad', 'verify bad']);
+    // Built on a block that failed verify: the engine would not verify it, so neither does the
+    // worker; a verify called anyway crosses.
+    await t.vm.setPreference(bad.id);
+    await t.call('propose', { data: 'child' });
+    const child = await t.vm.buildBlock();
+    assert.equal(await t.call('calls'), ['setPreference bad', 'buildBlock child']);
+    const beforeChild = crossings(t);
+    await child.verify();
+    assert.is(crossings(t) - beforeChild, 2);
+  } finally {
+    await t.stop();
+  }
+});
+
+test('before the worker saw an accept, a built block is not verified ahead (its verify crosses)', async () => {
+  const t = await setup();
+  try {
+    await t.call('propose', { data: 'one' });
+    const b = await t.vm.buildBlock();
+    assert.equal(await t.call('calls'), ['buildBlock one']);
+    const before = crossings(t);
+    await b.verify();
+    assert.is(crossings(t) - before, 2);
+  } finally {
+    await t.stop();
+  }
+});
+
+test('a verify that outlasts half the deadline: buildBlock answers without it, its outcome follows as an event (no request)', async () => {
+  const t = await setup({ callTimeoutMs: 400 });
+  try {
+    await buildAndAccept(t, 'one');
+    await t.call('calls');
+    await t.call('propose', { data: 'slow-verify' });
+    const b = await t.vm.buildBlock(); // answers after ~200 ms; the verify takes 300
+    const sent = t.vm.messages.sent;
+    await b.verify();
+    assert.is(t.vm.messages.sent, sent, 'no verify request');
+    assert.is(served(t, 'verified'), 1);
+    assert.equal(await t.call('calls'), ['buildBlock slow-verify', 'verify slow-verify']);
+    assert.equal(t.faults, []);
+  } finally {
+    await t.stop();
+  }
+});
+
+/** After an accepted block "one": a block of `data`, built and verified, not accepted. */
+async function verifiedChild(t: Setup, data: string) {
+  await buildAndAccept(t, 'one');
+  await t.call('propose', { data });
+  const b = await t.vm.buildBlock();
+  await b.verify();
+  return b;
+}
+
+test('an accept writes behind: the worker answers without waiting for the write; the host reports the accept, and answers later store requests, once it is stored', async () => {
+  const t = await setup();
+  try {
+    const b = await verifiedChild(t, 'two');
+    let open!: () => void;
+    t.writeGate = new Promise<void>((r) => (open = r));
+    const before = t.vm.messages;
+    let accepted = false;
+    const accepting = b.accept().then(() => (accepted = true));
+    accepting.catch(() => undefined); // awaited below; a failed check must not leave it unhandled
+    // The accept request out; the write (an event) with the accept's answer back, while the write waits.
+    await until(() => t.vm.messages.received - before.received === 1);
+    assert.is(served(t, 'db.writeBehind'), 2, 'this write and the one of block one');
+    assert.is(t.vm.messages.sent - before.sent, 1);
+    assert.is(accepted, false, 'not reported before the write is stored');
+    let heights: unknown;
+    const reading = t.call('heights', {}).then((h) => (heights = h));
+    reading.catch(() => undefined);
+    await new Promise((r) => setTimeout(r, 50));
+    assert.is(heights, undefined, 'a store request waits for the write behind');
+    t.writeGate = undefined;
+    open();
+    await accepting;
+    await reading;
+    assert.equal((heights as string[][]).map(([k]) => k), ['h/0000000000', 'h/0000000001', 'h/0000000002']);
+  } finally {
+    await t.stop();
+  }
+});
+
+test('a failed write behind fails the accept with the store error, and every later request on the chain store', async () => {
+  const t = await setup();
+  try {
+    const b = await verifiedChild(t, 'two');
+    t.writeFailure = new NodeError('StorageFailed', 'disk full');
+    try {
+      await b.accept();
+      assert.unreachable('the accept fails');
+    } catch (e) {
+      assert.ok(hasErrorCode(e, 'StorageFailed'), String(e));
+    }
+    t.writeFailure = undefined;
+    try {
+      await t.call('heights', {});
+      assert.unreachable('the store is failed');
+    } catch (e) {
+      assert.match(String((e as Error).message), 'disk full');
+    }
   } finally {
     await t.stop();
   }
@@ -455,9 +610,9 @@ test('an uncaught exception in the worker reports a fault (the chain halts, not 
 
 test('shutdown terminates a worker that does not stop within its bound, without a fault', async () => {
   const t = await setup({ callTimeoutMs: 20_000, shutdownTimeoutMs: 200 });
-  await buildAndAccept(t, 'one');
-  await t.call('propose', { data: 'block-on-verify' });
-  const b = await t.vm.buildBlock();
+  const one = await buildAndAccept(t, 'one');
+  // Parsed, not built: its verify crosses on its own (a built one is verified within buildBlock).
+  const b = await t.vm.parseBlock(utf8Encode(JSON.stringify({ parent: one.id.toString(), height: 2, time: 0, data: 'block-on-verify' })));
   void b.verify().catch(() => {});
   await new Promise((r) => setTimeout(r, 50));
   const started = Date.now();

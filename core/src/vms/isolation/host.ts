@@ -36,8 +36,8 @@ import { dropsLevel, emittingLevels } from '../../log/logger.js';
 import { SYSTEM_CLOCK } from '../../node/clock.js';
 import { IsolationError } from '../errors.js';
 import { Channel } from './channel.js';
-import type { Message, WorkerStart } from './protocol.js';
-import type { BlockWire, ContextWire, HandlerWire, HttpRequestWire, HttpResponseWire, SharedOps } from './wire.js';
+import { fromWireError, HOLD_PREFERENCE_MS, type Message, type WorkerStart } from './protocol.js';
+import type { BuiltWire, ContextWire, HandlerWire, HttpRequestWire, HttpResponseWire, SharedOps, VerifyOutcome } from './wire.js';
 
 export interface WorkerVMOptions {
   /** `file:` URL of the plugin module exporting `vmFactory`. */
@@ -87,6 +87,12 @@ export class WorkerVM implements ChainVM, FaultSource {
   readonly #metrics = new Map<string, { inc?(by?: number): void; set?(v: number): void; observe?(v: number): void }>();
   #clock: { flag: Int32Array; value: Float64Array } | undefined;
   readonly #served = new Map<string, number>();
+  /** Verifies the worker ran ahead (see buildBlock) still running there, by block ID key. */
+  readonly #verifying = new Map<string, { settle(o: VerifyOutcome): void; fail(e: Error): void }>();
+  /** The chain store's written-behind writes (see #writeBehind): the last one, while any runs. */
+  #writes: Promise<void> | undefined;
+  /** The first written-behind write that failed: every later request on the chain store fails with it. */
+  #writeFailure: { error: unknown } | undefined;
 
   constructor(private readonly o: WorkerVMOptions) {}
 
@@ -97,6 +103,11 @@ export class WorkerVM implements ChainVM, FaultSource {
   /** How many requests and events of the worker the host served, by op (store ops as `db.<op>`): each is a crossing. */
   get served(): ReadonlyMap<string, number> {
     return this.#served;
+  }
+
+  /** Messages exchanged with the worker, each way (a batch is one): tests and the bench count crossings per block. */
+  get messages(): { sent: number; received: number } {
+    return { sent: this.#channel?.sent ?? 0, received: this.#channel?.received ?? 0 };
   }
 
   #count(op: string): void {
@@ -141,15 +152,21 @@ export class WorkerVM implements ChainVM, FaultSource {
   }
 
   setState = (state: VMState) => this.#call('vm.setState', 'setState', [state]).then(() => undefined);
-  buildBlock = () => this.#block('vm.buildBlock', 'buildBlock', []);
+  /**
+   * The worker verifies the built block right after building it when the engine will (engine-view.ts),
+   * within half the deadline, and answers both at once: the engine's verify of it then does not cross.
+   */
+  buildBlock = () => this.#block('vm.buildBlock', 'buildBlock', [Math.floor(this.o.callTimeoutMs / 2)]);
   parseBlock = (bytes: Uint8Array) => this.#block('vm.parseBlock', 'parseBlock', [bytes]);
   getBlock = (id: Id) => this.#block('vm.getBlock', 'getBlock', [id.bytes]);
   /**
    * Not waited for (the engine only logs a failure): the worker runs the engine's next call after it,
    * as in process, and a failure is logged here. Still bounded: a worker stuck in it is terminated.
+   * Sent with the next message to the worker (the engine's next call, at most HOLD_PREFERENCE_MS
+   * later), so that one message wakes the worker for both; the worker holds its answer likewise.
    */
   setPreference(id: Id): Promise<void> {
-    const p = this.#call('vm.setPreference', 'setPreference', [id.bytes]);
+    const p = this.#call('vm.setPreference', 'setPreference', [id.bytes], true, this.o.callTimeoutMs, HOLD_PREFERENCE_MS);
     p.catch((e: unknown) => {
       if (this.#gone === undefined) this.#ctx?.log.error('VM setPreference failed', { blockId: id.toString(), error: e });
     });
@@ -191,10 +208,10 @@ export class WorkerVM implements ChainVM, FaultSource {
   // ---- calls into the worker ---------------------------------------------------------------------
 
   /** A request to the worker; bounded ones terminate it when not answered within the deadline. */
-  #call(label: string, op: string, args: unknown[], bounded = true, timeoutMs = this.o.callTimeoutMs): Promise<unknown> {
+  #call(label: string, op: string, args: unknown[], bounded = true, timeoutMs = this.o.callTimeoutMs, holdMs?: number): Promise<unknown> {
     if (this.#gone !== undefined) return Promise.reject(new IsolationError('WorkerGone', `${label}: ${this.#gone}`));
     if (!this.#channel) return Promise.reject(new IsolationError('BadRequest', `${label} before initialize`));
-    const p = this.#channel.request(op, args);
+    const p = this.#channel.request(op, args, holdMs);
     if (!bounded) return p;
     const timer = setTimeout(() => this.#die(`${label} did not settle within ${timeoutMs} ms; its VM worker was terminated`, 'WorkerTimeout'), timeoutMs);
     const clear = () => clearTimeout(timer);
@@ -202,19 +219,57 @@ export class WorkerVM implements ChainVM, FaultSource {
     return p;
   }
 
+  /** A deadline like #call's for a promise that a worker's event settles. */
+  #bounded<T>(label: string, p: Promise<T>): Promise<T> {
+    const timeoutMs = this.o.callTimeoutMs;
+    const timer = setTimeout(() => this.#die(`${label} did not settle within ${timeoutMs} ms; its VM worker was terminated`, 'WorkerTimeout'), timeoutMs);
+    const clear = () => clearTimeout(timer);
+    p.then(clear, clear);
+    return p;
+  }
+
   async #block(label: string, op: string, args: unknown[]): Promise<Block> {
-    const w = (await this.#call(label, op, args)) as BlockWire;
+    const w = (await this.#call(label, op, args)) as BuiltWire;
     const verb = (v: 'verify' | 'accept' | 'reject') => () => this.#call(`block.${v}`, 'block', [v, w.id]).then(() => undefined);
+    let verify: () => Promise<void> = verb('verify');
+    if (w.verified !== undefined) {
+      // Verified by the worker after building it: the first verify takes that outcome, later ones cross.
+      const ahead = this.#verifiedAhead(w);
+      const crossing = verify;
+      verify = () => {
+        verify = crossing;
+        return ahead();
+      };
+    }
+    const accept = verb('accept');
     return {
       id: Id.fromBytes(w.id),
       parentId: Id.fromBytes(w.parentId),
       height: w.height,
       timestamp: w.timestamp,
       bytes: w.bytes,
-      verify: verb('verify'),
-      accept: verb('accept'),
+      verify: () => verify(),
+      // Reported once the writes it made (written behind) are stored.
+      accept: () => accept().then(() => (this.#writes || this.#writeFailure ? this.#writesDone() : undefined)),
       reject: verb('reject'),
     };
+  }
+
+  /** The verify a buildBlock answer carried (or announced): as the engine's call of it. */
+  #verifiedAhead(w: BuiltWire): () => Promise<void> {
+    const apply = (o: VerifyOutcome): void => {
+      if (o !== 'pending' && !o.ok) throw fromWireError(o.error);
+    };
+    if (w.verified !== 'pending') {
+      const o = w.verified!;
+      return async () => apply(o);
+    }
+    const key = Id.fromBytes(w.id).key;
+    const outcome = new Promise<VerifyOutcome>((settle, fail) => this.#verifying.set(key, { settle, fail }));
+    outcome.catch(() => undefined); // the engine may not call verify before the worker is gone
+    const settled = () => void this.#verifying.delete(key);
+    outcome.then(settled, settled);
+    return () => this.#bounded('block.verify', outcome).then(apply);
   }
 
   /** The worker is gone (or must be): terminate it, fail what waits on it, report the fault unless stopping. */
@@ -225,9 +280,12 @@ export class WorkerVM implements ChainVM, FaultSource {
     void this.#worker?.terminate();
     for (const s of this.#sockets.values()) s.close(1011, 'chain halted');
     this.#sockets.clear();
+    const gone = new IsolationError(code, reason);
+    for (const v of this.#verifying.values()) v.fail(gone);
+    this.#verifying.clear();
     // The fault first, so that the engine is halted before it sees the failed calls.
     if (faulted) for (const l of this.#faultListeners) l(reason);
-    this.#channel?.failAll(new IsolationError(code, reason));
+    this.#channel?.failAll(gone);
   }
 
   #handler(h: HandlerWire, index: number): ChainHandler {
@@ -299,6 +357,8 @@ export class WorkerVM implements ChainVM, FaultSource {
   async #serve(op: string, args: unknown[]): Promise<unknown> {
     this.#count(op === 'db' ? `db.${String(args[1])}` : op);
     const ctx = this.#context();
+    // The chain store and shared memory answer after the writes written behind before this request.
+    if ((this.#writes || this.#writeFailure) && ((op === 'db' && args[0] === 0) || op.startsWith('sm.'))) await this.#writesDone();
     switch (op) {
       case 'db':
         return this.#db(args[0] as number, args[1] as string, args.slice(2));
@@ -369,11 +429,45 @@ export class WorkerVM implements ChainVM, FaultSource {
     }
   }
 
+  /**
+   * A write of the chain store made during an accept, not waited for by the worker (worker-main.ts,
+   * `accepting`): run after the ones before it; the first failure is kept for #writesDone.
+   */
+  #writeBehind(args: [Array<[Uint8Array, Uint8Array | undefined]>, SharedOps[]]): void {
+    const write = async () => {
+      if (this.#writeFailure) return;
+      try {
+        await this.#db(0, 'write', args);
+      } catch (error) {
+        this.#writeFailure = { error };
+      }
+    };
+    const p = (this.#writes ?? Promise.resolve()).then(write);
+    this.#writes = p;
+    void p.then(() => {
+      if (this.#writes === p) this.#writes = undefined;
+    });
+  }
+
+  /** Resolves once the writes written behind so far are stored; rejects if one failed. */
+  async #writesDone(): Promise<void> {
+    if (this.#writes) await this.#writes;
+    if (this.#writeFailure) throw this.#writeFailure.error;
+  }
+
   #onEvent(op: string, args: unknown[]): void {
     this.#count(op);
     const ctx = this.#ctx;
     if (!ctx) return;
     switch (op) {
+      case 'db.writeBehind':
+        this.#writeBehind(args as [Array<[Uint8Array, Uint8Array | undefined]>, SharedOps[]]);
+        return;
+      case 'verified': {
+        const v = this.#verifying.get(Id.fromBytes(args[0] as Uint8Array).key);
+        v?.settle(args[1] as VerifyOutcome);
+        return;
+      }
       case 'clock': {
         const c = this.#clock;
         if (!c) return;

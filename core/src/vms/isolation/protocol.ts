@@ -33,7 +33,13 @@ export interface Event {
   args: unknown[];
 }
 
-export type Message = Request | Response | Event;
+/** Messages sent together (held ones with the next; see Channel.request's `hold`): received in order. */
+export interface Batch {
+  t: 'batch';
+  msgs: Array<Request | Response | Event>;
+}
+
+export type Message = Request | Response | Event | Batch;
 
 /** What the host gives the worker at start (workerData). */
 export interface WorkerStart {
@@ -104,3 +110,11 @@ export function plainFields(fields: Record<string, unknown> | undefined): Record
 
 /** How many entries one page of a store iteration carries (one message per page, not per key). */
 export const ITERATE_PAGE = 256;
+
+/**
+ * How long setPreference (host) and its answer (worker) wait to go with the next message (Channel
+ * `holdMs`): the engine's next call follows within a turn or two; the answer only clears the host's
+ * deadline and logs a failure, so it may wait for the accept's answer.
+ */
+export const HOLD_PREFERENCE_MS = 1;
+export const HOLD_PREFERENCE_ANSWER_MS = 5;

@@ -1,5 +1,6 @@
 /** The shapes of the payloads that cross between host.ts and worker-main.ts (see protocol.ts). */
 import type { LogLevel } from '@cornice/sdk';
+import type { WireError } from './protocol.js';
 
 /** A block as the host sees it; verify/accept/reject go back by ID. */
 export interface BlockWire {
@@ -8,6 +9,17 @@ export interface BlockWire {
   height: number;
   timestamp: number;
   bytes: Uint8Array;
+}
+
+/**
+ * What became of a verify the worker ran right after building (engine-view.ts): passed, failed (the
+ * VM's error), or still running when buildBlock answered (its outcome follows as a `verified` event).
+ */
+export type VerifyOutcome = { ok: true } | { ok: false; error: WireError } | 'pending';
+
+/** buildBlock's answer: the block, and the outcome of its verify when the worker ran it. */
+export interface BuiltWire extends BlockWire {
+  verified?: VerifyOutcome;
 }
 
 /** The plain parts of a ChainContext; the worker rebuilds IDs from the bytes. */

@@ -30,13 +30,21 @@ import {
 import { IsolationError } from '../errors.js';
 import { useNodeSdkFallback } from '../sdk.js';
 import { Channel } from './channel.js';
-import { ITERATE_PAGE, plainFields, type Message, type WorkerStart } from './protocol.js';
+import { EngineView } from './engine-view.js';
+import { HOLD_PREFERENCE_ANSWER_MS, ITERATE_PAGE, plainFields, toWireError, type Message, type WorkerStart } from './protocol.js';
 import { StoreCache } from './store-cache.js';
-import type { BlockWire, ContextWire, HandlerWire, HttpRequestWire, HttpResponseWire, SharedOps } from './wire.js';
+import type { BlockWire, BuiltWire, ContextWire, HandlerWire, HttpRequestWire, HttpResponseWire, SharedOps, VerifyOutcome } from './wire.js';
 
 const start = workerData as WorkerStart;
 const port = parentPort!;
-const channel = new Channel((m: Message) => port.postMessage(m), { request: (op, args) => serve(op, args), event: (op, args) => onEvent(op, args) });
+const channel = new Channel((m: Message) => port.postMessage(m), {
+  request: (op, args) => serve(op, args),
+  event: (op, args) => onEvent(op, args),
+  // setPreference's answer goes with the next message (the accept's, usually): it only clears the
+  // host's deadline. waitForEvent's, to the end of this turn: the service call that woke it answers
+  // in the same turn, and both go as one message.
+  holdAnswer: (op) => (op === 'setPreference' ? HOLD_PREFERENCE_ANSWER_MS : op === 'waitForEvent' ? 0 : undefined),
+});
 port.on('message', (m: Message) => channel.receive(m));
 
 const call = (op: string, ...args: unknown[]) => channel.request(op, args);
@@ -72,13 +80,14 @@ class RemoteStore implements KeyValueStore {
       get length() {
         return state.ops.length;
       },
-      write: () => this.#write(state.ops, () => call('db', store, 'write', state.ops, state.shared)),
+      write: () => this.#write(state.ops, () => call('db', store, 'write', state.ops, state.shared), state.shared),
     };
     remoteBatches.set(batch, state);
     return batch;
   }
-  async #write(ops: Array<[Uint8Array, Uint8Array | undefined]>, send: () => Promise<unknown>): Promise<void> {
-    const sendVoid = async () => void (await send());
+  async #write(ops: Array<[Uint8Array, Uint8Array | undefined]>, send: () => Promise<unknown>, shared: SharedOps[] = []): Promise<void> {
+    // While an accept runs, the chain store's writes are written behind (see `accepting`).
+    const sendVoid = this.store === 0 && accepting > 0 ? async () => writeBehind(ops, shared) : async () => void (await send());
     return this.cache ? this.cache.write(ops, sendVoid) : sendVoid();
   }
   /** In pages of ITERATE_PAGE entries, each from the key after the last one seen. */
@@ -154,6 +163,29 @@ function hostClock(sab: SharedArrayBuffer | undefined): () => number {
 
 const chainAbort = new AbortController();
 
+/**
+ * Accepts running (0 or 1: the engine decides one block at a time). Meanwhile the chain store's
+ * writes are written behind: posted as a `db.writeBehind` event and taken as done, so the accept
+ * does not wait a round trip per write. The host writes them in order, before any later request on
+ * that store and before it reports the accept; a failed one fails the accept (the chain halts on it).
+ */
+let accepting = 0;
+
+const isBytes = (v: unknown): boolean => v instanceof Uint8Array;
+
+/**
+ * Posts a write made during an accept (see `accepting`), held to the end of this turn so that it goes
+ * with the accept's answer. Checked first to be only bytes, which always clone: a held message
+ * cannot fail its sender later.
+ */
+function writeBehind(ops: Array<[Uint8Array, Uint8Array | undefined]>, shared: SharedOps[]): void {
+  const ok =
+    ops.every(([k, v]) => isBytes(k) && (v === undefined || isBytes(v))) &&
+    shared.every(([peer, put, remove]) => isBytes(peer) && put.every(([k, v]) => isBytes(k) && isBytes(v)) && remove.every(isBytes));
+  if (!ok) throw bad('a store write takes Uint8Array keys and values');
+  channel.event('db.writeBehind', [ops, shared], 0);
+}
+
 function chainContext(w: ContextWire): ChainContext {
   return {
     networkId: w.networkId,
@@ -188,6 +220,7 @@ let handlers: ChainHandler[] = [];
 const blocks = new Map<string, Block>();
 const MAX_BLOCKS = 16_384;
 const waits = new Map<number, AbortController>();
+const view = new EngineView();
 const sockets = new Map<number, WorkerSocket>();
 
 function theVM(): ChainVM {
@@ -201,6 +234,52 @@ function handOut(b: Block): BlockWire {
   blocks.set(key, b);
   if (blocks.size > MAX_BLOCKS) blocks.delete(blocks.keys().next().value!);
   return { id: b.id.bytes, parentId: b.parentId.bytes, height: b.height, timestamp: b.timestamp, bytes: b.bytes };
+}
+
+/** A block's height, or NaN when reading it throws (some VMs know it only once they know the parent). */
+function heightOf(b: Block): number {
+  try {
+    return b.height;
+  } catch {
+    return Number.NaN;
+  }
+}
+
+/** Runs the VM's verify of `b`; a block that failed it is forgotten. */
+async function verify(b: Block): Promise<void> {
+  try {
+    await b.verify();
+  } catch (e) {
+    blocks.delete(b.id.key);
+    view.failed(b.id.key);
+    throw e;
+  }
+  view.verified(b.id.key, heightOf(b));
+}
+
+/**
+ * buildBlock, and the verify the engine will run next when it will (engine-view.ts): the same calls
+ * in the same order as in process, in one crossing. The verify answers with the build when it ends
+ * within `verifyWithinMs` of the build's start (half the call deadline, so the answer stays within
+ * it); else the build answers at that point and the outcome follows as a `verified` event.
+ */
+async function build(verifyWithinMs: number | undefined): Promise<BuiltWire> {
+  const started = performance.now();
+  const b = await theVM().buildBlock();
+  const wire: BuiltWire = handOut(b);
+  if (verifyWithinMs === undefined || !view.willVerify(b.id.key, b.parentId.key, wire.height)) return wire;
+  const budget = verifyWithinMs - (performance.now() - started);
+  if (!(budget > 0)) return wire;
+  const outcome: Promise<VerifyOutcome> = verify(b).then(
+    () => ({ ok: true }),
+    (e: unknown) => ({ ok: false, error: toWireError(e) }),
+  );
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<'pending'>((resolve) => (timer = setTimeout(() => resolve('pending'), budget)));
+  wire.verified = await Promise.race([outcome, late]);
+  clearTimeout(timer);
+  if (wire.verified === 'pending') void outcome.then((o) => channel.event('verified', [wire.id, o]));
+  return wire;
 }
 
 /** The VM's block for `id`: the one handed out, else the VM's own lookup (an evicted one). */
@@ -249,7 +328,7 @@ async function serve(op: string, args: unknown[]): Promise<unknown> {
     case 'setState':
       return theVM().setState(args[0] as 'bootstrapping' | 'normalOp');
     case 'buildBlock':
-      return handOut(await theVM().buildBlock());
+      return build(args[0] as number | undefined);
     case 'parseBlock':
       return handOut(await theVM().parseBlock(args[0] as Uint8Array));
     case 'getBlock':
@@ -273,13 +352,22 @@ async function serve(op: string, args: unknown[]): Promise<unknown> {
     case 'block': {
       const [verb, id] = args as ['verify' | 'accept' | 'reject', Uint8Array];
       const b = await blockOf(id);
-      try {
-        await b[verb]();
-      } catch (e) {
-        if (verb === 'verify') blocks.delete(b.id.key);
-        throw e;
+      if (verb === 'verify') return verify(b);
+      if (verb === 'reject') {
+        // The engine forgets it whatever the outcome.
+        view.rejected(b.id.key);
+        await b.reject();
+        blocks.delete(b.id.key);
+        return undefined;
       }
-      if (verb !== 'verify') blocks.delete(b.id.key);
+      accepting++;
+      try {
+        await b.accept();
+      } finally {
+        accepting--;
+      }
+      view.accepted(b.id.key, heightOf(b));
+      blocks.delete(b.id.key);
       return undefined;
     }
     case 'createHandlers':
