@@ -4,15 +4,13 @@
  * - MSTORE and MLOAD convert a 256-bit word to and from bytes through a hex string; here four
  *   64-bit halves go through a DataView. The opcode table is a Map exported by the EVM's opcode
  *   module, copied into each EVM when it is made, so it is changed once before any EVM is made
- *   (the module is loaded by file, as jump-analysis.ts does).
+ *   (evm-internals.ts).
  * - `Common.isActivatedEIP` runs `includes` over the active EIP list, several times per opcode;
  *   here a bitmap per list answers. Common replaces the list by a new array whenever its hardfork
  *   or EIPs change, so a bitmap kept beside the array it was made from is never stale.
  */
 import type { Common } from '@ethereumjs/common';
-import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { importEvmInternal } from './evm-internals.js';
 
 interface Stack {
   pop(): bigint;
@@ -68,10 +66,7 @@ let installed: Promise<boolean> | undefined;
 
 async function load(): Promise<boolean> {
   try {
-    const require = createRequire(import.meta.url);
-    const cjsIndex = require.resolve('@ethereumjs/evm');
-    const url = pathToFileURL(join(dirname(cjsIndex), '..', 'esm', 'opcodes', 'functions.js')).href;
-    const mod = (await import(url)) as { handlers?: Map<number, Handler> };
+    const mod = await importEvmInternal<{ handlers?: Map<number, Handler> }>('opcodes/functions.js');
     const table = mod.handlers;
     if (!(table instanceof Map) || typeof table.get(MSTORE) !== 'function' || typeof table.get(MLOAD) !== 'function') return false;
     table.set(MSTORE, fastMstore);

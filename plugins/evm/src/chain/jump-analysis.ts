@@ -6,9 +6,7 @@
  * code array while the code is cached. The interpreter is not exported by @ethereumjs/evm: its module
  * is loaded by file (the same module the package uses) and its prototype method wrapped once.
  */
-import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { importEvmInternal } from './evm-internals.js';
 
 interface Analysis {
   readonly jumps: Uint8Array;
@@ -29,10 +27,7 @@ let installed: Promise<boolean> | undefined;
 
 async function load(): Promise<boolean> {
   try {
-    const require = createRequire(import.meta.url);
-    const cjsIndex = require.resolve('@ethereumjs/evm');
-    const url = pathToFileURL(join(dirname(cjsIndex), '..', 'esm', 'interpreter.js')).href;
-    const mod = (await import(url)) as { Interpreter?: { prototype: InterpreterProto } };
+    const mod = await importEvmInternal<{ Interpreter?: { prototype: InterpreterProto } }>('interpreter.js');
     const proto = mod.Interpreter?.prototype;
     if (!proto || typeof proto._getValidJumpDestinations !== 'function') return false;
     if (proto.__corniceJumpCache) return true;
