@@ -41,27 +41,26 @@ export class EngineView {
     this.#verified.set(key, height);
     if (this.#verified.size > VERIFIED) {
       // Forgotten as decided, so that this view never takes it for a new block.
-      const oldest = this.#verified.keys().next().value!;
-      this.#verified.delete(oldest);
-      this.#decide(oldest);
+      this.#decide(this.#verified.keys().next().value!);
     }
   }
 
   failed(key: string): void {
-    this.#verified.delete(key);
     this.#decide(key);
   }
 
   accepted(key: string, height: number): void {
-    this.failed(key);
+    this.#decide(key);
     this.#root = Number.isSafeInteger(height) ? { key, height } : undefined;
   }
 
   rejected(key: string): void {
-    this.failed(key);
+    this.#decide(key);
   }
 
+  /** `key` is no longer a processing block, and never will be again. */
   #decide(key: string): void {
+    this.#verified.delete(key);
     this.#decided.delete(key);
     this.#decided.add(key);
     if (this.#decided.size > DECIDED) this.#decided.delete(this.#decided.keys().next().value!);

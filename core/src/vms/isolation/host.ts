@@ -212,16 +212,11 @@ export class WorkerVM implements ChainVM, FaultSource {
     if (this.#gone !== undefined) return Promise.reject(new IsolationError('WorkerGone', `${label}: ${this.#gone}`));
     if (!this.#channel) return Promise.reject(new IsolationError('BadRequest', `${label} before initialize`));
     const p = this.#channel.request(op, args, holdMs);
-    if (!bounded) return p;
-    const timer = setTimeout(() => this.#die(`${label} did not settle within ${timeoutMs} ms; its VM worker was terminated`, 'WorkerTimeout'), timeoutMs);
-    const clear = () => clearTimeout(timer);
-    p.then(clear, clear);
-    return p;
+    return bounded ? this.#bounded(label, p, timeoutMs) : p;
   }
 
-  /** A deadline like #call's for a promise that a worker's event settles. */
-  #bounded<T>(label: string, p: Promise<T>): Promise<T> {
-    const timeoutMs = this.o.callTimeoutMs;
+  /** `p`, with a deadline: the worker is terminated when it has not settled within `timeoutMs`. */
+  #bounded<T>(label: string, p: Promise<T>, timeoutMs = this.o.callTimeoutMs): Promise<T> {
     const timer = setTimeout(() => this.#die(`${label} did not settle within ${timeoutMs} ms; its VM worker was terminated`, 'WorkerTimeout'), timeoutMs);
     const clear = () => clearTimeout(timer);
     p.then(clear, clear);
@@ -250,7 +245,7 @@ export class WorkerVM implements ChainVM, FaultSource {
       bytes: w.bytes,
       verify: () => verify(),
       // Reported once the writes it made (written behind) are stored.
-      accept: () => accept().then(() => (this.#writes || this.#writeFailure ? this.#writesDone() : undefined)),
+      accept: () => accept().then(() => (this.#writesOutstanding ? this.#writesDone() : undefined)),
       reject: verb('reject'),
     };
   }
@@ -358,7 +353,7 @@ export class WorkerVM implements ChainVM, FaultSource {
     this.#count(op === 'db' ? `db.${String(args[1])}` : op);
     const ctx = this.#context();
     // The chain store and shared memory answer after the writes written behind before this request.
-    if ((this.#writes || this.#writeFailure) && ((op === 'db' && args[0] === 0) || op.startsWith('sm.'))) await this.#writesDone();
+    if (this.#writesOutstanding && ((op === 'db' && args[0] === 0) || op.startsWith('sm.'))) await this.#writesDone();
     switch (op) {
       case 'db':
         return this.#db(args[0] as number, args[1] as string, args.slice(2));
@@ -447,6 +442,11 @@ export class WorkerVM implements ChainVM, FaultSource {
     void p.then(() => {
       if (this.#writes === p) this.#writes = undefined;
     });
+  }
+
+  /** Whether a written-behind write is still running or has failed (#writesDone would wait or throw). */
+  get #writesOutstanding(): boolean {
+    return this.#writes !== undefined || this.#writeFailure !== undefined;
   }
 
   /** Resolves once the writes written behind so far are stored; rejects if one failed. */
