@@ -102,6 +102,8 @@ export function harness(
     scheduler: clock,
     log: opts.log ?? silentLogger,
     queryTimeoutMs: opts.queryTimeoutMs ?? 1000,
+    // These tests deliver the engine's messages to itself by hand (loopback()).
+    directSelfPolls: false,
     limits: opts.limits,
     onAccepted: (b) => accepted.push(b.height),
   });

@@ -1,11 +1,13 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { Id, NodeError } from '@cornice/sdk';
+import { Id, NodeError, silentLogger } from '@cornice/sdk';
 import { ConsensusError } from '../../../src/consensus/errors.js';
 import { DEFAULT_SNOW_PARAMS } from '../../../src/consensus/params.js';
-import { TestVM, type TestBlock } from '../../../src/consensus/simulation.js';
+import { EventQueue, TestVM, type TestBlock } from '../../../src/consensus/simulation.js';
 import { SnowmanEngine } from '../../../src/consensus/snowman/engine.js';
-import { flush, harness, loopback, nodeIdOf, type Message } from '../helpers.js';
+import type { ShortId } from '@cornice/sdk';
+import type { SnowParams } from '../../../src/consensus/params.js';
+import { fixedSampler, flush, harness, loopback, nodeIdOf, RecordingTransport, type Message } from '../helpers.js';
 
 const test = suite('snowman engine');
 
@@ -561,6 +563,93 @@ test('SnowmanEngine is constructible from the package index', async () => {
   assert.type(mod.snowParamsProblem, 'function');
   assert.type(mod.WeightedSampler, 'function');
   assert.type(mod.LoopbackTransport, 'function');
+});
+
+/**
+ * An engine with the node's defaults for self polls, on a virtual clock whose yield() (one turn of
+ * the event loop) waits until the test calls turn().
+ */
+function directEngine(bag: (self: ShortId) => ShortId[], params: SnowParams = DEFAULT_SNOW_PARAMS) {
+  const self = nodeIdOf(1);
+  const vm = new TestVM();
+  const transport = new RecordingTransport(self);
+  const clock = new EventQueue();
+  const turns: Array<() => void> = [];
+  const accepted: number[] = [];
+  const engine = new SnowmanEngine({
+    vm,
+    params,
+    transport,
+    validators: fixedSampler(bag(self)),
+    nodeId: self,
+    scheduler: { now: () => clock.now(), setTimeout: (fn, ms) => clock.setTimeout(fn, ms), yield: () => new Promise<void>((r) => turns.push(r)) },
+    log: silentLogger,
+    onAccepted: (b) => accepted.push(b.height),
+  });
+  /** One turn of the event loop: every yield() asked so far resolves, then microtasks run. */
+  const turn = async () => {
+    for (const r of turns.splice(0)) r();
+    await flush();
+  };
+  /** Turns the event loop until `until` holds (at most 50 turns); the self polls answered in each turn. */
+  const turnUntil = async (until: () => boolean) => {
+    const perTurn: number[] = [];
+    for (let i = 0; i < 50 && !until(); i++) {
+      const before = engine.stats.successfulPolls;
+      await turn();
+      perTurn.push(engine.stats.successfulPolls - before);
+    }
+    return perTurn.filter((n) => n > 0);
+  };
+  /** Awaits `p`, turning the event loop as the engine asks (start and stop wait for turns). */
+  const settle = async (p: Promise<unknown>) => {
+    let done = false;
+    const settled = p.finally(() => (done = true));
+    await turnUntil(() => done);
+    await settled;
+  };
+  return { self, vm, transport, engine, accepted, turnUntil, start: () => settle(engine.start()), stop: () => settle(engine.stop()) };
+}
+
+test('a one-node network polls itself without messages: a block is accepted after betaVirtuous polls, all in one turn of the event loop', async () => {
+  const h = directEngine((self) => Array.from({ length: 20 }, () => self));
+  await h.start();
+  h.vm.notify();
+  const perTurn = await h.turnUntil(() => h.accepted.length > 0);
+  assert.equal(h.accepted, [1]);
+  assert.equal(perTurn, [DEFAULT_SNOW_PARAMS.betaVirtuous], 'every poll in the same turn');
+  assert.is(h.engine.stats.failedPolls, 0);
+  assert.equal(h.transport.sent.filter((m) => m.type === 'pushQuery'), [], 'no query went through the transport');
+  assert.is(h.engine.processing, 0);
+  assert.equal(h.vm.violations, []);
+  await h.stop();
+});
+
+test('self polls answered in a row are bounded: then the event loop turns before the next', async () => {
+  const params = { ...DEFAULT_SNOW_PARAMS, betaVirtuous: 80, betaRogue: 80 };
+  const h = directEngine((self) => Array.from({ length: 20 }, () => self), params);
+  await h.start();
+  h.vm.notify();
+  const perTurn = await h.turnUntil(() => h.accepted.length > 0);
+  assert.equal(h.accepted, [1]);
+  assert.is(h.engine.stats.successfulPolls, 80);
+  assert.ok(perTurn.length >= 3, `80 polls took ${perTurn.length} turns`);
+  assert.ok(Math.max(...perTurn) <= 32 + params.concurrentRepolls, `polls per turn: ${perTurn.join(', ')}`);
+  await h.stop();
+});
+
+test('a sample with any other node in it goes through the transport', async () => {
+  const other = nodeIdOf(2);
+  const h = directEngine((self) => [...Array.from({ length: 19 }, () => self), other]);
+  await h.start();
+  h.vm.notify();
+  await h.turnUntil(() => h.engine.processing > 0);
+  const queries = h.transport.sent.filter((m) => m.type === 'pushQuery');
+  // Each poll asks both nodes, this one included, through the transport.
+  assert.is(queries.filter((m) => m.to.equals(h.self)).length, DEFAULT_SNOW_PARAMS.concurrentRepolls);
+  assert.is(queries.filter((m) => m.to.equals(other)).length, DEFAULT_SNOW_PARAMS.concurrentRepolls);
+  assert.equal(h.accepted, []);
+  await h.stop();
 });
 
 test.run();

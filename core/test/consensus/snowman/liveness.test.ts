@@ -51,6 +51,7 @@ function engineWith(opts: { vm?: TestVM; reachable: (id: ShortId) => boolean; ba
     scheduler: clock,
     log: rec.log,
     queryTimeoutMs: 1000,
+    directSelfPolls: false, // polls are answered by hand, or not at all
     onHalt: (r) => halts.push(r),
   });
   return { self, vm, transport, clock, engine, ...rec, halts };

@@ -56,6 +56,7 @@ test('LoopbackTransport: a one-node engine decides alone through it', async () =
     nodeId: self,
     scheduler: clock,
     log: silentLogger,
+    directSelfPolls: false, // polls go through the transport too
     onAccepted: (b) => accepted.push(b.height),
   });
   transport.attach(engine);
