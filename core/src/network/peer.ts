@@ -125,11 +125,13 @@ export class Peer {
       this.log.warn('message not sent: it does not encode', { op: m.op, error: (e as Error).message });
       return false;
     }
-    // Messages of one turn (a poll's queries, a burst of gossip) leave in one TLS record.
+    // Messages of one turn of the event loop leave in one write (one TLS record): a poll's queries, a
+    // burst of gossip, the answers to queries read from several sockets in one go. Uncorking on the
+    // next tick instead wrote once per I/O callback: ~10 % more CPU per transfer on 5 local nodes.
     if (!this.#corked) {
       this.#corked = true;
       this.socket.cork();
-      process.nextTick(() => {
+      setImmediate(() => {
         this.#corked = false;
         this.socket.uncork();
       });

@@ -241,6 +241,25 @@ test('a message handler that throws is logged; the peer stays', async () => {
   side.peer.close('test over');
 });
 
+test('messages sent in one turn of the event loop, from several callbacks, leave in one write', async () => {
+  const [a, b] = await peerPair();
+  await until(() => a.ready === 1 && b.ready === 1, 'the handshake');
+  await new Promise((r) => setImmediate(r));
+  const socket = a.peer.socket as unknown as Record<'_write' | '_writev', (...args: unknown[]) => unknown>;
+  let writes = 0;
+  for (const name of ['_write', '_writev'] as const) {
+    const original = socket[name]!.bind(socket);
+    socket[name] = (...args: unknown[]) => (writes++, original(...args));
+  }
+  const g = (n: number): Message => ({ op: 'Gossip', chainId: CHAIN, payload: Uint8Array.of(n) });
+  // Three callbacks of one check phase, as several sockets' data callbacks in one poll phase.
+  for (let n = 1; n <= 3; n++) setImmediate(() => a.peer.send(g(n)));
+  await until(() => b.messages.filter((m) => m.op === 'Gossip').length === 3, 'delivered');
+  assert.is(writes, 1);
+  assert.equal(b.messages.filter((m) => m.op === 'Gossip').map((m) => (m as { payload: Uint8Array }).payload[0]), [1, 2, 3], 'in order');
+  a.peer.close('test over');
+});
+
 // ---- throttling ------------------------------------------------------------------------------
 
 /** Records when `socket` is paused and resumed (after the Peer started reading it). */
