@@ -83,7 +83,7 @@ export interface SnowmanEngineOptions {
   proposerDelay?: (height: number) => number;
   /**
    * A poll drawn from this node alone (a one-node network) is answered in the engine, without
-   * messages (default true; see #pollSelf). Tests that drive the message flow by hand turn it off.
+   * messages (default true; see #answerSelfPoll). Tests that drive the message flow by hand turn it off.
    */
   directSelfPolls?: boolean;
   limits?: Partial<EngineLimits>;
@@ -204,8 +204,8 @@ type AddResult = 'added' | 'known' | 'held' | 'dropped' | 'ignored';
 const REACHABILITY_REUSE_MS = 100;
 
 /**
- * Polls of this node alone answered in a row without a turn of the event loop (#pollSelf); the next
- * waits for one, so that I/O still gets in.
+ * Polls of this node alone answered in a row without a turn of the event loop (#answerSelfPoll);
+ * the next waits for one, so that I/O still gets in.
  */
 const SELF_POLL_BURST = 32;
 
@@ -277,7 +277,7 @@ export class SnowmanEngine {
   #failedPolls = 0;
   #pollsStarted = 0;
   readonly #directSelfPolls: boolean;
-  /** Self-only polls answered since the event loop last turned (#pollSelf). */
+  /** Self-only polls answered since the event loop last turned (#answerSelfPoll). */
   #selfPollBurst = 0;
   #voteWeight = 0;
   #unknownVoteWeight = 0;
@@ -728,14 +728,17 @@ export class SnowmanEngine {
       if (n === undefined) to.push(id);
       pending.set(id.key, (n ?? 0) + 1);
     }
-    if (this.#directSelfPolls && to.length === 1 && to[0]!.equals(this.#nodeId)) {
-      this.#pollSelf(tip, pending.get(to[0]!.key)!);
-      return true;
-    }
     const requestId = this.#newRequestId();
     this.#pollsStarted += 1;
     const poll: Poll = { requestId, pending, votes: new Map(), timer: undefined };
     this.#polls.set(requestId, poll);
+    if (this.#directSelfPolls && to.length === 1 && to[0]!.equals(this.#nodeId)) {
+      // This node's answer is its preference, the tip polled, as a query through the transport says.
+      poll.votes.set(tip.key, pending.get(to[0]!.key)!);
+      pending.clear();
+      this.#answerSelfPoll(requestId);
+      return true;
+    }
     poll.timer = this.#scheduler.setTimeout(() => this.#finishPoll(requestId), this.#queryTimeoutMs);
     try {
       const pushed = (tip.pushedTo ??= new Set());
@@ -754,23 +757,19 @@ export class SnowmanEngine {
   }
 
   /**
-   * A poll whose sample is this node alone (a one-node network, or sybil protection off) needs no
-   * message: the answer is this node's preference, `tip`, as a query through the transport would
-   * return it. Through the transport each such poll took two turns of the event loop, and a block
-   * needs about beta of them (~0.7 ms of a one-node transfer's latency here); these are answered on
+   * Finishes a poll whose sample is this node alone (a one-node network, or sybil protection off):
+   * it needs no message. Through the transport each such poll took two turns of the event loop, and
+   * a block needs about beta of them (~0.7 ms of a one-node transfer's latency here); these finish on
    * microtasks, at most SELF_POLL_BURST in a row.
    */
-  #pollSelf(tip: TreeNode, weight: number): void {
-    const requestId = this.#newRequestId();
-    this.#pollsStarted += 1;
-    this.#polls.set(requestId, { requestId, pending: new Map(), votes: new Map([[tip.key, weight]]), timer: undefined });
-    const answer = () => this.#finishPoll(requestId);
+  #answerSelfPoll(requestId: number): void {
+    const finish = () => this.#finishPoll(requestId);
     if (this.#selfPollBurst >= SELF_POLL_BURST) {
-      void this.#scheduler.yield().then(answer);
+      void this.#scheduler.yield().then(finish);
       return;
     }
     if (this.#selfPollBurst++ === 0) void this.#scheduler.yield().then(() => (this.#selfPollBurst = 0));
-    queueMicrotask(answer);
+    queueMicrotask(finish);
   }
 
   #newRequestId(): number {
