@@ -3,7 +3,8 @@ import * as assert from 'uvu/assert';
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import bs58 from 'bs58';
-import { BASE58_ALPHABET, BS58_MAX_BYTES, BS58_MAX_CHARS, base58Decode, base58Encode } from '../../src/encoding/base58.js';
+import { BASE58_ALPHABET, BS58_MAX_BYTES, BS58_MAX_CHARS, WASM_MAX_CHARS, base58Decode, base58Encode, base58UsesWasm } from '../../src/encoding/base58.js';
+import { BASE58_WASM } from '../../src/encoding/base58-wasm.generated.js';
 import { fromHex, toHex } from '../../src/encoding/hex.js';
 import { EncodingError } from '../../src/errors/errors.js';
 
@@ -93,6 +94,40 @@ test('long inputs (divide and conquer) agree with the BigInt implementation and 
   assert.is(base58Encode(new Uint8Array(1000)), '1'.repeat(1000));
 });
 
+/** Plain BigInt decoding, the obvious way: an independent check of the WebAssembly and divide-and-conquer paths. */
+function slowDecode(text: string): Uint8Array {
+  let zeros = 0;
+  while (zeros < text.length && text[zeros] === '1') zeros++;
+  let n = 0n;
+  for (const c of text) n = n * 58n + BigInt(BASE58_ALPHABET.indexOf(c));
+  const body: number[] = [];
+  for (; n > 0n; n >>= 8n) body.unshift(Number(n & 0xffn));
+  return Uint8Array.from([...new Array<number>(zeros).fill(0), ...body]);
+}
+
+test('mid-length input decodes through WebAssembly, agreeing with plain BigInt on every length up to its bound and past it', () => {
+  assert.ok(base58UsesWasm, 'WebAssembly is available in node: the module must load');
+  const lengths = new Set<number>();
+  for (let len = BS58_MAX_CHARS + 1; len <= 80; len++) lengths.add(len);
+  for (const len of [99, 100, 101, 255, 256, 430, 431, 1000, WASM_MAX_CHARS - 1, WASM_MAX_CHARS, WASM_MAX_CHARS + 1]) lengths.add(len);
+  for (const len of lengths) {
+    for (let k = 0; k < 4; k++) {
+      // Random digits; some with leading 1s (zero bytes), some all 'z' (every limb full), one a single nonzero digit after 1s.
+      let text = Array.from(randomBytes(len), (b) => BASE58_ALPHABET[b % 58]).join('');
+      if (k === 1) text = '1'.repeat(Math.min(len - 1, 40)) + text.slice(Math.min(len - 1, 40));
+      if (k === 2) text = 'z'.repeat(len);
+      if (k === 3) text = '1'.repeat(len - 1) + '2';
+      assert.equal(base58Decode(text), slowDecode(text), `len ${len} case ${k}`);
+    }
+  }
+  assert.equal(base58Decode('1'.repeat(WASM_MAX_CHARS)), new Uint8Array(WASM_MAX_CHARS));
+});
+
+test('the committed WebAssembly bytes are base58.wat compiled (run scripts/build-base58-wasm.mjs after editing it)', async () => {
+  const { compileBase58Wat } = (await import(new URL('../../../../scripts/build-base58-wasm.mjs', import.meta.url).href)) as { compileBase58Wat: () => Promise<string> };
+  assert.is(await compileBase58Wat(), BASE58_WASM);
+});
+
 test('long inputs cost far less than quadratic time', () => {
   const bytes = new Uint8Array(randomBytes(256 * 1024));
   const t0 = performance.now();
@@ -133,6 +168,8 @@ test('invalid digits are reported like mr-tron/base58', () => {
   ];
   // In a long input too: the first bad character is named.
   bad.push(['2'.repeat(5000) + '0' + 'O'.repeat(10), "Invalid base58 digit ('0')"], ['z'.repeat(900) + 'é' + '0', 'High-bit set on invalid digit']);
+  // Through WebAssembly's length range too, after leading 1s and at its last character.
+  bad.push(['1'.repeat(30) + 'z'.repeat(100) + 'l', "Invalid base58 digit ('l')"], ['2'.repeat(WASM_MAX_CHARS - 1) + '0', "Invalid base58 digit ('0')"]);
   for (const [input, message] of bad) {
     try {
       base58Decode(input);
