@@ -11,12 +11,13 @@
  * ~120 ms and ~35 ms. The two cross near 32 bytes: a cb58 ID (36 bytes) decodes in ~2 µs this way
  * against ~3.4 µs with bs58, a 270-byte tx in ~12 µs against ~140 µs (txs come in as cb58).
  *
- * Decoding mid-length input (IDs, txs) goes faster still through a 249-byte WebAssembly module
- * (base58.wat: schoolbook on 32-bit limbs, five digits per step): a 315-byte tx in ~4 µs against
- * ~14 µs, and without BigInt's garbage (~11 KB per tx), which an X-Chain node under load paid for
- * in collection time. Pure JS limbs were slower than BigInt here; i64 arithmetic is what makes the
- * difference. Past WASM_MAX_CHARS the schoolbook's quadratic cost loses to divide and conquer
- * (they cross near 2,700 characters). Without WebAssembly (--jitless), BigInt does it all.
+ * Mid-length input (cb58 IDs, txs) goes faster still through a small WebAssembly module
+ * (base58.wat: schoolbook on 32-bit limbs with i64 arithmetic): decoding a 315-byte tx takes ~5 µs
+ * against ~14 µs, encoding a cb58 ID ~0.7 µs against ~2.4 µs, without BigInt's garbage (~11 KB per
+ * decoded tx, which an X-Chain node under load paid for in collection time). Pure JS limbs were
+ * slower than BigInt here; i64 arithmetic is what makes the difference. The schoolbook is
+ * quadratic: past ~2,700 characters (decoding) and ~400 bytes (encoding) divide and conquer wins,
+ * hence WASM_MAX_CHARS and WASM_MAX_BYTES. Without WebAssembly (--jitless), BigInt does it all.
  */
 import bs58 from 'bs58';
 import { EncodingError } from '../errors/errors.js';
@@ -51,13 +52,16 @@ function invalidChar(code: number): EncodingError {
  */
 export const BS58_MAX_BYTES = 32;
 export const BS58_MAX_CHARS = 44;
-/** Longest input decoded by the WebAssembly module (it has room for 4,096 digits). */
+/** Longest input decoded (characters) or encoded (bytes) by the WebAssembly module (it has room for 4,096). */
 export const WASM_MAX_CHARS = 2048;
+export const WASM_MAX_BYTES = 256;
 
-interface WasmDecoder {
-  /** Digit values in, at digits[0..n); returns how many little-endian u32 limbs it left in `limbs`. */
+interface WasmCodec {
+  /** Digit values in at io[0..n); returns how many little-endian u32 limbs (base 2^32) it left in `limbs`. */
   decode(n: number): number;
-  digits: Uint8Array;
+  /** Bytes in at io[0..n); returns how many little-endian u32 limbs in base 58^5 it left in `limbs`. */
+  encode(n: number): number;
+  io: Uint8Array;
   limbs: Uint32Array;
 }
 
@@ -67,18 +71,19 @@ declare const WebAssembly: {
   Instance: new (module: object) => { exports: Record<string, unknown> };
 };
 
-/** The module's decoder; undefined where WebAssembly is unavailable. Its memory never grows, so the views stay valid. */
-const wasm: WasmDecoder | undefined = (() => {
+/** The module's functions; undefined where WebAssembly is unavailable. Its memory never grows, so the views stay valid. */
+const wasm: WasmCodec | undefined = (() => {
   try {
     const instance = new WebAssembly.Instance(new WebAssembly.Module(Buffer.from(BASE58_WASM, 'base64')));
     const { buffer } = instance.exports.memory as { buffer: ArrayBuffer };
-    return { decode: instance.exports.decode as (n: number) => number, digits: new Uint8Array(buffer, 0, 4096), limbs: new Uint32Array(buffer, 4096) };
+    const { decode, encode } = instance.exports as { decode: (n: number) => number; encode: (n: number) => number };
+    return { decode, encode, io: new Uint8Array(buffer, 0, 4096), limbs: new Uint32Array(buffer, 4096) };
   } catch {
     return undefined;
   }
 })();
 
-/** Whether mid-length input decodes through WebAssembly here (exported for tests). */
+/** Whether mid-length input goes through WebAssembly here (exported for tests). */
 export const base58UsesWasm = wasm !== undefined;
 
 /** Base-58 digits per leaf of the divide and conquer: 58^9 < 2^53. */
@@ -98,12 +103,30 @@ export function base58Encode(bytes: Uint8Array): string {
   let zeros = 0;
   while (zeros < bytes.length && bytes[zeros] === 0) zeros++;
   if (zeros === bytes.length) return '1'.repeat(zeros);
+  if (wasm && bytes.length <= WASM_MAX_BYTES) return encodeWithWasm(wasm, bytes, zeros);
   const value = BigInt('0x' + toHex(bytes.subarray(zeros)));
   let k = 0;
   while (power(k) <= value) k++;
   const parts: string[] = ['1'.repeat(zeros)];
   splitDigits(value, k - 1, false, parts);
   return parts.join('');
+}
+
+function encodeWithWasm({ encode, io, limbs }: WasmCodec, bytes: Uint8Array, zeros: number): string {
+  io.set(bytes.subarray(zeros));
+  const used = encode(bytes.length - zeros);
+  // The top limb without its leading zero digits (it is nonzero: the first byte after the zeros is), the others 5 digits each.
+  let top = limbs[used - 1]!;
+  let head = '';
+  for (; top > 0; top = Math.floor(top / 58)) head = BASE58_ALPHABET[top % 58]! + head;
+  let text = '1'.repeat(zeros) + head;
+  for (let j = used - 2; j >= 0; j--) {
+    let v = limbs[j]!;
+    let five = '';
+    for (let d = 0; d < 5; d++, v = Math.floor(v / 58)) five = BASE58_ALPHABET[v % 58]! + five;
+    text += five;
+  }
+  return text;
 }
 
 /**
@@ -154,13 +177,13 @@ export function base58Decode(s: string): Uint8Array {
   return decodeWithBigInt(s, zeros);
 }
 
-function decodeWithWasm({ decode, digits, limbs }: WasmDecoder, s: string, zeros: number): Uint8Array {
+function decodeWithWasm({ decode, io, limbs }: WasmCodec, s: string, zeros: number): Uint8Array {
   const n = s.length - zeros;
   for (let i = 0; i < n; i++) {
     const c = s.charCodeAt(zeros + i);
     const d = c < 128 ? DIGIT_OF[c]! : -1;
     if (d < 0) throw invalidChar(s.codePointAt(zeros + i)!);
-    digits[i] = d;
+    io[i] = d;
   }
   const used = decode(n);
   // The top limb is nonzero (the first digit after the leading 1s is): drop its zero high bytes.

@@ -3,7 +3,7 @@ import * as assert from 'uvu/assert';
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import bs58 from 'bs58';
-import { BASE58_ALPHABET, BS58_MAX_BYTES, BS58_MAX_CHARS, WASM_MAX_CHARS, base58Decode, base58Encode, base58UsesWasm } from '../../src/encoding/base58.js';
+import { BASE58_ALPHABET, BS58_MAX_BYTES, BS58_MAX_CHARS, WASM_MAX_BYTES, WASM_MAX_CHARS, base58Decode, base58Encode, base58UsesWasm } from '../../src/encoding/base58.js';
 import { BASE58_WASM } from '../../src/encoding/base58-wasm.generated.js';
 import { fromHex, toHex } from '../../src/encoding/hex.js';
 import { EncodingError } from '../../src/errors/errors.js';
@@ -121,6 +121,20 @@ test('mid-length input decodes through WebAssembly, agreeing with plain BigInt o
     }
   }
   assert.equal(base58Decode('1'.repeat(WASM_MAX_CHARS)), new Uint8Array(WASM_MAX_CHARS));
+});
+
+test('mid-length bytes encode through WebAssembly, agreeing with plain BigInt around its bound', () => {
+  for (const len of [BS58_MAX_BYTES + 1, 36, 37, 38, 39, 100, 200, WASM_MAX_BYTES - 1, WASM_MAX_BYTES, WASM_MAX_BYTES + 1]) {
+    for (let k = 0; k < 4; k++) {
+      const bytes = new Uint8Array(randomBytes(len));
+      if (k === 1) bytes.fill(0, 0, 5); // leading zeros: leading 1s
+      if (k === 2) bytes.fill(0xff);
+      if (k === 3) bytes.fill(0, 0, len - 1); // one nonzero byte: a single short top limb
+      const text = base58Encode(bytes);
+      assert.is(text, slowEncode(bytes), `len ${len} case ${k}`);
+      assert.equal(base58Decode(text), bytes, `len ${len} case ${k}`);
+    }
+  }
 });
 
 test('the committed WebAssembly bytes are base58.wat compiled (run scripts/build-base58-wasm.mjs after editing it)', async () => {
