@@ -260,9 +260,28 @@ export function encodeTx(tx: Tx): Uint8Array {
   return encodeWith((w) => writeTx(w, tx));
 }
 
+/** The unsigned part of the bytes each decoded tx came from (see decodedUnsignedBytes). */
+const unsignedOfDecoded = new WeakMap<Tx, Uint8Array>();
+
 /** A signed tx from its wire form; AvmError('Malformed', <codec text>) or AvmError('UnsupportedFx') otherwise. */
 export function decodeTx(bytes: Uint8Array): Tx {
-  return decodeWith(bytes, readTx);
+  let unsignedEnd = 0;
+  const tx = decodeWith(bytes, (r) => {
+    const unsigned = readUnsignedTx(r);
+    unsignedEnd = r.offset;
+    return { unsigned, creds: r.array(readCredential, { minItemSize: MIN_SIZE.credential }) };
+  });
+  unsignedOfDecoded.set(tx, bytes.subarray(0, unsignedEnd));
+  return tx;
+}
+
+/**
+ * The unsigned bytes of a tx object decodeTx made, as it read them (a view of its input: no copy,
+ * no re-encoding); undefined for a tx built in code. Meant for hashing what was received: a tx
+ * changed after decoding no longer matches them (unsignedBytes encodes the object as it is).
+ */
+export function decodedUnsignedBytes(tx: Tx): Uint8Array | undefined {
+  return unsignedOfDecoded.get(tx);
 }
 
 /** What keys sign (through SHA-256): u32 type ID + unsigned fields (reference §4.3). */

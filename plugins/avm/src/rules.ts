@@ -7,7 +7,7 @@
  * state that has the UTXO.
  */
 import { recoverSigner, sha256, type Id, type ShortId } from '@cornice/sdk';
-import { checkSyntax, exportedUtxos, producedUtxos, unsignedBytes, utxoId } from './codec.js';
+import { checkSyntax, decodedUnsignedBytes, exportedUtxos, producedUtxos, unsignedBytes, utxoId } from './codec.js';
 import { AvmError } from './errors.js';
 import type { AssetDescription, Credential, OutputOwners, Tx, TransferableInput, Utxo, UtxoRef } from './model.js';
 import type { KeyedUtxo, StateDiff } from './state.js';
@@ -60,10 +60,13 @@ const refText = (ref: UtxoRef) => `${ref.txId}:${ref.outputIndex}`;
 
 const signedHashes = new WeakMap<object, Uint8Array>();
 
-/** SHA-256 of the unsigned bytes (what every signature signs), once per tx object. */
+/**
+ * SHA-256 of the unsigned bytes (what every signature signs), once per tx object; for a decoded tx,
+ * of the bytes it was decoded from (the same bytes: the codec is canonical, checked by the vectors).
+ */
 export function signedHash(tx: Tx): Uint8Array {
   let h = signedHashes.get(tx);
-  if (!h) signedHashes.set(tx, (h = sha256(unsignedBytes(tx.unsigned))));
+  if (!h) signedHashes.set(tx, (h = sha256(decodedUnsignedBytes(tx) ?? unsignedBytes(tx.unsigned))));
   return h;
 }
 

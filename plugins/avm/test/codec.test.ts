@@ -22,6 +22,7 @@ import {
   compareUtxoRefs,
   decodeTx,
   decodeUtxo,
+  decodedUnsignedBytes,
   encodeOutput,
   encodeTx,
   encodeUtxo,
@@ -38,6 +39,7 @@ import {
   utxoId,
   type Tx,
 } from '../src/index.js';
+import { signedHash } from '../src/rules.js';
 import { ASSET_A, ASSET_B, CTX, addr, ewoq, id, mint, out, plain, sampleTxs, sig, throwsAvm, transfer } from './helpers.js';
 
 const vectorsDir = new URL('../../test/vectors/', import.meta.url);
@@ -56,6 +58,22 @@ test('baseTx vector: parses, re-encodes byte for byte, and its unsigned bytes, h
   // The cb58 form issueTx takes is the signed bytes.
   assert.is(toHex(cb58Decode(V.baseTx.signed_cb58_as_sent_in_issueTx)), V.baseTx.signed_hex);
   assert.is(cb58Encode(signed), V.baseTx.signed_cb58_as_sent_in_issueTx);
+});
+
+test('a decoded tx keeps the unsigned bytes it was read from: the same as its re-encoding, hashed by signedHash without re-encoding', () => {
+  for (const hex of [V.baseTx.signed_hex, V.createAssetTx.signed_hex]) {
+    const tx = decodeTx(fromHex(hex));
+    const kept = decodedUnsignedBytes(tx)!;
+    assert.ok(kept, 'kept');
+    assert.is(toHex(kept), toHex(unsignedBytes(tx.unsigned)));
+    assert.ok(hex.startsWith(toHex(kept)), 'a prefix of the signed bytes');
+    assert.is(toHex(signedHash(tx)), toHex(sha256(unsignedBytes(tx.unsigned))));
+  }
+  for (const tx of Object.values(sampleTxs())) {
+    assert.is(decodedUnsignedBytes(tx), undefined, 'a tx built in code has none');
+    const decoded = decodeTx(encodeTx(tx));
+    assert.is(toHex(decodedUnsignedBytes(decoded)!), toHex(unsignedBytes(tx.unsigned)), tx.unsigned.kind);
+  }
 });
 
 test('baseTx vector: its fields are the inputs the vectors name; it passes every syntactic rule', () => {
