@@ -112,21 +112,35 @@ export function base58Encode(bytes: Uint8Array): string {
   return parts.join('');
 }
 
+/** ASCII code of each base58 digit. */
+const DIGIT_CODES = Uint8Array.from(BASE58_ALPHABET, (c) => c.charCodeAt(0));
+/** The text being built by encodeWithWasm, as char codes (one string made at the end, not one per digit). */
+let encodeChars = new Uint16Array(512);
+
 function encodeWithWasm({ encode, io, limbs }: WasmCodec, bytes: Uint8Array, zeros: number): string {
   io.set(bytes.subarray(zeros));
   const used = encode(bytes.length - zeros);
-  // The top limb without its leading zero digits (it is nonzero: the first byte after the zeros is), the others 5 digits each.
-  let top = limbs[used - 1]!;
-  let head = '';
-  for (; top > 0; top = Math.floor(top / 58)) head = BASE58_ALPHABET[top % 58]! + head;
-  let text = '1'.repeat(zeros) + head;
-  for (let j = used - 2; j >= 0; j--) {
+  // Written from the end: the low limbs give 5 digits each, the top limb (nonzero: the first byte
+  // after the zeros is) only up to its highest nonzero digit; then the leading 1s.
+  const most = zeros + used * 5;
+  if (encodeChars.length < most) encodeChars = new Uint16Array(most * 2);
+  const chars = encodeChars;
+  let k = most;
+  for (let j = 0; j < used - 1; j++) {
     let v = limbs[j]!;
-    let five = '';
-    for (let d = 0; d < 5; d++, v = Math.floor(v / 58)) five = BASE58_ALPHABET[v % 58]! + five;
-    text += five;
+    for (let d = 0; d < 5; d++) {
+      const q = Math.floor(v / 58);
+      chars[--k] = DIGIT_CODES[v - q * 58]!;
+      v = q;
+    }
   }
-  return text;
+  for (let v = limbs[used - 1]!; v > 0; ) {
+    const q = Math.floor(v / 58);
+    chars[--k] = DIGIT_CODES[v - q * 58]!;
+    v = q;
+  }
+  for (let z = 0; z < zeros; z++) chars[--k] = 49; // '1'
+  return String.fromCharCode.apply(null, chars.subarray(k, most) as unknown as number[]);
 }
 
 /**
