@@ -1,5 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import bs58 from 'bs58';
@@ -135,6 +136,22 @@ test('mid-length bytes encode through WebAssembly, agreeing with plain BigInt ar
       assert.equal(base58Decode(text), bytes, `len ${len} case ${k}`);
     }
   }
+});
+
+test('without WebAssembly (node --jitless) the same values come out of BigInt', () => {
+  const bytes = new Uint8Array(randomBytes(300));
+  const id = new Uint8Array(randomBytes(36));
+  const script = `
+    const m = await import(${JSON.stringify(new URL('../../src/encoding/base58.js', import.meta.url).href)});
+    const [bytes, id] = ${JSON.stringify([Array.from(bytes), Array.from(id)])}.map((a) => Uint8Array.from(a));
+    const text = m.base58Encode(bytes);
+    console.log(JSON.stringify({ wasm: m.base58UsesWasm, text, id: m.base58Encode(id), back: Array.from(m.base58Decode(text)) }));`;
+  const out = execFileSync(process.execPath, ['--jitless', '--input-type=module', '-e', script], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+  const r = JSON.parse(out) as { wasm: boolean; text: string; id: string; back: number[] };
+  assert.is(r.wasm, false);
+  assert.is(r.text, base58Encode(bytes));
+  assert.is(r.id, base58Encode(id));
+  assert.equal(Uint8Array.from(r.back), bytes);
 });
 
 test('the committed WebAssembly bytes are base58.wat compiled (run scripts/build-base58-wasm.mjs after editing it)', async () => {
