@@ -34,7 +34,8 @@ export interface BlockFields {
 export function encodeBlock(f: BlockFields): Uint8Array {
   if (f.txs.length > MAX_BLOCK_TXS) throw new AvmError('InvalidBlock', `a block holds at most ${MAX_BLOCK_TXS} txs (got ${f.txs.length})`);
   try {
-    const w = new Writer({ maxSize: MAX_BLOCK_BYTES, maxSliceLength: MAX_BLOCK_BYTES });
+    const size = f.txs.reduce((n, tx) => n + 4 + tx.length, 32 + 8 + 8 + 4);
+    const w = new Writer({ maxSize: MAX_BLOCK_BYTES, maxSliceLength: MAX_BLOCK_BYTES, initialSize: size });
     w.id(f.parentId).u64(f.height).u64(f.timestamp).u32(f.txs.length);
     for (const tx of f.txs) w.bytes(tx);
     return w.finish();

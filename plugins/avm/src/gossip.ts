@@ -17,7 +17,8 @@ export function encodeGossip(txs: readonly Uint8Array[]): Uint8Array[] {
   let size = 4;
   const flush = () => {
     if (batch.length === 0) return;
-    const w = new Writer().u32(batch.length);
+    // The Writer's default bound (256 KiB) is below a payload's: a turn's txs would not encode.
+    const w = new Writer({ maxSize: MAX_GOSSIP_BYTES, maxSliceLength: MAX_GOSSIP_BYTES, initialSize: size }).u32(batch.length);
     for (const tx of batch) w.bytes(tx);
     out.push(w.finish());
     batch = [];
@@ -37,7 +38,7 @@ export function encodeGossip(txs: readonly Uint8Array[]): Uint8Array[] {
 export function decodeGossip(payload: Uint8Array): Uint8Array[] {
   if (payload.length > MAX_GOSSIP_BYTES) throw new AvmError('Malformed', `gossip payload of ${payload.length} bytes exceeds ${MAX_GOSSIP_BYTES}`);
   try {
-    const r = new Reader(payload);
+    const r = new Reader(payload, { maxSize: MAX_GOSSIP_BYTES, maxSliceLength: MAX_GOSSIP_BYTES });
     const n = r.u32();
     if (n > MAX_GOSSIP_TXS) throw new AvmError('Malformed', `gossip payload announces ${n} txs, at most ${MAX_GOSSIP_TXS}`);
     const txs: Uint8Array[] = [];

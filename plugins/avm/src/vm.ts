@@ -745,7 +745,12 @@ export class AssetVM implements ChainVM, AvmBackend {
     const txs = this.#toGossip;
     this.#toGossip = [];
     if (this.#shutDown) return;
-    for (const payload of encodeGossip(txs)) this.#ctx?.network.gossip(payload);
+    try {
+      for (const payload of encodeGossip(txs)) this.#ctx?.network.gossip(payload);
+    } catch (e) {
+      // Gossip is best effort: the txs are pooled here and reach the others in this node's blocks.
+      this.#log.warn('could not gossip issued txs', { txs: txs.length, error: (e as Error).message });
+    }
   }
 
   async #issue(tx: Tx, bytes: Uint8Array): Promise<Id> {

@@ -6,6 +6,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { PrivateKey, ShortId, toHex } from '@cornice/sdk';
 import { encodeTx, type Tx } from '../src/index.js';
+import { MAX_GOSSIP_BYTES, decodeGossip, encodeGossip } from '../src/gossip.js';
 import { AVA, AVA_UTXO, EWOQ, GENESIS_AMOUNT, baseTx, idOf, out, rejection, sendAva, settle, startVM } from './vm-helpers.js';
 
 const BOB = PrivateKey.fromBytes(new Uint8Array(32).fill(0x22));
@@ -93,6 +94,38 @@ test('onGossip of bytes that are not gossip rejects with a clear Malformed error
   assert.equal(await settle(vm), []);
   await nextTurn();
   assert.is(sent.length, 0);
+});
+
+test('a turn of large txs encodes past the codec\'s default 256 KiB bound: one payload up to 1 MiB, more beyond, each read back', () => {
+  // 30 txs of 12 KB (a 150-output fan-out is that size): 360 KB, one payload.
+  const big = Array.from({ length: 30 }, (_, i) => new Uint8Array(12_000).fill(i + 1));
+  const one = encodeGossip(big);
+  assert.is(one.length, 1);
+  assert.equal(decodeGossip(one[0]!), big);
+  // 100 of them: 1.2 MB, split in two, in order.
+  const more = Array.from({ length: 100 }, (_, i) => new Uint8Array(12_000).fill(i));
+  const two = encodeGossip(more);
+  assert.is(two.length, 2);
+  for (const p of two) assert.ok(p.length <= MAX_GOSSIP_BYTES, `${p.length} bytes`);
+  assert.equal(two.flatMap((p) => decodeGossip(p)), more);
+});
+
+test('a gossip that fails (the network throws) is logged, not a fault: the tx stays pooled and is accepted', async () => {
+  let calls = 0;
+  const h = await startVM({
+    network: {
+      gossip: () => {
+        calls++;
+        throw new Error('peer layer down');
+      },
+    },
+  });
+  const tx = sendAva(7n, BOB.address);
+  const id = await h.vm.issueTx(tx);
+  await nextTurn();
+  assert.is(calls, 1);
+  await settle(h.vm);
+  assert.is(await h.vm.txStatus(id), 'Accepted');
 });
 
 test.run();

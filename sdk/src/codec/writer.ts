@@ -19,6 +19,8 @@ export interface WriterOptions {
   maxSize?: number;
   /** Maximum element count of a slice or `[]byte` (default 2^18). */
   maxSliceLength?: number;
+  /** Bytes to reserve at first (default 256; the buffer doubles as needed): the size, when known, saves the regrowth copies. */
+  initialSize?: number;
 }
 
 const U64_MAX = (1n << 64n) - 1n;
@@ -34,7 +36,7 @@ export class Writer {
   constructor(opts: WriterOptions = {}) {
     this.maxSize = opts.maxSize ?? DEFAULT_MAX_SIZE;
     this.maxSliceLength = opts.maxSliceLength ?? DEFAULT_MAX_SLICE_LENGTH;
-    this.#buf = new Uint8Array(Math.min(256, Math.max(this.maxSize, 0)));
+    this.#buf = new Uint8Array(Math.min(Math.max(opts.initialSize ?? 256, 0), Math.max(this.maxSize, 0)));
     this.#view = new DataView(this.#buf.buffer);
   }
 

@@ -103,4 +103,12 @@ test('an Id written is its 32 bytes', () => {
   assert.is(toHex(new Writer().id(id).finish()), '07c132d73b379f706aceec6ee50e8b7d0e658a41d02ca32673b6b1b3f422c378');
 });
 
+test('initialSize only reserves: the bytes are the same from any start, and maxSize still bounds them', () => {
+  const payload = new Uint8Array(5000).fill(9);
+  const write = (initialSize?: number) => new Writer(initialSize === undefined ? {} : { initialSize }).u32(7).bytes(payload).finish();
+  const expected = write();
+  for (const initialSize of [0, 1, 8, 5008, 1 << 20]) assert.equal(write(initialSize), expected, `initialSize ${initialSize}`);
+  assert.throws(() => new Writer({ maxSize: 100, initialSize: 1 << 20 }).fixedBytes(new Uint8Array(101)), /larger than the limit of 100/);
+});
+
 test.run();
