@@ -10,7 +10,7 @@ import { test } from 'uvu';
 import { WebSocket } from 'ws';
 import * as assert from 'uvu/assert';
 import { Id, PrivateKey, ShortId, cb58Decode, cb58Encode } from '@cornice/sdk';
-import { decodeUtxo, encodeTx, unsignedBytes, type Tx, type UnsignedTx, type Utxo } from '@cornice/avm';
+import { decodeUtxo, encodeTx, producedUtxos, txIdOf, unsignedBytes, type Tx, type UnsignedTx, type Utxo } from '@cornice/avm';
 import { npmStartFlags } from '../src/fixtures.js';
 import { startNodeProcess, type NodeProcess } from '../src/process.js';
 
@@ -70,6 +70,23 @@ function offlineTransfer(utxo: Utxo, key: PrivateKey, to: ShortId, amount: bigin
   };
   const tx: Tx = { unsigned, creds: [{ sigs: [key.sign(unsignedBytes(unsigned))] }] };
   return cb58Encode(encodeTx(tx));
+}
+
+/** A BaseTx spending `utxo` (owned by `key`) into `amounts` for `to` (the rest back to the key); signed offline. */
+function offlineSplit(utxo: Utxo, key: PrivateKey, to: ShortId, amounts: bigint[]): { tx: string; txID: string; made: Utxo[] } {
+  if (utxo.out.kind !== 'transfer') throw new Error('not a transfer output');
+  const spent = amounts.reduce((a, b) => a + b, 0n);
+  const out = (address: ShortId, amount: bigint) => ({ assetId: utxo.assetId, out: { kind: 'transfer' as const, amount, locktime: 0n, threshold: 1, addresses: [address] } });
+  const unsigned: UnsignedTx = {
+    kind: 'base',
+    networkId: 12345,
+    chainId: Id.fromString(X_CHAIN),
+    outs: [...amounts.map((a) => out(to, a)), out(key.address, utxo.out.amount - spent)].sort(compareOut),
+    ins: [{ txId: utxo.txId, outputIndex: utxo.outputIndex, assetId: utxo.assetId, input: { amount: utxo.out.amount, sigIndices: [utxo.out.addresses.findIndex((x) => x.equals(key.address))] } }],
+  };
+  const bytes = encodeTx({ unsigned, creds: [{ sigs: [key.sign(unsignedBytes(unsigned))] }] });
+  const id = txIdOf(bytes);
+  return { tx: cb58Encode(bytes), txID: id.toString(), made: producedUtxos(id, unsigned) };
 }
 
 function compareOut(a: { out: { amount: bigint; addresses: ShortId[] } }, b: { out: { amount: bigint; addresses: ShortId[] } }): number {
@@ -187,6 +204,30 @@ test('the native token X -> P -> X: balances right on both chains', async () => 
   const back = await ok('X', 'avm.importAVA', { ...USER, to: EWOQ_X });
   await accepted(back.txID);
   assert.is(await balance(EWOQ_X), x1 + 15_000n);
+});
+
+test('30 txs of ~12 KB each in one JSON-RPC batch (gossiped together: 360 KB in one turn) are all accepted; the chain keeps running', async () => {
+  const { utxos } = await ok('X', 'avm.getUTXOs', { addresses: [EWOQ_X] });
+  const source = (utxos as string[]).map((u) => decodeUtxo(cb58Decode(u))).find((u) => u.out.kind === 'transfer' && u.out.amount > 1_000_000_000n)!;
+  const holder = PrivateKey.generate();
+  const split = offlineSplit(source, EWOQ, holder.address, Array(30).fill(1_000_000n));
+  await ok('X', 'avm.issueTx', { tx: split.tx });
+  await accepted(split.txID);
+  const pieces = split.made.filter((u) => u.out.kind === 'transfer' && u.out.addresses[0]!.equals(holder.address));
+  assert.is(pieces.length, 30);
+  const big = pieces.map((u) => offlineSplit(u, holder, holder.address, Array(150).fill(5n)));
+  assert.ok(cb58Decode(big[0]!.tx).length > 12_000, 'each tx is over 12 KB');
+  const replies = (await (
+    await fetch(`${node.url}/ext/bc/X`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(big.map(({ tx }, i) => ({ jsonrpc: '2.0', id: i, method: 'avm.issueTx', params: { tx } }))),
+    })
+  ).json()) as Array<{ result?: { txID: string }; error?: unknown }>;
+  assert.equal(replies.filter((r) => r.error), []);
+  for (const { txID } of big) await accepted(txID);
+  const health = (await node.call('health', 'health.getLiveness')).result as { checks: Record<string, { message: { state?: string } }> };
+  assert.is(health.checks['chain X']?.message.state, 'running');
 });
 
 test.run();
