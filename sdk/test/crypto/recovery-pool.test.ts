@@ -1,5 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { recoveredSigners } from '../../src/crypto/signer-cache.js';
 import {
   PrivateKey,
   configureRecoveryPool,
@@ -33,13 +34,35 @@ test('signers recovered on a worker are found by recoverSigner without recoverin
   assert.is(signerRecoveries(), before, 'no inline recovery');
 });
 
-test('pairs asked for in one turn by many callers all come back (one message), with two workers too', async () => {
+test('pairs asked for in one turn by many callers all come back, with two workers too', async () => {
   await configureRecoveryPool({ workers: 2 });
   const pairs = signed(31);
   await Promise.all(pairs.map((p) => prerecoverSigners([p])));
   const before = signerRecoveries();
   for (const p of pairs) assert.ok(recoverSigner(p.hash, p.sig).equals(p.key.address));
   assert.is(signerRecoveries(), before);
+});
+
+test('a turn of 100 callers goes as several jobs: callers are released in order as jobs come back, the first before the last job', async () => {
+  for (const workers of [1, 2]) {
+    await configureRecoveryPool({ workers });
+    const pairs = signed(100 + workers);
+    const order: number[] = [];
+    let lastBackWhenFirstReleased: boolean | undefined;
+    await Promise.all(
+      pairs.map((p, i) =>
+        prerecoverSigners([p]).then(() => {
+          if (i === 0) lastBackWhenFirstReleased = recoveredSigners.has(pairs[pairs.length - 1]!.sig);
+          order.push(i);
+        }),
+      ),
+    );
+    assert.equal(order, pairs.map((_, i) => i), `in order (${workers} workers)`);
+    assert.is(lastBackWhenFirstReleased, false, 'the first caller went on before the last job was back');
+    const before = signerRecoveries();
+    for (const p of pairs) assert.ok(recoverSigner(p.hash, p.sig).equals(p.key.address));
+    assert.is(signerRecoveries(), before, 'all recovered on the workers');
+  }
 });
 
 test('an invalid signature is left for recoverSigner, which reports it; the valid ones around it are recovered', async () => {
