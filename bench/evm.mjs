@@ -20,6 +20,8 @@ const require = createRequire(import.meta.url);
 const here = (f) => fileURLToPath(new URL(f, import.meta.url));
 const fixture = (f) => here(`../core/fixtures/staking/local/${f}`);
 const HARNESS = here('./evm-rpc-bench.mjs');
+const RPC_CLIENT = here('./rpc-client.mjs');
+const BARE_HTTP = here('./bare-http.mjs');
 const EWOQ_EVM_KEY = '0x56289e99c94b6912bfc12adc093c9b51124f0dc54ac7a766b2bc5ccf558d8027';
 /** Account #0 of the default dev mnemonic: funded by both hardhat's node and anvil. */
 const DEV_KEY = '0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80';
@@ -146,6 +148,37 @@ function runHarness(node, phases, { quick }, extraArgs = []) {
 }
 
 /**
+ * `method` calls/s through the lean client (rpc-client.mjs: raw keep-alive sockets, its own
+ * process), 32 in flight: the server's rate with little client CPU in the way, where the harness
+ * (node:http Agent, JSON parsing, checks) shares the same 2 cores with the node it drives.
+ */
+function leanCalls(url, method, params, { quick }) {
+  const u = new URL(url);
+  const args = [RPC_CLIENT, u.port, u.pathname || '/', method, '32', quick ? '2' : '4', JSON.stringify(params)];
+  return new Promise((resolve) => {
+    execFile(process.execPath, args, { timeout: 60_000 }, (err, stdout) => {
+      try {
+        const r = JSON.parse(stdout.trim().split('\n').pop());
+        resolve(r.errors ? { ...r, error: `${r.errors} calls failed` } : r);
+      } catch {
+        resolve({ error: err ? err.message : 'no result line' });
+      }
+    });
+  });
+}
+
+/** The same lean load on a bare node:http server (bare-http.mjs), started for it: the machine's HTTP ceiling. */
+async function leanBareBaseline(opts) {
+  const bare = spawn(process.execPath, [BARE_HTTP], { stdio: ['ignore', 'pipe', 'inherit'] });
+  try {
+    const port = await new Promise((resolve) => bare.stdout.once('data', (d) => resolve(Number(String(d).trim()))));
+    return await leanCalls(`http://127.0.0.1:${port}/`, 'baseline', {}, opts);
+  } finally {
+    bare.kill('SIGTERM');
+  }
+}
+
+/**
  * One node: sequential latency and reads first, then the pipelined transfers in a second harness
  * run, so that a node that stalls under pipelining (anvil's automine does) still gets read figures.
  * `alongside` runs more on the same node process: `prepare` before the first phase, `after` once
@@ -161,10 +194,11 @@ async function measure(start, opts, alongside) {
   try {
     const prepared = await alongside?.prepare(node).catch((e) => ({ error: e.message }));
     const reads = await runHarness(node, 'seq,read', opts);
+    const lean = await leanCalls(node.url, 'eth_getBalance', [EWOQ_EVM_ADDRESS, 'latest'], opts);
     const pipe = await runHarness(node, 'pipe', opts);
     const more = alongside && (await alongside.after(node, pipe, prepared).catch((e) => ({ error: e.message })));
     const errors = [reads, pipe].filter((r) => !r.ok).map((r) => r.error ?? 'failed');
-    return { ok: errors.length === 0, error: errors.join('; ') || undefined, seq: reads.seq, read: reads.read, pipe: pipe.pipe, params: pipe.params, version: node.version, alongside: more };
+    return { ok: errors.length === 0, error: errors.join('; ') || undefined, seq: reads.seq, read: reads.read, lean, pipe: pipe.pipe, params: pipe.params, version: node.version, alongside: more };
   } finally {
     await node.stop();
   }
@@ -226,6 +260,7 @@ function figures(r) {
     seqP95: r.seq?.latencyMs?.p95 ?? null,
     ethCall: r.read?.ethCall?.callsPerSec ?? null,
     getBalance: r.read?.getBalance?.callsPerSec ?? null,
+    leanGetBalance: r.lean?.perSecond ?? null,
     error: r.ok ? undefined : (r.error ?? 'failed'),
   };
 }
@@ -274,6 +309,18 @@ export async function benchEvm({ quick = false, peers: withPeers = true } = {}) 
   });
   report({ bench: 'EVM eth_call/s (32 in flight)', value: f.cornice.ethCall, unit: 'calls/s', target: '>= 5000', ...peers((x) => x.ethCall), ...common });
   report({ bench: 'EVM eth_getBalance/s (32 in flight)', value: f.cornice.getBalance, unit: 'calls/s', target: '>= 20000', ...peers((x) => x.getBalance), ...common });
+  const bare = await leanBareBaseline({ quick });
+  report({
+    bench: 'EVM eth_getBalance/s through a lean client (rpc-client.mjs: raw keep-alive sockets, 32 in flight), beside a bare node:http server',
+    value: f.cornice.leanGetBalance,
+    unit: 'calls/s',
+    note: 'the line above is the issue\'s figure (its target: >= 20000); the harness\'s client shares the 2 cores with the node it drives, this client barely does',
+    baselineBareNodeHttp: bare.perSecond ?? null,
+    ratioToBaseline: f.cornice.leanGetBalance && bare.perSecond ? Number((f.cornice.leanGetBalance / bare.perSecond).toFixed(2)) : null,
+    ...peers((x) => x.leanGetBalance),
+    ...common,
+    ...(runs.cornice.lean?.error || bare.error ? { error: [runs.cornice.lean?.error, bare.error && `bare: ${bare.error}`].filter(Boolean).join('; ') } : {}),
+  });
   reportSubnetEvm(runs.cornice.alongside, common);
   const errors = Object.entries(f).filter(([k, x]) => x.error && (withPeers || k === 'cornice')).map(([k, x]) => `${k}: ${x.error}`);
   if (runs.cornice.alongside?.error) errors.push(`subnet-evm: ${runs.cornice.alongside.error}`);
