@@ -13,7 +13,7 @@ import { loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { seededSenders } from './evm-senders.mjs';
-import { freePort, report, rpc, startNode } from './lib.mjs';
+import { freePort, report, rpc, startNode, track } from './lib.mjs';
 import { benchSubnetEvmGenesis, openSubnet } from './subnet-evm.mjs';
 
 const require = createRequire(import.meta.url);
@@ -90,11 +90,11 @@ async function startCornice() {
 async function startHardhat() {
   const port = await freePort();
   const bin = join(dirname(require.resolve('hardhat/package.json')), 'internal/cli/bootstrap.js');
-  const proc = spawn(process.execPath, [bin, '--config', here('./evm-hardhat.config.cjs'), 'node', '--hostname', '127.0.0.1', '--port', String(port)], {
+  const proc = track(spawn(process.execPath, [bin, '--config', here('./evm-hardhat.config.cjs'), 'node', '--hostname', '127.0.0.1', '--port', String(port)], {
     cwd: here('.'),
     stdio: ['ignore', 'ignore', 'inherit'],
     env: { ...process.env, HARDHAT_DISABLE_TELEMETRY_PROMPT: 'true' },
-  });
+  }));
   return peer('hardhat', require('hardhat/package.json').version, proc, `http://127.0.0.1:${port}`);
 }
 
@@ -112,9 +112,11 @@ async function startAnvil() {
   const port = await freePort();
   const bin = anvilBinary();
   const args = ['--host', '127.0.0.1', '--port', String(port), '--silent'];
-  const proc = bin
-    ? spawn(bin, args, { stdio: ['ignore', 'ignore', 'inherit'] })
-    : spawn(process.execPath, [require.resolve('@foundry-rs/anvil/bin.mjs'), ...args], { stdio: ['ignore', 'ignore', 'inherit'] });
+  const proc = track(
+    bin
+      ? spawn(bin, args, { stdio: ['ignore', 'ignore', 'inherit'] })
+      : spawn(process.execPath, [require.resolve('@foundry-rs/anvil/bin.mjs'), ...args], { stdio: ['ignore', 'ignore', 'inherit'] }),
+  );
   return peer('anvil', require('@foundry-rs/anvil/package.json').version, proc, `http://127.0.0.1:${port}`);
 }
 
@@ -169,7 +171,7 @@ function leanCalls(url, method, params, { quick }) {
 
 /** The same lean load on a bare node:http server (bare-http.mjs), started for it: the machine's HTTP ceiling. */
 async function leanBareBaseline(opts) {
-  const bare = spawn(process.execPath, [BARE_HTTP], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const bare = track(spawn(process.execPath, [BARE_HTTP], { stdio: ['ignore', 'pipe', 'inherit'] }));
   try {
     const port = await new Promise((resolve) => bare.stdout.once('data', (d) => resolve(Number(String(d).trim()))));
     return await leanCalls(`http://127.0.0.1:${port}/`, 'baseline', {}, opts);

@@ -6,6 +6,26 @@ import { fileURLToPath } from 'node:url';
 
 export const CORNICE_BIN = fileURLToPath(new URL('../core/bin/cornice.js', import.meta.url));
 
+/**
+ * The processes a bench started (nodes, peers, baselines): killed when the bench process exits,
+ * however it ends — an error, Ctrl-C, or a reader that stopped reading (`npm run bench | head`
+ * makes the next write fail with EPIPE) — so that none is left running to skew what runs next.
+ */
+const children = new Set();
+export function track(proc) {
+  children.add(proc);
+  proc.once('exit', () => children.delete(proc));
+  return proc;
+}
+process.once('exit', () => {
+  for (const p of children) p.kill('SIGKILL');
+});
+process.stdout.on('error', (e) => {
+  if (e.code === 'EPIPE') process.exit(0);
+  throw e;
+});
+for (const signal of ['SIGINT', 'SIGTERM']) process.once(signal, () => process.exit(130));
+
 export function freePort() {
   return new Promise((resolve, reject) => {
     const s = createServer();
@@ -30,7 +50,7 @@ export async function rpc(url, method, params = {}) {
 export async function startNode(args, { timeoutMs = 30_000 } = {}) {
   const port = await freePort();
   const t0 = performance.now();
-  const proc = spawn(process.execPath, [...(process.env.BENCH_NODE_FLAGS ? process.env.BENCH_NODE_FLAGS.split(' ') : []), CORNICE_BIN, `--http-port=${port}`, '--log-level=warn', ...(args.some((a) => a.startsWith('--staking-port')) ? [] : ['--staking-port=0']), ...args], { stdio: ['ignore', 'ignore', 'inherit'] });
+  const proc = track(spawn(process.execPath, [...(process.env.BENCH_NODE_FLAGS ? process.env.BENCH_NODE_FLAGS.split(' ') : []), CORNICE_BIN, `--http-port=${port}`, '--log-level=warn', ...(args.some((a) => a.startsWith('--staking-port')) ? [] : ['--staking-port=0']), ...args], { stdio: ['ignore', 'ignore', 'inherit'] }));
   const url = `http://127.0.0.1:${port}`;
 
   for (;;) {

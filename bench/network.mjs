@@ -18,7 +18,7 @@ import { fileURLToPath } from 'node:url';
 import { PrivateKey, cb58Encode } from '@cornice/sdk';
 import { acceptedFeed, fanOut, issueInBatches, issueOneByOne, signedTx, transferOut } from './avm.mjs';
 import { perRecovery, recoveriesPerSecond } from './machine.mjs';
-import { CORNICE_BIN, freePort, report, rpc, untilChainsStarted } from './lib.mjs';
+import { CORNICE_BIN, freePort, report, rpc, track, untilChainsStarted } from './lib.mjs';
 
 const fixture = (f) => fileURLToPath(new URL(`../core/fixtures/staking/local/${f}`, import.meta.url));
 const NODE1_ID = 'LHgqGqV1QYBuyTywXEvmswXme3iH8myRY';
@@ -29,7 +29,7 @@ async function startNode(i, dir, beaconPort, stakingPort, extra = []) {
   const args = [...extra, `--data-dir=${join(dir, `node${i}`)}`, `--http-port=${httpPort}`, `--staking-port=${stakingPort}`, '--staking-host=127.0.0.1', '--log-level=info'];
   if (i <= 5) args.push(`--staking-tls-cert-file=${fixture(`staker${i}.crt`)}`, `--staking-tls-key-file=${fixture(`staker${i}.key`)}`);
   if (i > 1) args.push(`--bootstrap-ips=127.0.0.1:${beaconPort}`, `--bootstrap-ids=${NODE1_ID}`);
-  const proc = spawn(process.execPath, [...(process.env.BENCH_PROFILE_NODE === String(i) ? ['--cpu-prof', '--cpu-prof-dir=/tmp/prof'] : []), CORNICE_BIN, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const proc = track(spawn(process.execPath, [...(process.env.BENCH_PROFILE_NODE === String(i) ? ['--cpu-prof', '--cpu-prof-dir=/tmp/prof'] : []), CORNICE_BIN, ...args], { stdio: ['ignore', 'pipe', 'inherit'] }));
   const logs = [];
   let buffered = '';
   proc.stdout.on('data', (d) => {

@@ -12,7 +12,7 @@ import { benchPlatform } from './platform.mjs';
 import { benchAvm } from './avm.mjs';
 import { benchEvm } from './evm.mjs';
 import { benchNetwork } from './network.mjs';
-import { median, report, rssMb, startNode } from './lib.mjs';
+import { median, report, rssMb, startNode, track } from './lib.mjs';
 import { benchStuckNode } from './stuck.mjs';
 import { benchSubnetEvmHooks } from './subnet-evm-hooks.mjs';
 import { benchTimestamp } from './timestamp.mjs';
@@ -48,7 +48,7 @@ try {
   const r = await load(node.port, '/ext/admin', 'admin.getNodeID');
   const rssAfterMb = Math.round(rssMb(node.proc.pid));
   await node.stop();
-  const bare = spawn(process.execPath, [fileURLToPath(new URL('./bare-http.mjs', import.meta.url))], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const bare = track(spawn(process.execPath, [fileURLToPath(new URL('./bare-http.mjs', import.meta.url))], { stdio: ['ignore', 'pipe', 'inherit'] }));
   const barePort = await new Promise((resolve) => bare.stdout.once('data', (d) => resolve(Number(String(d).trim()))));
   const base = await load(barePort, '/', 'baseline');
   bare.kill('SIGTERM');

@@ -7,7 +7,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { report, rpc, startNode } from './lib.mjs';
+import { report, rpc, startNode, track } from './lib.mjs';
 
 const fixture = (f) => fileURLToPath(new URL(`../core/fixtures/staking/local/${f}`, import.meta.url));
 const TICKS_PER_SECOND = 100;
@@ -20,7 +20,7 @@ async function cpuSeconds(pid) {
 export async function benchStuckNode({ seconds = 30 } = {}) {
   const dir = await mkdtemp(join(tmpdir(), 'cornice-bench-stuck-'));
   const node = await startNode([`--data-dir=${dir}`, `--staking-tls-cert-file=${fixture('staker1.crt')}`, `--staking-tls-key-file=${fixture('staker1.key')}`]);
-  const idle = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1 << 30)'], { stdio: 'ignore' });
+  const idle = track(spawn(process.execPath, ['-e', 'setInterval(() => {}, 1 << 30)'], { stdio: 'ignore' }));
   try {
     const r = await rpc(`${node.url}/ext/timestamp`, 'timestamp.proposeBlock', { data: 'SkB92YpWm4Q2iPnLGCuDPZPgUQMxajqQQuz91oi3xD984f8r' });
     if (!r.result) throw new Error(JSON.stringify(r.error));
