@@ -248,8 +248,12 @@ export function writeTx(w: Writer, tx: Tx): void {
 }
 
 export function readTx(r: Reader): Tx {
-  const unsigned = readUnsignedTx(r);
-  return { unsigned, creds: r.array(readCredential, { minItemSize: MIN_SIZE.credential }) };
+  return { unsigned: readUnsignedTx(r), creds: readCredentials(r) };
+}
+
+/** A signed tx's credentials, after its unsigned tx. */
+function readCredentials(r: Reader): Tx['creds'] {
+  return r.array(readCredential, { minItemSize: MIN_SIZE.credential });
 }
 
 /** Fewest bytes a signed tx takes (a BaseTx with nothing in it): for counts of txs inside other values. */
@@ -269,7 +273,7 @@ export function decodeTx(bytes: Uint8Array): Tx {
   const tx = decodeWith(bytes, (r) => {
     const unsigned = readUnsignedTx(r);
     unsignedEnd = r.offset;
-    return { unsigned, creds: r.array(readCredential, { minItemSize: MIN_SIZE.credential }) };
+    return { unsigned, creds: readCredentials(r) };
   });
   unsignedOfDecoded.set(tx, bytes.subarray(0, unsignedEnd));
   return tx;

@@ -200,9 +200,10 @@ function decodeWithWasm({ decode, io, limbs }: WasmCodec, s: string, zeros: numb
     io[i] = d;
   }
   const used = decode(n);
+  if (used === 0) return new Uint8Array(zeros); // all 1s
   // The top limb is nonzero (the first digit after the leading 1s is): drop its zero high bytes.
-  const top = used > 0 ? limbs[used - 1]! : 0;
-  const bodyLength = used === 0 ? 0 : used * 4 - (top >= 0x1000000 ? 0 : top >= 0x10000 ? 1 : top >= 0x100 ? 2 : 3);
+  const top = limbs[used - 1]!;
+  const bodyLength = used * 4 - (top >= 0x1000000 ? 0 : top >= 0x10000 ? 1 : top >= 0x100 ? 2 : 3);
   const out = new Uint8Array(zeros + bodyLength);
   let k = out.length;
   for (let j = 0; j < used; j++) {
