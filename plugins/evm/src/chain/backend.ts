@@ -28,6 +28,7 @@ import {
   type TxView,
 } from '../backend.js';
 import type { EvmBlock } from '../block.js';
+import { DEFAULT_CALL_TIMEOUT_MS } from './call-guard.js';
 import type { EvmChain } from './chain.js';
 import { freezeWithSender, nextHeaderData, supportedTxType } from './executor.js';
 import { hookState, RulesHalt, withBlockInfo } from './hooks.js';
@@ -358,7 +359,7 @@ export class ChainBackend implements EvmBackend {
     const gasPrice = this.#callPrice(req, header.baseFeePerGas ?? 0n);
     const value = req.value ?? 0n;
     if (this.chain.rules) await this.#registerBlockInfo(b);
-    return this.#state(b, async ({ sm, vm }) => {
+    return this.#state(b, ({ sm, vm, guard }) => guard.run(this.#callTimeoutMs(), async () => {
       await vm.evm.journal.checkpoint();
       try {
         if (overrides) await applyOverrides(sm, overrides);
@@ -378,6 +379,7 @@ export class ChainBackend implements EvmBackend {
           block: b.eth,
         });
         const er = res.execResult;
+        if (guard.expired) throw rpcErr(guard.message);
         if (er.exceptionError) {
           const kind = er.exceptionError.error === 'revert' ? 'revert' : 'error';
           return { returnData: er.returnValue, gasUsed: er.executionGasUsed, error: { kind, message: kind === 'revert' ? 'execution reverted' : er.exceptionError.error } };
@@ -387,7 +389,11 @@ export class ChainBackend implements EvmBackend {
         await vm.evm.journal.revert();
         vm.evm.journal.cleanJournal();
       }
-    });
+    }));
+  }
+
+  #callTimeoutMs(): number {
+    return this.chain.options.rpcEvmTimeoutMs ?? DEFAULT_CALL_TIMEOUT_MS;
   }
 
   async estimateGas(req: CallRequest, ref: BlockRef, overrides?: StateOverrides): Promise<bigint> {
@@ -411,20 +417,23 @@ export class ChainBackend implements EvmBackend {
       (tx as { getSenderAddress: () => Address }).getSenderAddress = () => from;
       return tx;
     };
-    return this.#state(b, async ({ sm, vm }) => {
+    return this.#state(b, ({ sm, vm, guard }) => guard.run(this.#callTimeoutMs(), async () => {
       const run = async (gas: bigint): Promise<{ ok: true; r: RunTxResult } | { ok: false; r?: RunTxResult; err?: unknown }> => {
+        let outcome: { ok: true; r: RunTxResult } | { ok: false; r?: RunTxResult; err?: unknown };
         await vm.evm.journal.checkpoint();
         try {
           if (overrides) await applyOverrides(sm, overrides);
           const tx = makeTx(gas);
           const r = await runTx(vm, { tx, block: ctxBlock, skipNonce: true, skipBalance: !priced && (req.value ?? 0n) === 0n, skipBlockGasLimitValidation: true, skipHardForkValidation: true });
-          return r.execResult.exceptionError ? { ok: false, r } : { ok: true, r };
+          outcome = r.execResult.exceptionError ? { ok: false, r } : { ok: true, r };
         } catch (err) {
-          return { ok: false, err };
+          outcome = { ok: false, err };
         } finally {
           await vm.evm.journal.revert();
           vm.evm.journal.cleanJournal();
         }
+        if (guard.expired) throw rpcErr(guard.message);
+        return outcome;
       };
       const intrinsic = makeTx(hi).getIntrinsicGas();
       if (hi < intrinsic) throw rpcErr(`intrinsic gas too low: gas ${hi}, minimum needed ${intrinsic}`);
@@ -456,7 +465,7 @@ export class ChainBackend implements EvmBackend {
         else lo = mid;
       }
       return hi;
-    });
+    }));
   }
 
   // ------------------------------------------------------------------ fees and status

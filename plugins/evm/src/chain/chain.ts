@@ -44,6 +44,8 @@ export interface EvmChainOptions {
   allowUnprotectedTxs?: boolean;
   /** Gas cap of eth_call / eth_estimateGas (default 50,000,000, as coreth). */
   rpcGasCap?: bigint;
+  /** Longest an eth_call or eth_estimateGas runs, ms (default 5,000, as geth's --rpc.evmtimeout; 0: no bound). */
+  rpcEvmTimeoutMs?: number;
   /** eth_getLogs bounds: widest block range (default 100,000) and most logs returned (default 10,000). */
   logsMaxBlockRange?: bigint;
   logsMaxResults?: number;

@@ -22,6 +22,7 @@ import { FastAccountStateManager } from './accounts.js';
 import { chainCrypto, keccak256 } from './crypto.js';
 import { installFastOpcodes, withFastEipLookup } from './fast-paths.js';
 import { installJumpAnalysisCache } from './jump-analysis.js';
+import { installCallGuard, type CallGuard } from './call-guard.js';
 import type { FeeRules } from './fees.js';
 import type { EvmGenesis } from './genesis.js';
 import { headerFields, hookState, installRules, precompilesWith, withBlockInfo } from './hooks.js';
@@ -29,6 +30,7 @@ import type { BlockInfo, ChainRules, HeaderFields, HookState, IncludedTx } from 
 import { effectiveGasPrice } from './views.js';
 import type { StateDB } from './state-db.js';
 import type { StoredReceipt, RawLog } from './store.js';
+import { withOffThreadPairing } from './pairing.js';
 import { orderedTrieRoot } from './trie-root.js';
 
 /** ethereumjs custom precompiles (reference evm.md C.5). */
@@ -97,7 +99,11 @@ export async function stateManagerAt(common: Common, db: StateDB, root: Uint8Arr
   return new FastAccountStateManager({ common, trie, caches: new Caches() });
 }
 
-export async function makeVM(common: Common, sm: MerkleStateManager, hooks: ExecutionHooks, blockHash: BlockHashLookup): Promise<VM> {
+/**
+ * A VM on `sm`. With a `guard` (the reading VM: eth_call, eth_estimateGas), its calls are bounded in
+ * time and give the event loop turns, and large pairing checks run off the event loop (call-guard.ts).
+ */
+export async function makeVM(common: Common, sm: MerkleStateManager, hooks: ExecutionHooks, blockHash: BlockHashLookup, guard?: CallGuard): Promise<VM> {
   await Promise.all([installJumpAnalysisCache(), installFastOpcodes()]);
   const blockchain = {
     async getBlock(n: number) {
@@ -109,7 +115,8 @@ export async function makeVM(common: Common, sm: MerkleStateManager, hooks: Exec
       return blockchain;
     },
   };
-  const customPrecompiles = precompilesWith(hooks.rules, hooks.customPrecompiles);
+  const chainPrecompiles = precompilesWith(hooks.rules, hooks.customPrecompiles);
+  const customPrecompiles = guard ? withOffThreadPairing(common, chainPrecompiles, guard) : chainPrecompiles;
   const vm = await createVM({
     common,
     stateManager: sm,
@@ -118,6 +125,7 @@ export async function makeVM(common: Common, sm: MerkleStateManager, hooks: Exec
     ...(customPrecompiles ? { evmOpts: { customPrecompiles } } : {}),
   });
   if (hooks.rules) installRules(vm, hooks.rules, hooks.vmParams);
+  if (guard) await installCallGuard(vm, guard);
   return vm;
 }
 

@@ -12,6 +12,7 @@ import { Caches, MerkleStateManager } from '@ethereumjs/statemanager';
 import { type Account, type Address, bytesToHex, createAccountFromRLP, equalsBytes } from '@ethereumjs/util';
 import type { VM } from '@ethereumjs/vm';
 import { accountOf, FastAccountStateManager } from './accounts.js';
+import { CallGuard } from './call-guard.js';
 import { makeVM, stateManagerAt, type BlockHashLookup, type ExecutionHooks } from './executor.js';
 import type { StateDB } from './state-db.js';
 
@@ -94,6 +95,8 @@ class ReaderStateManager extends FastAccountStateManager {
 export interface StateView {
   readonly sm: MerkleStateManager;
   readonly vm: VM;
+  /** The time bound of a call on `vm` (call-guard.ts). */
+  readonly guard: CallGuard;
 }
 
 export class StateReader {
@@ -112,8 +115,9 @@ export class StateReader {
   static async create(common: Common, db: StateDB, hooks: ExecutionHooks, blockHash: BlockHashLookup): Promise<StateReader> {
     const trie = await createMPT({ db: db.shallowCopy(), useKeyHashing: true, common, valueEncoding: 'view', cacheSize: hooks.trieCacheSize ?? 50_000 });
     const sm = new ReaderStateManager({ common, trie, caches: new Caches() });
-    const vm = await makeVM(common, sm, hooks, blockHash);
-    return new StateReader(common, db, hooks, blockHash, { sm, vm });
+    const guard = new CallGuard();
+    const vm = await makeVM(common, sm, hooks, blockHash, guard);
+    return new StateReader(common, db, hooks, blockHash, { sm, vm, guard });
   }
 
   /** The accepted state moved: the live view follows at its next use. */
@@ -140,7 +144,8 @@ export class StateReader {
 
   async #historical<T>(root: Uint8Array, fn: (view: StateView) => Promise<T>): Promise<T> {
     const sm = await stateManagerAt(this.common, this.db, root, 1000);
-    const vm = await makeVM(this.common, sm, this.hooks, this.blockHash);
-    return fn({ sm, vm });
+    const guard = new CallGuard();
+    const vm = await makeVM(this.common, sm, this.hooks, this.blockHash, guard);
+    return fn({ sm, vm, guard });
   }
 }

@@ -1,0 +1,149 @@
+/**
+ * Keeps an eth_call or eth_estimateGas from holding the node, and bounds it in time (geth's
+ * `--rpc.evmtimeout`). @ethereumjs' interpreter awaits every opcode, but on promises already
+ * resolved, so a whole call runs in one turn of the event loop: a 50M-gas loop held every chain's
+ * API, /ext/health and consensus for ~1.3 s here, and a call of 1,400 BN254 pairings (precompile
+ * 0x08, in JS) for ~9 s, from one unauthenticated request.
+ *
+ * The reading VM (reader.ts) runs each call under a CallGuard:
+ * - at JUMP and JUMPI, which every loop goes through, every CHECK_EVERY jumps: a turn of the event
+ *   loop once SLICE_MS of the call ran since the last one, and past the deadline the frame halts with
+ *   `execution aborted (timeout = …)` (each enclosing frame halts at its next jump);
+ * - large pairing checks run on a worker thread (pairing.ts), raced against the deadline.
+ * The executing VM (blocks) is not guarded: what a block runs is paid for and bounded by its gas limit.
+ */
+import { EVMError } from '@ethereumjs/evm';
+import type { VM } from '@ethereumjs/vm';
+import { importEvmInternal } from './evm-internals.js';
+
+/** Jumps between two looks at the clock. */
+const CHECK_EVERY = 1024;
+/** Longest run of a call between two turns of the event loop, ms. */
+export const SLICE_MS = 10;
+/** geth's default --rpc.evmtimeout. */
+export const DEFAULT_CALL_TIMEOUT_MS = 5_000;
+
+const JUMP = 0x56;
+const JUMPI = 0x57;
+
+export interface CallGuardClock {
+  now(): number;
+  /** A turn of the event loop. */
+  yieldTurn(): Promise<void>;
+}
+
+const systemClock: CallGuardClock = {
+  now: () => performance.now(),
+  yieldTurn: () => new Promise<void>((resolve) => setImmediate(resolve)),
+};
+
+/** The time bound of the call running on one VM (calls on it run one at a time: reader.ts). */
+export class CallGuard {
+  #deadline = Infinity;
+  #timeoutMs = 0;
+  #lastTurn = 0;
+  #expired = false;
+
+  constructor(readonly clock: CallGuardClock = systemClock) {}
+
+  /** Whether the call running (or the last one) ran past its deadline. */
+  get expired(): boolean {
+    return this.#expired;
+  }
+
+  /** geth's text for a call past its deadline. */
+  get message(): string {
+    return `execution aborted (timeout = ${formatMs(this.#timeoutMs)})`;
+  }
+
+  /** Runs `fn` (one call on the guarded VM) with `timeoutMs` to finish (0: no bound, still yielding turns). */
+  async run<T>(timeoutMs: number, fn: () => Promise<T>): Promise<T> {
+    const now = this.clock.now();
+    this.#timeoutMs = timeoutMs;
+    this.#deadline = timeoutMs > 0 ? now + timeoutMs : Infinity;
+    this.#lastTurn = now;
+    this.#expired = false;
+    try {
+      return await fn();
+    } finally {
+      this.#deadline = Infinity;
+    }
+  }
+
+  /** Ms left before the deadline (Infinity when unbounded). */
+  remainingMs(): number {
+    return this.#deadline - this.clock.now();
+  }
+
+  /** Halts the frame once the call is past its deadline; gives the event loop a turn now and then. */
+  async check(): Promise<void> {
+    if (this.#expired) throw this.timeoutError();
+    const now = this.clock.now();
+    if (now > this.#deadline) {
+      this.#expired = true;
+      throw this.timeoutError();
+    }
+    if (now - this.#lastTurn >= SLICE_MS) {
+      await this.clock.yieldTurn();
+      this.#lastTurn = this.clock.now();
+    }
+  }
+
+  /** Marks the call as past its deadline (a precompile that lost the race). */
+  expire(): EVMError {
+    this.#expired = true;
+    return this.timeoutError();
+  }
+
+  timeoutError(): EVMError {
+    return new EVMError(this.message as never);
+  }
+}
+
+function formatMs(ms: number): string {
+  return ms % 1000 === 0 ? `${ms / 1000}s` : `${ms}ms`;
+}
+
+interface OpcodeInfo {
+  readonly code: number;
+  readonly name: string;
+  readonly fullName: string;
+  readonly fee: number;
+  readonly isAsync: boolean;
+  readonly dynamicGas: boolean;
+}
+interface OpcodeEntry {
+  readonly opcodeInfo: OpcodeInfo;
+  readonly opHandler: (runState: unknown, common: unknown) => void;
+  readonly gasHandler?: unknown;
+}
+type OpcodeClass = new (o: Omit<OpcodeInfo, never>) => OpcodeInfo;
+
+/**
+ * Puts `guard` on `vm`'s JUMP and JUMPI (this VM's opcode table only: each EVM has its own copy).
+ * Must run before the VM runs any code (the jump analysis keeps the table's entries). False when the
+ * table is not where @ethereumjs keeps it: nothing changes then.
+ */
+export async function installCallGuard(vm: VM, guard: CallGuard): Promise<boolean> {
+  const map = (vm.evm as unknown as { _opcodeMap?: OpcodeEntry[] })._opcodeMap;
+  const { Opcode } = await importEvmInternal<{ Opcode?: OpcodeClass }>('opcodes/codes.js');
+  if (!Array.isArray(map) || typeof Opcode !== 'function') return false;
+  for (const op of [JUMP, JUMPI]) {
+    const entry = map[op];
+    if (!entry || entry.opcodeInfo.code !== op || typeof entry.opHandler !== 'function') return false;
+  }
+  let countdown = CHECK_EVERY;
+  for (const op of [JUMP, JUMPI]) {
+    const { opcodeInfo: info, opHandler: jump, gasHandler } = map[op]!;
+    // A promise only when it looks at the clock (the interpreter awaits whatever an async op returns).
+    const guarded = (runState: unknown, common: unknown): Promise<void> | undefined => {
+      jump(runState, common);
+      if (--countdown > 0 && !guard.expired) return undefined;
+      countdown = CHECK_EVERY;
+      return guard.check();
+    };
+    const asyncInfo = new Opcode({ code: info.code, name: info.name, fullName: info.fullName, fee: info.fee, isAsync: true, dynamicGas: info.dynamicGas });
+    map[op] = { opcodeInfo: asyncInfo, opHandler: guarded, gasHandler };
+  }
+  return true;
+}

@@ -1,0 +1,141 @@
+import { MemoryStore } from '@cornice/sdk';
+import { EVMError, getActivePrecompiles, type ExecResult, type PrecompileInput } from '@ethereumjs/evm';
+import { Account, Address } from '@ethereumjs/util';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { EvmRpcError } from '../src/backend.js';
+import { CallGuard, DEFAULT_CALL_TIMEOUT_MS, SLICE_MS, type CallGuardClock } from '../src/chain/call-guard.js';
+import { makeVM, stateManagerAt, type ExecutionHooks } from '../src/chain/executor.js';
+import { IN_PROCESS_PAIRS, PAIRING_ADDRESS, withOffThreadPairing } from '../src/chain/pairing.js';
+import { StateDB } from '../src/chain/state-db.js';
+import { common, hex, startVM } from './helpers.js';
+
+/** JUMPDEST PUSH1 0 JUMP: a loop that runs until its gas is gone. */
+const LOOP = Uint8Array.from([0x5b, 0x60, 0x00, 0x56]);
+const LOOP_AT = new Address(new Uint8Array(20).fill(0x42));
+
+/** A clock whose time moves `step` ms each time it is read; turns are real (setImmediate), and counted. */
+function steppingClock(step: number): CallGuardClock & { turns: number } {
+  let t = 0;
+  const clock = {
+    turns: 0,
+    now: () => (t += step),
+    yieldTurn: () => {
+      clock.turns += 1;
+      return new Promise<void>((resolve) => setImmediate(resolve));
+    },
+  };
+  return clock;
+}
+
+async function loopVM(guard?: CallGuard) {
+  const sm = await stateManagerAt(common, new StateDB(new MemoryStore()), undefined, 100);
+  await sm.putAccount(LOOP_AT, new Account());
+  await sm.putCode(LOOP_AT, LOOP);
+  const vm = await makeVM(common, sm, {} as ExecutionHooks, async () => undefined, guard);
+  return vm;
+}
+
+const runLoop = (vm: Awaited<ReturnType<typeof loopVM>>, gasLimit = 30_000_000n) =>
+  vm.evm.runCall({ to: LOOP_AT, caller: new Address(new Uint8Array(20)), gasLimit, data: new Uint8Array() });
+
+test('a guarded call past its deadline halts with geth\'s text; the next call runs in full', async () => {
+  const clock = steppingClock(1);
+  const guard = new CallGuard(clock);
+  const vm = await loopVM(guard);
+  const r = await guard.run(200, () => runLoop(vm));
+  assert.is(r.execResult.exceptionError?.error, 'execution aborted (timeout = 200ms)');
+  assert.ok(guard.expired);
+  assert.is(guard.message, 'execution aborted (timeout = 200ms)');
+  // The next call starts a new bound: with none, the loop ends when its gas does.
+  const full = await guard.run(0, () => runLoop(vm, 100_000n));
+  assert.not.ok(guard.expired);
+  assert.is(full.execResult.exceptionError?.error, EVMError.errorMessages.OUT_OF_GAS);
+  const byDefault = new CallGuard();
+  await byDefault.run(DEFAULT_CALL_TIMEOUT_MS, async () => undefined);
+  assert.is(byDefault.message, 'execution aborted (timeout = 5s)', "geth's default --rpc.evmtimeout, in geth's words");
+});
+
+test('a guarded call gives the event loop a turn every slice; an unguarded VM runs the same code to the same end', async () => {
+  const clock = steppingClock(SLICE_MS); // every look at the clock is a slice later
+  const guard = new CallGuard(clock);
+  const vm = await loopVM(guard);
+  let ranDuringCall = false;
+  setImmediate(() => (ranDuringCall = true));
+  const r = await guard.run(0, () => runLoop(vm, 200_000n));
+  assert.ok(ranDuringCall, 'a callback queued before the call ran before it ended');
+  assert.ok(clock.turns > 0);
+  const plain = await runLoop(await loopVM(), 200_000n);
+  assert.is(r.execResult.exceptionError?.error, plain.execResult.exceptionError?.error);
+  assert.is(r.execResult.executionGasUsed, plain.execResult.executionGasUsed);
+});
+
+test('eth_call and eth_estimateGas stop at rpcEvmTimeoutMs with a -32000 error, and the VM answers after', async () => {
+  const vm = await startVM({ opts: { rpcEvmTimeoutMs: 50 } });
+  try {
+    const be = vm.backend;
+    const overrides = new Map([[hex(LOOP_AT.bytes), { code: LOOP }]]);
+    for (const run of [() => be.call({ to: LOOP_AT.bytes }, 'latest', overrides), () => be.estimateGas({ to: LOOP_AT.bytes }, 'latest', overrides)]) {
+      try {
+        await run();
+        assert.unreachable('a 50M-gas loop cannot end within 50 ms');
+      } catch (e) {
+        assert.instance(e, EvmRpcError);
+        assert.is((e as EvmRpcError).rpcCode, -32000);
+        assert.is((e as EvmRpcError).message, 'execution aborted (timeout = 50ms)');
+      }
+    }
+    const after = await be.call({ to: LOOP_AT.bytes }, 'latest');
+    assert.is(after.returnData.length, 0, 'no code stayed at the address: the override was reverted');
+  } finally {
+    await vm.shutdown();
+  }
+});
+
+// EIP-197: e(P, Q) · e(−P, Q) = 1, with P and Q the generators.
+const h32 = (n: bigint) => n.toString(16).padStart(64, '0');
+const FIELD = 21888242871839275222246405745257275088696311157297823662689037894645226208583n;
+const G2 = '198e9393920d483a7260bfb731fb5d25f1aa493335a9e71297e485b7aef312c2' + '1800deef121f1e76426a00665e5c4479674322d4f75edadd46debd5cd992f6ed' + '090689d0585ff075ec9e99ad690c3395bc4b313370b38ef355acdadcd122975b' + '12c85ea5db8c6deb4aab71808dcb408fe3d1e7690c43d37b4ce6cc0166fa7daa';
+const bytesOf = (h: string) => Uint8Array.from(Buffer.from(h, 'hex'));
+const PAIRS_ONE = bytesOf((h32(1n) + h32(2n) + G2 + h32(1n) + h32(FIELD - 2n) + G2).repeat(3)); // 6 pairs, product 1
+const NOT_ON_CURVE = bytesOf((h32(1n) + h32(3n) + G2).repeat(6));
+
+function pairingPrecompiles(guard: CallGuard) {
+  const off = withOffThreadPairing(common, undefined, guard)!.find((p) => p.address.toString() === `0x${PAIRING_ADDRESS}`);
+  const stock = getActivePrecompiles(common).get(PAIRING_ADDRESS)!;
+  return { off: (off as unknown as { function: (i: PrecompileInput) => Promise<ExecResult> }).function, stock };
+}
+
+const input = (data: Uint8Array, gasLimit = 10_000_000n) => ({ data, gasLimit, common, _EVM: {} }) as unknown as PrecompileInput;
+
+test('large pairing checks run off the event loop with the stock precompile\'s results and errors', async () => {
+  const guard = new CallGuard();
+  const { off, stock } = pairingPrecompiles(guard);
+  assert.ok(PAIRS_ONE.length / 192 > IN_PROCESS_PAIRS, 'the vectors go to the worker');
+  for (const [what, data] of [['a product of 1', PAIRS_ONE], ['a point off the curve', NOT_ON_CURVE]] as const) {
+    let ranDuringCheck = false;
+    setImmediate(() => (ranDuringCheck = true));
+    const got = await guard.run(0, () => off(input(data)));
+    const want = await stock({ ...input(data), _EVM: { _bn254: new (await import('@ethereumjs/evm')).NobleBN254() } } as unknown as PrecompileInput);
+    assert.is(hex(got.returnValue), hex(want.returnValue), what);
+    assert.is(got.executionGasUsed, want.executionGasUsed, what);
+    assert.is(got.exceptionError?.error, want.exceptionError?.error, what);
+    // The main thread waits for the worker's answer (the check off the curve ends at its first point).
+    if (data === PAIRS_ONE) assert.ok(ranDuringCheck, `${what}: the event loop turned while the worker checked`);
+  }
+  assert.is(hex((await guard.run(0, () => off(input(PAIRS_ONE)))).returnValue), `0x${h32(1n)}`);
+  // Gas that does not cover the pairs: out of gas at once, as the stock precompile.
+  const oog = await guard.run(0, () => off(input(PAIRS_ONE, 100_000n)));
+  assert.is(oog.exceptionError?.error, EVMError.errorMessages.OUT_OF_GAS);
+});
+
+test('a pairing check that outlasts the call\'s deadline halts the call with the timeout', async () => {
+  const guard = new CallGuard();
+  const { off } = pairingPrecompiles(guard);
+  const big = bytesOf((h32(1n) + h32(2n) + G2).repeat(300)); // ~1-2 s of work
+  const r = await guard.run(20, () => off(input(big, 50_000_000n)));
+  assert.is(r.exceptionError?.error, 'execution aborted (timeout = 20ms)');
+  assert.ok(guard.expired);
+});
+
+test.run();
