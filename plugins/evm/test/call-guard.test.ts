@@ -8,7 +8,7 @@ import { CallGuard, DEFAULT_CALL_TIMEOUT_MS, SLICE_MS, type CallGuardClock } fro
 import { makeVM, stateManagerAt, type ExecutionHooks } from '../src/chain/executor.js';
 import { IN_PROCESS_PAIRS, PAIRING_ADDRESS, withOffThreadPairing } from '../src/chain/pairing.js';
 import { StateDB } from '../src/chain/state-db.js';
-import { common, hex, startVM } from './helpers.js';
+import { common, hex, signedTx, startVM } from './helpers.js';
 
 /** JUMPDEST PUSH1 0 JUMP: a loop that runs until its gas is gone. */
 const LOOP = Uint8Array.from([0x5b, 0x60, 0x00, 0x56]);
@@ -127,6 +127,34 @@ test('large pairing checks run off the event loop with the stock precompile\'s r
   // Gas that does not cover the pairs: out of gas at once, as the stock precompile.
   const oog = await guard.run(0, () => off(input(PAIRS_ONE, 100_000n)));
   assert.is(oog.exceptionError?.error, EVMError.errorMessages.OUT_OF_GAS);
+});
+
+test('a block whose tx runs a large pairing check: built while the event loop turns, replayed alike on another node', async () => {
+  const a = await startVM();
+  const b = await startVM();
+  try {
+    const gas = 1_000_000n;
+    const hash = await a.backend.sendRawTransaction(signedTx({ nonce: 0n, to: bytesOf(PAIRING_ADDRESS), data: PAIRS_ONE, gas }).serialize());
+    let turned = false;
+    setImmediate(() => (turned = true));
+    const built = await a.buildBlock();
+    assert.ok(turned, 'the event loop turned while the block was built');
+    await built.verify();
+    await a.setPreference(built.id);
+    await built.accept();
+    const calldataGas = PAIRS_ONE.reduce((sum, byte) => sum + (byte === 0 ? 4n : 16n), 0n);
+    const receipt = await a.backend.receipt(hash);
+    assert.is(receipt?.status, 1, 'the check succeeded');
+    assert.is(receipt?.gasUsed, 21_000n + calldataGas + 45_000n + 6n * 34_000n, "the stock precompile's gas, not all of it");
+    const parsed = await b.parseBlock(built.bytes);
+    await parsed.verify(); // replayed: same receipts root, state root and gas used
+    await b.setPreference(parsed.id);
+    await parsed.accept();
+    assert.is(hex(b.chain.lastAccepted.eth.header.stateRoot), hex(a.chain.lastAccepted.eth.header.stateRoot));
+  } finally {
+    await a.shutdown();
+    await b.shutdown();
+  }
 });
 
 test('a pairing check that outlasts the call\'s deadline halts the call with the timeout', async () => {

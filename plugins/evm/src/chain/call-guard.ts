@@ -5,12 +5,14 @@
  * API, /ext/health and consensus for ~1.3 s here, and a call of 1,400 BN254 pairings (precompile
  * 0x08, in JS) for ~9 s, from one unauthenticated request.
  *
- * The reading VM (reader.ts) runs each call under a CallGuard:
+ * So the VMs of a chain run under a CallGuard:
  * - at JUMP and JUMPI, which every loop goes through, every CHECK_EVERY jumps: a turn of the event
- *   loop once SLICE_MS of the call ran since the last one, and past the deadline the frame halts with
+ *   loop once SLICE_MS of the call ran since the last one, and, for a call with a deadline (the
+ *   reading VM's eth_call and eth_estimateGas, reader.ts), past it the frame halts with
  *   `execution aborted (timeout = …)` (each enclosing frame halts at its next jump);
- * - large pairing checks run on a worker thread (pairing.ts), raced against the deadline.
- * The executing VM (blocks) is not guarded: what a block runs is paid for and bounded by its gas limit.
+ * - large pairing checks run on a worker thread (pairing.ts), raced against the deadline if any.
+ * The executing VM (blocks) gets the turns and the worker but no deadline: a block's txs must run to
+ * the same end on every node (a tx of 650 pairings, within the 128 KiB tx size, held a node ~4 s before).
  */
 import { EVMError } from '@ethereumjs/evm';
 import type { VM } from '@ethereumjs/vm';

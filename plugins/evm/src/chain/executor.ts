@@ -22,7 +22,7 @@ import { FastAccountStateManager } from './accounts.js';
 import { chainCrypto, keccak256 } from './crypto.js';
 import { installFastOpcodes, withFastEipLookup } from './fast-paths.js';
 import { installJumpAnalysisCache } from './jump-analysis.js';
-import { installCallGuard, type CallGuard } from './call-guard.js';
+import { CallGuard, installCallGuard } from './call-guard.js';
 import type { FeeRules } from './fees.js';
 import type { EvmGenesis } from './genesis.js';
 import { headerFields, hookState, installRules, precompilesWith, withBlockInfo } from './hooks.js';
@@ -100,8 +100,8 @@ export async function stateManagerAt(common: Common, db: StateDB, root: Uint8Arr
 }
 
 /**
- * A VM on `sm`. With a `guard` (the reading VM: eth_call, eth_estimateGas), its calls are bounded in
- * time and give the event loop turns, and large pairing checks run off the event loop (call-guard.ts).
+ * A VM on `sm`. With a `guard`, its calls give the event loop turns and large pairing checks run off
+ * the event loop; a call run through `guard.run` is also bounded in time (call-guard.ts).
  */
 export async function makeVM(common: Common, sm: MerkleStateManager, hooks: ExecutionHooks, blockHash: BlockHashLookup, guard?: CallGuard): Promise<VM> {
   await Promise.all([installJumpAnalysisCache(), installFastOpcodes()]);
@@ -175,7 +175,9 @@ export class Executor {
 
   static async create(common: Common, db: StateDB, hooks: ExecutionHooks, blockHash: BlockHashLookup): Promise<Executor> {
     const sm = await stateManagerAt(common, db, undefined, hooks.trieCacheSize ?? 50_000);
-    const vm = await makeVM(common, sm, hooks, blockHash);
+    // Turns for the event loop and off-thread pairing checks, with no deadline: a block's txs must
+    // run to the same end on every node.
+    const vm = await makeVM(common, sm, hooks, blockHash, new CallGuard());
     return new Executor(common, vm, sm, hooks);
   }
 
