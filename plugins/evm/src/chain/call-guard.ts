@@ -119,7 +119,7 @@ interface OpcodeEntry {
   readonly opHandler: (runState: unknown, common: unknown) => void;
   readonly gasHandler?: unknown;
 }
-type OpcodeClass = new (o: Omit<OpcodeInfo, never>) => OpcodeInfo;
+type OpcodeClass = new (fields: OpcodeInfo) => OpcodeInfo;
 
 /**
  * Puts `guard` on `vm`'s JUMP and JUMPI (this VM's opcode table only: each EVM has its own copy).

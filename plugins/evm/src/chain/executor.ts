@@ -19,18 +19,18 @@ import { Bloom, createVM, encodeReceipt, runTx, type RunTxResult, type VM } from
 import type { EVMOpts } from '@ethereumjs/evm';
 import { EvmChainError } from '../errors.js';
 import { FastAccountStateManager } from './accounts.js';
+import { CallGuard, installCallGuard } from './call-guard.js';
 import { chainCrypto, keccak256 } from './crypto.js';
 import { installFastOpcodes, withFastEipLookup } from './fast-paths.js';
 import { installJumpAnalysisCache } from './jump-analysis.js';
-import { CallGuard, installCallGuard } from './call-guard.js';
 import type { FeeRules } from './fees.js';
 import type { EvmGenesis } from './genesis.js';
 import { headerFields, hookState, installRules, precompilesWith, withBlockInfo } from './hooks.js';
+import { withOffThreadPairing } from './pairing.js';
 import type { BlockInfo, ChainRules, HeaderFields, HookState, IncludedTx } from './rules.js';
 import { effectiveGasPrice } from './views.js';
 import type { StateDB } from './state-db.js';
 import type { StoredReceipt, RawLog } from './store.js';
-import { withOffThreadPairing } from './pairing.js';
 import { orderedTrieRoot } from './trie-root.js';
 
 /** ethereumjs custom precompiles (reference evm.md C.5). */

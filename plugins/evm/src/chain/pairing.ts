@@ -1,10 +1,11 @@
 /**
- * The BN254 pairing check (precompile 0x08) of the reading VM, off the event loop. In JS it costs
- * ~6 ms per pair here, and the gas cap of eth_call allows ~1,470 pairs: ~9 s during which the node
- * answered nothing. A check of more than IN_PROCESS_PAIRS pairs runs on a worker thread instead,
- * with the same library (pairing-worker.ts), so its result and its errors are the stock
- * precompile's; the call waits for it at most until its deadline (call-guard.ts). Smaller checks,
- * wrong input lengths and inputs the gas does not cover go to the stock precompile unchanged.
+ * The BN254 pairing check (precompile 0x08) of a guarded VM (call-guard.ts: the reading and the
+ * executing VM), off the event loop. In JS it costs ~6 ms per pair here, and the gas cap of eth_call
+ * allows ~1,470 pairs: ~9 s during which the node answered nothing. A check of more than
+ * IN_PROCESS_PAIRS pairs runs on a worker thread instead, with the same library (pairing-worker.ts),
+ * so its result and its errors are the stock precompile's; a call with a deadline waits for it at
+ * most until then. Smaller checks, wrong input lengths and inputs the gas does not cover go to the
+ * stock precompile unchanged.
  */
 import { Worker } from 'node:worker_threads';
 import type { Common } from '@ethereumjs/common';
@@ -21,7 +22,7 @@ export const PAIRING_ADDRESS = '0000000000000000000000000000000000000008';
 
 const WORKER_URL = new URL('./pairing-worker.js', import.meta.url);
 
-/** One worker for every reading VM of the process, started at the first large check; it never keeps the process alive. */
+/** One worker for every guarded VM of the process, started at the first large check; it keeps the process alive only while a check is pending. */
 class PairingWorker {
   #worker: Worker | undefined;
   #seq = 0;
@@ -69,7 +70,7 @@ function halted(error: EVMError, gasLimit: bigint): ExecResult {
 }
 
 /**
- * The reading VM's custom precompiles: `custom` plus the off-thread pairing check at 0x08, unless
+ * A guarded VM's custom precompiles: `custom` plus the off-thread pairing check at 0x08, unless
  * `custom` sets 0x08 itself or this hardfork has no pairing precompile.
  */
 export function withOffThreadPairing(common: Common, custom: CustomPrecompiles | undefined, guard: CallGuard): CustomPrecompiles | undefined {
