@@ -38,6 +38,11 @@ class PairingWorker {
     });
   }
 
+  /** Ends the worker: pending checks are lost (their callers check in process); the next large check starts a new one. */
+  async stop(): Promise<void> {
+    await this.#worker?.terminate();
+  }
+
   #start(): Worker {
     if (this.#worker) return this.#worker;
     const worker = new Worker(WORKER_URL);
@@ -63,6 +68,11 @@ class PairingWorker {
 }
 
 const shared = new PairingWorker();
+
+/** Ends the shared pairing worker (see PairingWorker.stop); for tests of a worker lost mid-check. */
+export function stopPairingWorker(): Promise<void> {
+  return shared.stop();
+}
 
 /** A precompile that halts with `error`, all gas used (as the stock ones do). */
 function halted(error: EVMError, gasLimit: bigint): ExecResult {
