@@ -6,7 +6,7 @@ import * as assert from 'uvu/assert';
 import { EvmRpcError } from '../src/backend.js';
 import { CallGuard, DEFAULT_CALL_TIMEOUT_MS, SLICE_MS, type CallGuardClock } from '../src/chain/call-guard.js';
 import { makeVM, stateManagerAt, type ExecutionHooks } from '../src/chain/executor.js';
-import { IN_PROCESS_PAIRS, PAIRING_ADDRESS, stopPairingWorker, withOffThreadPairing } from '../src/chain/pairing.js';
+import { IN_PROCESS_PAIRS, PAIRING_ADDRESS, PairingWorker, stopPairingWorker, withOffThreadPairing } from '../src/chain/pairing.js';
 import { StateDB } from '../src/chain/state-db.js';
 import { common, hex, signedTx, startVM } from './helpers.js';
 
@@ -100,8 +100,8 @@ const bytesOf = (h: string) => Uint8Array.from(Buffer.from(h, 'hex'));
 const PAIRS_ONE = bytesOf((h32(1n) + h32(2n) + G2 + h32(1n) + h32(FIELD - 2n) + G2).repeat(3)); // 6 pairs, product 1
 const NOT_ON_CURVE = bytesOf((h32(1n) + h32(3n) + G2).repeat(6));
 
-function pairingPrecompiles(guard: CallGuard) {
-  const off = withOffThreadPairing(common, undefined, guard)!.find((p) => p.address.toString() === `0x${PAIRING_ADDRESS}`);
+function pairingPrecompiles(guard: CallGuard, worker?: PairingWorker) {
+  const off = withOffThreadPairing(common, undefined, guard, worker)!.find((p) => p.address.toString() === `0x${PAIRING_ADDRESS}`);
   const stock = getActivePrecompiles(common).get(PAIRING_ADDRESS)!;
   return { off: (off as unknown as { function: (i: PrecompileInput) => Promise<ExecResult> }).function, stock };
 }
@@ -141,6 +141,38 @@ test('a worker lost mid-check: the check runs in process with the same result, a
   assert.is(hex(r.returnValue), `0x${h32(1n)}`);
   const again = await guard.run(0, () => off(input(PAIRS_ONE)));
   assert.is(hex(again.returnValue), `0x${h32(1n)}`);
+});
+
+/** A pairing worker script that spins forever on an input starting with 0xff and answers 32 bytes of 7 to any other. */
+const SCRIPTED_WORKER = new URL(
+  `data:text/javascript,${encodeURIComponent(
+    "import { parentPort } from 'node:worker_threads';" +
+      "parentPort.on('message', ({ seq, input }) => { if (input[0] === 0xff) for (;;); parentPort.postMessage({ seq, output: new Uint8Array(32).fill(7) }); });",
+  )}`,
+);
+const jobOf = (first: number) => Uint8Array.from({ length: 5 * 192 }, (_, i) => (i === 0 ? first : 1));
+
+test('a hung worker is bounded: the check fails after its stall bound, and the precompile checks in process with the stock result', async () => {
+  const worker = new PairingWorker({ url: SCRIPTED_WORKER, stallMs: () => 50 });
+  const err = await worker.check(jobOf(0xff)).then(() => undefined, (e: Error) => e);
+  assert.match(err?.message ?? 'no error', /pairing worker did not answer within 50 ms/);
+  // A block's check (no deadline) on a worker that never answers: the stock result, in process.
+  const guard = new CallGuard();
+  const { off, stock } = pairingPrecompiles(guard, new PairingWorker({ url: new URL(`data:text/javascript,${encodeURIComponent('for (;;);')}`), stallMs: () => 50 }));
+  const r = await guard.run(0, () => off(input(PAIRS_ONE)));
+  assert.is(hex(r.returnValue), hex((await stock(input(PAIRS_ONE))).returnValue));
+  assert.is(hex(r.returnValue), `0x${h32(1n)}`);
+});
+
+test('a check past its deadline leaves nothing behind it: the next check runs at once on a new worker', async () => {
+  const worker = new PairingWorker({ url: SCRIPTED_WORKER });
+  assert.is(await worker.check(jobOf(0xff), 30), 'late', 'running when its deadline passed');
+  const queuedBehind = worker.check(jobOf(0xff), 30);
+  const next = worker.check(jobOf(1), 10_000);
+  assert.is(await queuedBehind, 'late');
+  const r = await next;
+  assert.ok(r !== 'late' && 'output' in r && r.output[0] === 7, 'answered, not left behind a spinning check');
+  await worker.stop();
 });
 
 test('a block whose tx runs a large pairing check: built while the event loop turns, replayed alike on another node', async () => {

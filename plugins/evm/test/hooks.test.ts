@@ -3,7 +3,7 @@ import * as assert from 'uvu/assert';
 import { hasErrorCode, utf8Encode } from '@cornice/sdk';
 import { testChainContext } from '@cornice/core/testing';
 import { EVMError } from '@ethereumjs/evm';
-import { defineEvmVM, dynamicFeeRules, type FeeRules } from '../src/index.js';
+import { defineEvmVM, dynamicFeeRules, type EvmVMOptions, type FeeRules } from '../src/index.js';
 import { EvmVM } from '../src/chain-entry.js';
 import { EWOQ, GENESIS, GWEI, addr, buildAndAccept, hex, signedTx, startVM, word } from './helpers.js';
 
@@ -81,6 +81,25 @@ test('chain config hook: parseConfig turns the config bytes into options; bad co
   } catch (e) {
     assert.ok(hasErrorCode(e, 'InvalidConfig'), String(e));
   }
+});
+
+test('options out of range (from code or a parseConfig hook) fail initialize, naming the option', async () => {
+  const cases: [EvmVMOptions, RegExp][] = [
+    [{ rpcEvmTimeoutMs: -1 }, /invalid chain option rpcEvmTimeoutMs: must be a whole number >= 0, got -1/],
+    [{ rpcEvmTimeoutMs: Number.NaN }, /rpcEvmTimeoutMs: .* got NaN/],
+    [{ maxBlockTxs: 0 }, /maxBlockTxs: must be a whole number >= 1/],
+    [{ receiptWaitMs: 1.5 }, /receiptWaitMs/],
+    [{ rpcGasCap: 0n }, /invalid chain option rpcGasCap: must be a bigint > 0, got 0/],
+    [{ parseConfig: () => ({ maxTxBytes: -5 }) }, /maxTxBytes: .* got -5/],
+  ];
+  for (const [opts, want] of cases) {
+    const vm = new EvmVM(opts);
+    const err = await vm.initialize(testChainContext(), { genesis: GENESIS, config: utf8Encode('{}') }).then(() => undefined, (e: unknown) => e);
+    assert.ok(hasErrorCode(err, 'InvalidConfig'), String(err));
+    assert.match(String((err as Error).message), want);
+  }
+  const ok = await startVM({ opts: { rpcEvmTimeoutMs: 0, receiptWaitMs: 0, rpcGasCap: 1n } });
+  await ok.shutdown();
 });
 
 test('extra RPC methods hook: made from the backend and handed to the RPC factory', async () => {

@@ -70,6 +70,33 @@ export interface TxLocation {
   readonly index: number;
 }
 
+/** The least each numeric option may be (a negative bound or size would mean none, or a crash later). */
+const OPTION_MINIMUMS: Partial<Record<keyof EvmChainOptions, number>> = {
+  maxBlockTxs: 1,
+  maxTxBytes: 1,
+  rpcEvmTimeoutMs: 0,
+  logsMaxResults: 1,
+  maxFutureSeconds: 0,
+  blockCacheSize: 1,
+  trieCacheSize: 0,
+  recentTxIndexSize: 0,
+  receiptWaitMs: 0,
+};
+
+/** Throws InvalidConfig naming the first option that is out of range. */
+export function checkOptions(opts: EvmChainOptions): void {
+  for (const [name, min] of Object.entries(OPTION_MINIMUMS) as [keyof EvmChainOptions, number][]) {
+    const v = opts[name];
+    if (v !== undefined && !(typeof v === 'number' && Number.isSafeInteger(v) && v >= min)) {
+      throw new EvmChainError('InvalidConfig', `invalid chain option ${name}: must be a whole number >= ${min}, got ${String(v)}`);
+    }
+  }
+  for (const name of ['rpcGasCap', 'logsMaxBlockRange'] as const) {
+    const v = opts[name];
+    if (v !== undefined && !(typeof v === 'bigint' && v > 0n)) throw new EvmChainError('InvalidConfig', `invalid chain option ${name}: must be a bigint > 0, got ${String(v)}`);
+  }
+}
+
 const systemTimers = {
   setTimeout(fn: () => void, ms: number) {
     const t = setTimeout(fn, ms);
@@ -154,6 +181,7 @@ export class EvmChain {
    * `upgrade` (the chain's upgrade.json, if any) goes to the rules factory with the genesis.
    */
   static async open(ctx: ChainContext, genesisBytes: Uint8Array, opts: EvmChainOptions = {}, upgrade?: Uint8Array): Promise<EvmChain> {
+    checkOptions(opts);
     const genesis = parseGenesis(genesisBytes);
     const rules = makeRules(opts.rules, genesis, upgrade);
     const common = chainCommon(genesis.chainId);
