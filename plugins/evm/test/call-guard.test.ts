@@ -6,7 +6,9 @@ import * as assert from 'uvu/assert';
 import { EvmRpcError } from '../src/backend.js';
 import { CallGuard, DEFAULT_CALL_TIMEOUT_MS, SLICE_MS, type CallGuardClock } from '../src/chain/call-guard.js';
 import { makeVM, stateManagerAt, type ExecutionHooks } from '../src/chain/executor.js';
-import { IN_PROCESS_PAIRS, PAIRING_ADDRESS, PairingWorker, stopPairingWorker, withOffThreadPairing } from '../src/chain/pairing.js';
+import { PAIRING_ADDRESS, withGuardedPrecompiles } from '../src/chain/guarded-precompiles.js';
+import { PrecompileWorker, stopPrecompileWorker } from '../src/chain/offload.js';
+import { IN_PROCESS_PAIRS } from '../src/chain/pairing.js';
 import { StateDB } from '../src/chain/state-db.js';
 import { common, hex, signedTx, startVM } from './helpers.js';
 
@@ -100,8 +102,8 @@ const bytesOf = (h: string) => Uint8Array.from(Buffer.from(h, 'hex'));
 const PAIRS_ONE = bytesOf((h32(1n) + h32(2n) + G2 + h32(1n) + h32(FIELD - 2n) + G2).repeat(3)); // 6 pairs, product 1
 const NOT_ON_CURVE = bytesOf((h32(1n) + h32(3n) + G2).repeat(6));
 
-function pairingPrecompiles(guard: CallGuard, worker?: PairingWorker) {
-  const off = withOffThreadPairing(common, undefined, guard, worker)!.find((p) => p.address.toString() === `0x${PAIRING_ADDRESS}`);
+function pairingPrecompiles(guard: CallGuard, worker?: PrecompileWorker) {
+  const off = withGuardedPrecompiles(common, undefined, guard, worker)!.find((p) => p.address.toString() === `0x${PAIRING_ADDRESS}`);
   const stock = getActivePrecompiles(common).get(PAIRING_ADDRESS)!;
   return { off: (off as unknown as { function: (i: PrecompileInput) => Promise<ExecResult> }).function, stock };
 }
@@ -135,7 +137,7 @@ test('a worker lost mid-check: the check runs in process with the same result, a
   const { off } = pairingPrecompiles(guard);
   const data = bytesOf((h32(1n) + h32(2n) + G2 + h32(1n) + h32(FIELD - 2n) + G2).repeat(30)); // 60 pairs, product 1
   const running = guard.run(0, () => off(input(data)));
-  await stopPairingWorker();
+  await stopPrecompileWorker();
   const r = await running;
   assert.is(r.exceptionError, undefined);
   assert.is(hex(r.returnValue), `0x${h32(1n)}`);
@@ -153,22 +155,22 @@ const SCRIPTED_WORKER = new URL(
 const jobOf = (first: number) => Uint8Array.from({ length: 5 * 192 }, (_, i) => (i === 0 ? first : 1));
 
 test('a hung worker is bounded: the check fails after its stall bound, and the precompile checks in process with the stock result', async () => {
-  const worker = new PairingWorker({ url: SCRIPTED_WORKER, stallMs: () => 50 });
-  const err = await worker.check(jobOf(0xff)).then(() => undefined, (e: Error) => e);
-  assert.match(err?.message ?? 'no error', /pairing worker did not answer within 50 ms/);
+  const worker = new PrecompileWorker({ url: SCRIPTED_WORKER, stallMs: () => 50 });
+  const err = await worker.check('pairing', jobOf(0xff)).then(() => undefined, (e: Error) => e);
+  assert.match(err?.message ?? 'no error', /precompile worker did not answer within 50 ms/);
   // A block's check (no deadline) on a worker that never answers: the stock result, in process.
   const guard = new CallGuard();
-  const { off, stock } = pairingPrecompiles(guard, new PairingWorker({ url: new URL(`data:text/javascript,${encodeURIComponent('for (;;);')}`), stallMs: () => 50 }));
+  const { off, stock } = pairingPrecompiles(guard, new PrecompileWorker({ url: new URL(`data:text/javascript,${encodeURIComponent('for (;;);')}`), stallMs: () => 50 }));
   const r = await guard.run(0, () => off(input(PAIRS_ONE)));
   assert.is(hex(r.returnValue), hex((await stock(input(PAIRS_ONE))).returnValue));
   assert.is(hex(r.returnValue), `0x${h32(1n)}`);
 });
 
 test('a check past its deadline leaves nothing behind it: the next check runs at once on a new worker', async () => {
-  const worker = new PairingWorker({ url: SCRIPTED_WORKER });
-  assert.is(await worker.check(jobOf(0xff), 30), 'late', 'running when its deadline passed');
-  const queuedBehind = worker.check(jobOf(0xff), 30);
-  const next = worker.check(jobOf(1), 10_000);
+  const worker = new PrecompileWorker({ url: SCRIPTED_WORKER });
+  assert.is(await worker.check('pairing', jobOf(0xff), { deadlineMs: 30 }), 'late', 'running when its deadline passed');
+  const queuedBehind = worker.check('pairing', jobOf(0xff), { deadlineMs: 30 });
+  const next = worker.check('pairing', jobOf(1), { deadlineMs: 10_000 });
   assert.is(await queuedBehind, 'late');
   const r = await next;
   assert.ok(r !== 'late' && 'output' in r && r.output[0] === 7, 'answered, not left behind a spinning check');

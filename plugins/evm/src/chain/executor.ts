@@ -26,7 +26,7 @@ import { installJumpAnalysisCache } from './jump-analysis.js';
 import type { FeeRules } from './fees.js';
 import type { EvmGenesis } from './genesis.js';
 import { headerFields, hookState, installRules, precompilesWith, withBlockInfo } from './hooks.js';
-import { withOffThreadPairing } from './pairing.js';
+import { withGuardedPrecompiles } from './guarded-precompiles.js';
 import type { BlockInfo, ChainRules, HeaderFields, HookState, IncludedTx } from './rules.js';
 import { effectiveGasPrice } from './views.js';
 import type { StateDB } from './state-db.js';
@@ -116,7 +116,7 @@ export async function makeVM(common: Common, sm: MerkleStateManager, hooks: Exec
     },
   };
   const chainPrecompiles = precompilesWith(hooks.rules, hooks.customPrecompiles);
-  const customPrecompiles = guard ? withOffThreadPairing(common, chainPrecompiles, guard) : chainPrecompiles;
+  const customPrecompiles = withGuardedPrecompiles(common, chainPrecompiles, guard);
   const vm = await createVM({
     common,
     stateManager: sm,

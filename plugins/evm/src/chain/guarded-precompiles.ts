@@ -1,0 +1,30 @@
+/** The precompiles makeVM gives a VM beside the chain's own (offload.ts). */
+import type { Common } from '@ethereumjs/common';
+import { getActivePrecompiles } from '@ethereumjs/evm';
+import { Address, hexToBytes } from '@ethereumjs/util';
+import type { CallGuard } from './call-guard.js';
+import type { CustomPrecompiles } from './executor.js';
+import { fastModexp } from './modexp.js';
+import { sharedPrecompileWorker, type Precompile, type PrecompileWorker } from './offload.js';
+import { offThreadPairing } from './pairing.js';
+
+export const PAIRING_ADDRESS = '0000000000000000000000000000000000000008';
+export const MODEXP_ADDRESS = '0000000000000000000000000000000000000005';
+
+/**
+ * Every VM's MODEXP without @ethereumjs' quadratic loop (modexp.ts), and a guarded VM's pairing
+ * check and MODEXP off the event loop: `custom` plus these, except at addresses `custom` sets itself
+ * or that this hardfork does not have.
+ */
+export function withGuardedPrecompiles(common: Common, custom: CustomPrecompiles | undefined, guard?: CallGuard, worker: PrecompileWorker = sharedPrecompileWorker): CustomPrecompiles | undefined {
+  const taken = new Set((custom ?? []).map((p) => p.address.toString().toLowerCase()));
+  const active = getActivePrecompiles(common);
+  const added: CustomPrecompiles = [];
+  const add = (address: string, make: (stock: Precompile) => Precompile) => {
+    const stock = active.get(address) as Precompile | undefined;
+    if (stock && !taken.has(`0x${address}`)) added.push({ address: new Address(hexToBytes(`0x${address}`)), function: make(stock) as never });
+  };
+  add(MODEXP_ADDRESS, () => fastModexp(guard, worker));
+  if (guard) add(PAIRING_ADDRESS, (stock) => offThreadPairing(stock, guard, worker));
+  return added.length === 0 ? custom : [...(custom ?? []), ...added];
+}
