@@ -4,17 +4,19 @@ import { getActivePrecompiles } from '@ethereumjs/evm';
 import { Address, hexToBytes } from '@ethereumjs/util';
 import type { CallGuard } from './call-guard.js';
 import type { CustomPrecompiles } from './executor.js';
+import { offThreadBlake2f } from './blake2f.js';
 import { fastModexp } from './modexp.js';
 import { sharedPrecompileWorker, type Precompile, type PrecompileWorker } from './offload.js';
 import { offThreadPairing } from './pairing.js';
 
 export const PAIRING_ADDRESS = '0000000000000000000000000000000000000008';
 export const MODEXP_ADDRESS = '0000000000000000000000000000000000000005';
+export const BLAKE2F_ADDRESS = '0000000000000000000000000000000000000009';
 
 /**
  * Every VM's MODEXP without @ethereumjs' quadratic loop (modexp.ts), and a guarded VM's pairing
- * check and MODEXP off the event loop: `custom` plus these, except at addresses `custom` sets itself
- * or that this hardfork does not have.
+ * check, MODEXP and BLAKE2F off the event loop: `custom` plus these, except at addresses `custom`
+ * sets itself or that this hardfork does not have.
  */
 export function withGuardedPrecompiles(common: Common, custom: CustomPrecompiles | undefined, guard?: CallGuard, worker: PrecompileWorker = sharedPrecompileWorker): CustomPrecompiles | undefined {
   const taken = new Set((custom ?? []).map((p) => p.address.toString().toLowerCase()));
@@ -26,5 +28,6 @@ export function withGuardedPrecompiles(common: Common, custom: CustomPrecompiles
   };
   add(MODEXP_ADDRESS, () => fastModexp(guard, worker));
   if (guard) add(PAIRING_ADDRESS, (stock) => offThreadPairing(stock, guard, worker));
+  if (guard) add(BLAKE2F_ADDRESS, (stock) => offThreadBlake2f(stock, guard, worker));
   return added.length === 0 ? custom : [...(custom ?? []), ...added];
 }

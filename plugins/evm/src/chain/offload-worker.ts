@@ -4,12 +4,14 @@
  * precompile turns into a revert, as the stock one does).
  * - `pairing`: @ethereumjs' own BN254 pairing check, the same library the in-process precompile uses.
  * - `modexp`: modexp.ts's exponentiation of the precompile's input (its gas already charged).
+ * - `blake2f`: the stock BLAKE2F precompile (its input checked and its gas charged already).
  */
 import { parentPort } from 'node:worker_threads';
-import { NobleBN254 } from '@ethereumjs/evm';
+import { Common, Hardfork, Mainnet } from '@ethereumjs/common';
+import { getActivePrecompiles, NobleBN254, paramsEVM, type ExecResult, type PrecompileInput } from '@ethereumjs/evm';
 import { modexpOutput } from './modexp.js';
 
-export type OffloadKind = 'pairing' | 'modexp';
+export type OffloadKind = 'pairing' | 'modexp' | 'blake2f';
 
 export interface OffloadJob {
   readonly seq: number;
@@ -20,11 +22,21 @@ export interface OffloadJob {
 export type OffloadResult = { readonly seq: number; readonly output: Uint8Array } | { readonly seq: number; readonly failed: true; readonly error?: string };
 
 const bn254 = new NobleBN254();
+const common = new Common({ chain: Mainnet, hardfork: Hardfork.Cancun, params: paramsEVM });
+const blake2f = getActivePrecompiles(common).get('0000000000000000000000000000000000000009') as (opts: PrecompileInput) => ExecResult;
+
+function run(kind: OffloadKind, input: Uint8Array): Uint8Array {
+  if (kind === 'pairing') return bn254.pairing(input);
+  if (kind === 'modexp') return modexpOutput(input);
+  const r = blake2f({ data: input, gasLimit: 1n << 62n, common } as unknown as PrecompileInput);
+  if (r.exceptionError) throw r.exceptionError;
+  return r.returnValue;
+}
 
 parentPort?.on('message', ({ seq, kind, input }: OffloadJob) => {
   let result: OffloadResult;
   try {
-    result = { seq, output: kind === 'pairing' ? bn254.pairing(input) : modexpOutput(input) };
+    result = { seq, output: run(kind, input) };
   } catch (e) {
     const error = (e as { errorType?: unknown; error?: unknown } | null)?.errorType === 'EVMError' ? String((e as { error: unknown }).error) : undefined;
     result = { seq, failed: true, ...(error !== undefined ? { error } : {}) };
