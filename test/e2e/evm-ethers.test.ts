@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { Contract, ContractFactory, type ContractTransactionReceipt, JsonRpcProvider, Wallet, WebSocketProvider, isError, parseEther, zeroPadValue, type Log } from 'ethers';
+import { Contract, ContractFactory, type ContractTransactionReceipt, JsonRpcProvider, Wallet, WebSocketProvider, isError, parseEther, sha256, zeroPadValue, type Log } from 'ethers';
 import { EWOQ_EVM_ADDRESS, EWOQ_EVM_KEY, setupReporting, startEvmTarget, type EvmTarget } from '../src/evm.js';
 import { compileToken, type CompiledContract } from '../src/solidity.js';
 
@@ -205,6 +205,29 @@ test('a revert: its reason from a call, from estimateGas, and a mined failing tr
     assert.is(e.receipt?.hash, tx.hash);
   }
   assert.is(await token.getFunction('balanceOf')(other), 116n, 'the reverted transfer moved nothing');
+});
+
+test('KZG point evaluation (0x0a): a proof that holds gives the blob size and modulus; a tx with one that does not is mined with status 0, and the next tx follows', async () => {
+  const pe = '0x000000000000000000000000000000000000000a';
+  // The zero polynomial: commitment and proof the point at infinity, y = 0 at any z.
+  const inf = `c0${'00'.repeat(47)}`;
+  const versionedHash = `01${sha256(`0x${inf}`).slice(4)}`;
+  const z = `${'00'.repeat(31)}09`;
+  const good = `0x${versionedHash}${z}${'00'.repeat(32)}${inf}${inf}`;
+  const out = await provider.call({ to: pe, data: good });
+  assert.is(out, `0x${(4096).toString(16).padStart(64, '0')}73eda753299d7d483339d80809a1d80553bda402fffe5bfeffffffff00000001`);
+  const bad = `0x${versionedHash}${z}${'00'.repeat(31)}01${inf}${inf}`; // y = 1: the proof does not hold
+  const failing = await wallet.sendTransaction({ to: pe, data: bad, gasLimit: 100_000n });
+  const next = await wallet.sendTransaction({ to: other, value: 1n, gasLimit: 21_000n });
+  try {
+    await failing.wait();
+    assert.unreachable('the receipt should say failed');
+  } catch (e) {
+    assert.ok(isError(e, 'CALL_EXCEPTION'), String(e));
+    assert.is(e.receipt?.status, 0);
+    assert.is(e.receipt?.gasUsed, 100_000n, 'a failed precompile takes all its gas');
+  }
+  assert.is((await next.wait())?.status, 1);
 });
 
 test('insufficient funds: -32000 "insufficient funds for gas * price + value", ethers code INSUFFICIENT_FUNDS', async () => {

@@ -130,6 +130,12 @@ test('malformed JSON, bad envelopes, an oversized batch, non-POST', async () => 
   } else await get.arrayBuffer();
 });
 
+test('precompile failures are EVM errors, not internal ones: KZG point evaluation with a bad input', async () => {
+  const r = await call('eth_call', [{ to: '0x000000000000000000000000000000000000000a', data: `0x${'11'.repeat(192)}` }, 'latest']);
+  if (target.kind === 'cornice') isError(r, 'point evaluation', [-32000], /^kzg commitment does not match versioned hash$/);
+  else assert.ok(r.error, 'an error');
+});
+
 test('a heavy eth_call (a loop to the gas cap, 300 BN254 pairings, a MODEXP of a 100 KB exponent, BLAKE2F of 3M rounds) does not hold the node: health answers first', async () => {
   if (target.kind !== 'cornice' || !target.healthUrl) return;
   const at = '0x00000000000000000000000000000000000000c0';

@@ -5,6 +5,7 @@ import { Address, hexToBytes } from '@ethereumjs/util';
 import type { CallGuard } from './call-guard.js';
 import type { CustomPrecompiles } from './executor.js';
 import { offThreadBlake2f } from './blake2f.js';
+import { pointEvaluation } from './kzg.js';
 import { fastModexp } from './modexp.js';
 import { sharedPrecompileWorker, type Precompile, type PrecompileWorker } from './offload.js';
 import { offThreadPairing } from './pairing.js';
@@ -12,10 +13,11 @@ import { offThreadPairing } from './pairing.js';
 export const PAIRING_ADDRESS = '0000000000000000000000000000000000000008';
 export const MODEXP_ADDRESS = '0000000000000000000000000000000000000005';
 export const BLAKE2F_ADDRESS = '0000000000000000000000000000000000000009';
+export const KZG_ADDRESS = '000000000000000000000000000000000000000a';
 
 /**
- * Every VM's MODEXP without @ethereumjs' quadratic loop (modexp.ts), and a guarded VM's pairing
- * check, MODEXP and BLAKE2F off the event loop: `custom` plus these, except at addresses `custom`
+ * Every VM's MODEXP without @ethereumjs' quadratic loop (modexp.ts) and a KZG point evaluation
+ * that works (kzg.ts), and a guarded VM's pairing check, MODEXP, BLAKE2F and KZG off the event loop: `custom` plus these, except at addresses `custom`
  * sets itself or that this hardfork does not have.
  */
 export function withGuardedPrecompiles(common: Common, custom: CustomPrecompiles | undefined, guard?: CallGuard, worker: PrecompileWorker = sharedPrecompileWorker): CustomPrecompiles | undefined {
@@ -27,6 +29,7 @@ export function withGuardedPrecompiles(common: Common, custom: CustomPrecompiles
     if (stock && !taken.has(`0x${address}`)) added.push({ address: new Address(hexToBytes(`0x${address}`)), function: make(stock) as never });
   };
   add(MODEXP_ADDRESS, () => fastModexp(guard, worker));
+  add(KZG_ADDRESS, () => pointEvaluation(guard, worker));
   if (guard) add(PAIRING_ADDRESS, (stock) => offThreadPairing(stock, guard, worker));
   if (guard) add(BLAKE2F_ADDRESS, (stock) => offThreadBlake2f(stock, guard, worker));
   return added.length === 0 ? custom : [...(custom ?? []), ...added];

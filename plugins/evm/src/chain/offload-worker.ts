@@ -5,13 +5,15 @@
  * - `pairing`: @ethereumjs' own BN254 pairing check, the same library the in-process precompile uses.
  * - `modexp`: modexp.ts's exponentiation of the precompile's input (its gas already charged).
  * - `blake2f`: the stock BLAKE2F precompile (its input checked and its gas charged already).
+ * - `kzg`: kzg.ts's check of a point evaluation proof: one byte, 1 when it holds.
  */
 import { parentPort } from 'node:worker_threads';
 import { Common, Hardfork, Mainnet } from '@ethereumjs/common';
 import { getActivePrecompiles, NobleBN254, paramsEVM, type ExecResult, type PrecompileInput } from '@ethereumjs/evm';
+import { verifyPointEvaluation } from './kzg.js';
 import { modexpOutput } from './modexp.js';
 
-export type OffloadKind = 'pairing' | 'modexp' | 'blake2f';
+export type OffloadKind = 'pairing' | 'modexp' | 'blake2f' | 'kzg';
 
 export interface OffloadJob {
   readonly seq: number;
@@ -25,7 +27,8 @@ const bn254 = new NobleBN254();
 const common = new Common({ chain: Mainnet, hardfork: Hardfork.Cancun, params: paramsEVM });
 const blake2f = getActivePrecompiles(common).get('0000000000000000000000000000000000000009') as (opts: PrecompileInput) => ExecResult;
 
-function run(kind: OffloadKind, input: Uint8Array): Uint8Array {
+async function run(kind: OffloadKind, input: Uint8Array): Promise<Uint8Array> {
+  if (kind === 'kzg') return Uint8Array.of((await verifyPointEvaluation(input)) ? 1 : 0);
   if (kind === 'pairing') return bn254.pairing(input);
   if (kind === 'modexp') return modexpOutput(input);
   const r = blake2f({ data: input, gasLimit: 1n << 62n, common } as unknown as PrecompileInput);
@@ -33,10 +36,10 @@ function run(kind: OffloadKind, input: Uint8Array): Uint8Array {
   return r.returnValue;
 }
 
-parentPort?.on('message', ({ seq, kind, input }: OffloadJob) => {
+parentPort?.on('message', async ({ seq, kind, input }: OffloadJob) => {
   let result: OffloadResult;
   try {
-    result = { seq, output: run(kind, input) };
+    result = { seq, output: await run(kind, input) };
   } catch (e) {
     const error = (e as { errorType?: unknown; error?: unknown } | null)?.errorType === 'EVMError' ? String((e as { error: unknown }).error) : undefined;
     result = { seq, failed: true, ...(error !== undefined ? { error } : {}) };
