@@ -177,6 +177,15 @@ test('a check past its deadline leaves nothing behind it: the next check runs at
   await worker.stop();
 });
 
+test("a block's work (no deadline) is queued before calls' work", async () => {
+  const worker = new PrecompileWorker({ url: SCRIPTED_WORKER });
+  const order: string[] = [];
+  const job = (name: string, deadlineMs?: number) => worker.check('pairing', jobOf(1), deadlineMs === undefined ? {} : { deadlineMs }).then(() => order.push(name));
+  await Promise.all([job('running call', 10_000), job('queued call', 10_000), job('block'), job('second block'), job('last call', 10_000)]);
+  assert.equal(order, ['running call', 'block', 'second block', 'queued call', 'last call']);
+  await worker.stop();
+});
+
 test('a block whose tx runs a large pairing check: built while the event loop turns, replayed alike on another node', async () => {
   const a = await startVM();
   const b = await startVM();

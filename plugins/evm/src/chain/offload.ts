@@ -41,7 +41,7 @@ const unref = (t: ReturnType<typeof setTimeout>) => (t.unref?.(), t);
 
 /**
  * The precompile worker: one job at a time, the others queued here (so a job past its deadline
- * leaves nothing behind it). A job whose deadline passes while queued is dropped; while running, the
+ * leaves nothing behind it), jobs without a deadline (a block's) before those with one (calls'). A job whose deadline passes while queued is dropped; while running, the
  * worker is ended with it (its work is not wanted), and the next job starts a new one. A job that
  * outlasts its stall bound, or a worker that fails, fails the job: its caller computes in process.
  * The worker keeps the process alive only while a job is pending.
@@ -63,8 +63,14 @@ export class PrecompileWorker {
   check(kind: OffloadKind, input: Uint8Array, { expectedMs = 0, deadlineMs = Number.POSITIVE_INFINITY } = {}): Promise<OffloadResult | 'late'> {
     return new Promise((resolve, reject) => {
       const job: Job = { seq: ++this.#seq, kind, input, expectedMs, resolve, reject };
-      if (Number.isFinite(deadlineMs)) job.deadline = unref(setTimeout(() => this.#late(job), Math.max(0, deadlineMs)));
-      this.#queue.push(job);
+      if (Number.isFinite(deadlineMs)) {
+        job.deadline = unref(setTimeout(() => this.#late(job), Math.max(0, deadlineMs)));
+        this.#queue.push(job);
+      } else {
+        // A block's work (no deadline) goes before calls' work: every node waits for the block.
+        const firstCall = this.#queue.findIndex((j) => j.deadline !== undefined);
+        this.#queue.splice(firstCall < 0 ? this.#queue.length : firstCall, 0, job);
+      }
       this.#next();
     });
   }
