@@ -2,11 +2,11 @@
  * A guarded VM's heavy precompiles (call-guard.ts: the reading and the executing VM) run off the
  * event loop. @ethereumjs computes a precompile in one synchronous call: a BN254 pairing check costs
  * ~6 ms a pair here (eth_call's gas cap allows ~1,470 pairs, ~9 s during which the node answered
- * nothing), and a MODEXP of a long exponent up to seconds. Such work runs on one worker thread
- * (offload-worker.ts) with the same code, so results and errors are the stock precompile's; a call
- * with a deadline waits for it at most until then, and a hung worker is bounded by the stall bound
- * (the work is then redone in process). Light inputs stay in process (pairing.ts, modexp.ts);
- * guarded-precompiles.ts puts them in a VM.
+ * nothing), a MODEXP of a long exponent or many BLAKE2F rounds up to seconds, a KZG proof ~36 ms.
+ * Such work runs on one worker thread (offload-worker.ts) with the same code, so results and errors are the
+ * stock precompile's; a call with a deadline waits for it at most until then, and a hung worker is
+ * bounded by the stall bound (the work is then redone in process). Light inputs stay in process
+ * (pairing.ts, modexp.ts, blake2f.ts, kzg.ts); guarded-precompiles.ts puts them in a VM.
  */
 import { Worker } from 'node:worker_threads';
 import type { EVMError, ExecResult, PrecompileInput } from '@ethereumjs/evm';
@@ -41,10 +41,11 @@ const unref = (t: ReturnType<typeof setTimeout>) => (t.unref?.(), t);
 
 /**
  * The precompile worker: one job at a time, the others queued here (so a job past its deadline
- * leaves nothing behind it), jobs without a deadline (a block's) before those with one (calls'). A job whose deadline passes while queued is dropped; while running, the
- * worker is ended with it (its work is not wanted), and the next job starts a new one. A job that
- * outlasts its stall bound, or a worker that fails, fails the job: its caller computes in process.
- * The worker keeps the process alive only while a job is pending.
+ * leaves nothing behind it), jobs without a deadline (a block's) before those with one (calls').
+ * A job whose deadline passes while queued is dropped; while running, the worker is ended with it
+ * (its work is not wanted), and the next job starts a new one. A job that outlasts its stall bound,
+ * or a worker that fails, fails the job: its caller computes in process. The worker keeps the
+ * process alive only while a job is pending.
  */
 export class PrecompileWorker {
   readonly #url: URL;
