@@ -33,7 +33,11 @@ export function loadKzg(): Promise<Kzg> {
   return loading;
 }
 
-/** Whether the proof of a 192-byte input (versioned hash, z, y, commitment, proof) holds; false for points or scalars out of range. */
+/**
+ * Whether the proof of a 192-byte input (versioned hash, z, y, commitment, proof) holds; false for
+ * points or scalars out of range too (the precompile then fails as for a wrong proof, where c-kzg
+ * would say `kzg inputs invalid`: the call fails with all its gas either way).
+ */
 export async function verifyPointEvaluation(input: Uint8Array): Promise<boolean> {
   const kzg = await loadKzg();
   const hex = (from: number, to: number) => bytesToHex(input.subarray(from, to));
