@@ -3,11 +3,12 @@
 // took and how long /ext/health waited when asked 100 ms into it (a node that runs the call on its
 // event loop answers health only after it). Not part of `npm run bench`: a probe of the C-Chain's
 // guards (plugins/evm: chain/call-guard.ts, chain/offload.ts). One JSON line per call.
-//   node bench/evm-heavy-calls.mjs [name ...]
+//   node bench/evm-heavy-calls.mjs [name ...]   (NODE_ARGS="--vm-isolation=all": more node flags)
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { createHash } from 'node:crypto';
 import { rpc, startNode } from './lib.mjs';
 
 const fixture = (f) => fileURLToPath(new URL(`../core/fixtures/staking/local/${f}`, import.meta.url));
@@ -18,6 +19,9 @@ const G2 =
 const at = (n) => `0x${n.toString(16).padStart(40, '0')}`;
 const modexp = (b, e, m) => `0x${word(b)}${word(e)}${word(m)}${'ff'.repeat(b)}${'ff'.repeat(e)}${'fd'.repeat(m)}`;
 const loopAt = at(0xc0);
+// KZG: the zero polynomial (commitment and proof the point at infinity, y = 0 at any z) holds.
+const INF = `c0${'00'.repeat(47)}`;
+const kzgInput = `0x01${createHash('sha256').update(Buffer.from(INF, 'hex')).digest('hex').slice(2)}${'00'.repeat(31)}09${'00'.repeat(32)}${INF}${INF}`;
 
 /** name -> eth_call params */
 const CALLS = {
@@ -28,11 +32,12 @@ const CALLS = {
   'MODEXP, 18 MB exponent declared in a short input': [{ to: at(5), data: `0x${word(1)}${word(18_000_000)}${word(1)}02ffff` }, 'latest'],
   'BLAKE2F, 10M rounds': [{ to: at(9), data: `0x${(10_000_000).toString(16).padStart(8, '0')}${'00'.repeat(208)}01` }, 'latest'],
   'KZG point evaluation, bad input': [{ to: at(10), data: `0x${'11'.repeat(192)}` }, 'latest'],
+  'KZG point evaluation, a proof that holds': [{ to: at(10), data: kzgInput }, 'latest'],
 };
 
 const only = process.argv.slice(2);
 const dir = await mkdtemp(join(tmpdir(), 'cornice-heavy-'));
-const node = await startNode([`--data-dir=${dir}`, '--network-id=local', `--staking-tls-cert-file=${fixture('staker1.crt')}`, `--staking-tls-key-file=${fixture('staker1.key')}`, '--sybil-protection-enabled=false']);
+const node = await startNode([`--data-dir=${dir}`, '--network-id=local', `--staking-tls-cert-file=${fixture('staker1.crt')}`, `--staking-tls-key-file=${fixture('staker1.key')}`, '--sybil-protection-enabled=false', ...(process.env.NODE_ARGS ? process.env.NODE_ARGS.split(' ') : [])]);
 const url = `${node.url}/ext/bc/C/rpc`;
 try {
   for (let i = 0; i < 200 && !(await rpc(url, 'eth_chainId', []).catch(() => ({}))).result; i++) await new Promise((r) => setTimeout(r, 100));
