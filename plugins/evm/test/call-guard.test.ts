@@ -177,6 +177,17 @@ test('a check past its deadline leaves nothing behind it: the next check runs at
   await worker.stop();
 });
 
+test('a worker that cannot start fails each job at once (its caller computes in process); none waits', async () => {
+  const worker = new PrecompileWorker({ url: new URL('http://127.0.0.1/not-a-worker.js') });
+  for (const deadlineMs of [undefined, 10_000]) {
+    const err = await worker.check('pairing', jobOf(1), deadlineMs === undefined ? {} : { deadlineMs }).then(() => undefined, (e: Error) => e);
+    assert.match(err?.message ?? 'no error', /^precompile worker could not start: /);
+  }
+  const guard = new CallGuard();
+  const { off } = pairingPrecompiles(guard, worker);
+  assert.is(hex((await guard.run(0, () => off(input(PAIRS_ONE)))).returnValue), `0x${h32(1n)}`, 'the stock result, in process');
+});
+
 test("a block's work (no deadline) is queued before calls' work", async () => {
   const worker = new PrecompileWorker({ url: SCRIPTED_WORKER });
   const order: string[] = [];

@@ -82,18 +82,31 @@ export class PrecompileWorker {
   }
 
   #next(): void {
-    if (this.#running) return;
-    const job = this.#queue.shift();
-    if (!job) {
-      this.#worker?.unref();
-      return;
+    while (!this.#running) {
+      const job = this.#queue.shift();
+      if (!job) {
+        this.#worker?.unref();
+        return;
+      }
+      let worker: Worker;
+      try {
+        worker = this.#start();
+      } catch (e) {
+        // No thread to be had (a resource limit): this job, and the next, are computed in process.
+        this.#settle(job);
+        job.reject(new Error(`precompile worker could not start: ${(e as Error).message}`));
+        continue;
+      }
+      this.#running = job;
+      worker.ref();
+      const ms = Math.ceil(this.#stallMs(job.expectedMs));
+      job.stall = unref(setTimeout(() => this.#fail(job, `did not answer within ${ms} ms`), ms));
+      try {
+        worker.postMessage({ seq: job.seq, kind: job.kind, input: job.input } satisfies OffloadJob);
+      } catch (e) {
+        this.#fail(job, `refused the job: ${(e as Error).message}`);
+      }
     }
-    this.#running = job;
-    const worker = this.#start();
-    worker.ref();
-    const ms = Math.ceil(this.#stallMs(job.expectedMs));
-    job.stall = unref(setTimeout(() => this.#fail(job, `did not answer within ${ms} ms`), ms));
-    worker.postMessage({ seq: job.seq, kind: job.kind, input: job.input } satisfies OffloadJob);
   }
 
   #settle(job: Job): void {
