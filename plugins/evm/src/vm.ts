@@ -26,7 +26,8 @@ import { createEthRpc, type EthMethod, type EthRpc } from './rpc/index.js';
 export interface EvmVMOptions extends EvmChainOptions {
   /**
    * Per-chain config bytes (the operator's chain config) -> chain options that override these.
-   * Default: a JSON object is accepted and ignored; anything else is an InvalidConfig error.
+   * Default: parseChainConfig (a JSON object with coreth's keys `allow-unprotected-txs` and
+   * `rpc-gas-cap`; other keys are logged and ignored); anything else is an InvalidConfig error.
    */
   parseConfig?: (config: Uint8Array) => Partial<EvmChainOptions>;
   /** Methods added to the JSON-RPC (e.g. the subnet-EVM's eth_feeConfig), made from the backend. */
@@ -37,8 +38,26 @@ export interface EvmVMOptions extends EvmChainOptions {
   networkId?: bigint;
 }
 
-function defaultParseConfig(config: Uint8Array): Partial<EvmChainOptions> {
-  if (config.length === 0) return {};
+/** The per-chain config keys this VM reads, by coreth's names (its C-Chain config.json). */
+const CONFIG_KEYS: Record<string, (v: unknown, key: string) => Partial<EvmChainOptions>> = {
+  'allow-unprotected-txs': (v, key) => {
+    if (typeof v !== 'boolean') throw badConfig(key, 'must be true or false');
+    return { allowUnprotectedTxs: v };
+  },
+  'rpc-gas-cap': (v, key) => {
+    if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 21_000) throw badConfig(key, 'must be a whole number of gas >= 21000');
+    return { rpcGasCap: BigInt(v) };
+  },
+};
+
+const badConfig = (key: string, why: string) => new EvmChainError('InvalidConfig', `invalid chain config: ${key} ${why}`);
+
+/**
+ * The default per-chain config: a JSON object whose keys are coreth's (CONFIG_KEYS); other keys are
+ * returned in `ignored` (coreth ignores them too; initialize logs them).
+ */
+export function parseChainConfig(config: Uint8Array): { options: Partial<EvmChainOptions>; ignored: string[] } {
+  if (config.length === 0) return { options: {}, ignored: [] };
   let json: unknown;
   try {
     json = JSON.parse(utf8Decode(config));
@@ -46,7 +65,14 @@ function defaultParseConfig(config: Uint8Array): Partial<EvmChainOptions> {
     throw new EvmChainError('InvalidConfig', 'invalid chain config: not valid JSON');
   }
   if (typeof json !== 'object' || json === null || Array.isArray(json)) throw new EvmChainError('InvalidConfig', 'invalid chain config: must be a JSON object');
-  return {};
+  const options: Partial<EvmChainOptions> = {};
+  const ignored: string[] = [];
+  for (const [key, value] of Object.entries(json)) {
+    const read = Object.hasOwn(CONFIG_KEYS, key) ? CONFIG_KEYS[key] : undefined;
+    if (read) Object.assign(options, read(value, key));
+    else ignored.push(key);
+  }
+  return { options, ignored };
 }
 
 export class EvmVM implements ChainVM {
@@ -61,7 +87,13 @@ export class EvmVM implements ChainVM {
 
   async initialize(ctx: ChainContext, init: VMInit): Promise<void> {
     this.#checkOpen();
-    const fromConfig = init.config ? (this.opts.parseConfig ?? defaultParseConfig)(init.config) : {};
+    let fromConfig: Partial<EvmChainOptions> = {};
+    if (init.config && this.opts.parseConfig) fromConfig = this.opts.parseConfig(init.config);
+    else if (init.config) {
+      const { options, ignored } = parseChainConfig(init.config);
+      fromConfig = options;
+      if (ignored.length > 0) ctx.log.warn('chain config keys this VM does not read were ignored', { keys: ignored.slice(0, 20).map((k) => k.slice(0, 64)).join(', ') });
+    }
     this.#ctx = ctx;
     this.#chain = await EvmChain.open(ctx, init.genesis, { ...this.opts, ...fromConfig }, init.upgrade);
     this.#backend = new ChainBackend(this.#chain, this.opts.networkId ?? 1n);

@@ -1,11 +1,15 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { hasErrorCode, utf8Encode } from '@cornice/sdk';
+import { createLogger } from '@cornice/core';
 import { testChainContext } from '@cornice/core/testing';
+import { Common, Hardfork, Mainnet } from '@ethereumjs/common';
 import { EVMError } from '@ethereumjs/evm';
+import { createTx } from '@ethereumjs/tx';
 import { defineEvmVM, dynamicFeeRules, type EvmVMOptions, type FeeRules } from '../src/index.js';
 import { EvmVM } from '../src/chain-entry.js';
-import { EWOQ, GENESIS, GWEI, addr, buildAndAccept, hex, signedTx, startVM, word } from './helpers.js';
+import { parseChainConfig } from '../src/vm.js';
+import { EWOQ, EWOQ_KEY, GENESIS, GWEI, addr, buildAndAccept, hex, signedTx, startVM, word } from './helpers.js';
 
 test('fee rules hook: base fee, gas limit and fee recipient come from the rules; base fee credited when asked', async () => {
   const recipient = addr(50);
@@ -101,6 +105,56 @@ test('options out of range (from code or a parseConfig hook) fail initialize, na
   const ok = await startVM({ opts: { rpcEvmTimeoutMs: 0, receiptWaitMs: 0, rpcGasCap: 1n } });
   await ok.shutdown();
 });
+
+test("the default chain config reads coreth's allow-unprotected-txs and rpc-gas-cap; bad values fail naming the key; other keys are logged and ignored", async () => {
+  const { options, ignored } = parseChainConfig(utf8Encode(JSON.stringify({ 'allow-unprotected-txs': true, 'rpc-gas-cap': 100_000, 'eth-apis': ['eth'] })));
+  assert.equal(options, { allowUnprotectedTxs: true, rpcGasCap: 100_000n });
+  assert.equal(ignored, ['eth-apis']);
+  for (const [config, want] of [
+    [{ 'allow-unprotected-txs': 'yes' }, /^invalid chain config: allow-unprotected-txs must be true or false$/],
+    [{ 'rpc-gas-cap': 5 }, /^invalid chain config: rpc-gas-cap must be a whole number of gas >= 21000$/],
+    [{ 'rpc-gas-cap': 1e300 }, /rpc-gas-cap must be a whole number/],
+  ] as const) {
+    const err = await new EvmVM().initialize(testChainContext(), { genesis: GENESIS, config: utf8Encode(JSON.stringify(config)) }).then(() => undefined, (e: unknown) => e);
+    assert.ok(hasErrorCode(err, 'InvalidConfig'), String(err));
+    assert.match((err as Error).message, want);
+  }
+  // A pre-EIP-155 tx (v = 27 or 28): refused by default, admitted and mined with allow-unprotected-txs.
+  const unprotected = createTx({ type: 0, nonce: 0n, to: addr(1), value: 1n, gasLimit: 21_000n, gasPrice: 30n * GWEI }, { common: new Common({ chain: Mainnet, hardfork: Hardfork.TangerineWhistle }) })
+    .sign(EWOQ_KEY)
+    .serialize();
+  assert.ok(unprotected[unprotected.length - 66] === 0xa0 && [27, 28].includes(unprotected[unprotected.length - 67]!), 'v is 27 or 28');
+  const plain = await startVM();
+  const allowing = new EvmVM();
+  const lines: string[] = [];
+  const log = createLogger({ level: 'warn', write: (line) => lines.push(line) });
+  try {
+    await assert_rejects(plain.backend.sendRawTransaction(unprotected), /^only replay-protected \(EIP-155\) transactions allowed over RPC$/);
+    await allowing.initialize(testChainContext({ log }), { genesis: GENESIS, config: utf8Encode(JSON.stringify({ 'allow-unprotected-txs': true, 'rpc-gas-cap': 30_000, 'eth-apis': ['eth'] })) });
+    assert.ok(lines.some((l) => /"msg":"chain config keys this VM does not read were ignored".*"keys":"eth-apis"/.test(l)), lines.join('\n'));
+    await allowing.setState('normalOp');
+    const hash = await allowing.backend.sendRawTransaction(unprotected);
+    await buildAndAccept(allowing);
+    assert.is((await allowing.backend.receipt(hash))?.status, 1);
+    // rpc-gas-cap: a loop's eth_call runs out of gas at the cap, also when it asks for more.
+    const at = addr(77);
+    const loop = new Map([[hex(at).slice(2), { code: Uint8Array.from([0x5b, 0x60, 0x00, 0x56]) }]]);
+    for (const gas of [undefined, 10_000_000n]) {
+      const r = await allowing.backend.call({ to: at, ...(gas ? { gas } : {}) }, 'latest', loop as never);
+      assert.is(r.gasUsed, 30_000n, `gas ${gas}`);
+      assert.is(r.error?.message, EVMError.errorMessages.OUT_OF_GAS);
+    }
+  } finally {
+    await plain.shutdown();
+    await allowing.shutdown();
+  }
+});
+
+async function assert_rejects(p: Promise<unknown>, want: RegExp) {
+  const err = await p.then(() => undefined, (e: unknown) => e);
+  assert.ok(err instanceof Error, 'rejected');
+  assert.match((err as Error).message, want);
+}
 
 test('extra RPC methods hook: made from the backend and handed to the RPC factory', async () => {
   let made: ReadonlyMap<string, unknown> | undefined;

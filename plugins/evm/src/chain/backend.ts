@@ -354,7 +354,9 @@ export class ChainBackend implements EvmBackend {
   async call(req: CallRequest, ref: BlockRef, overrides?: StateOverrides): Promise<CallResult> {
     const b = await this.#resolveOrThrow(ref);
     const header = b.eth.header;
-    const gasLimit = req.gas ?? this.#gasCap(b);
+    const cap = this.chain.options.rpcGasCap ?? 50_000_000n;
+    // geth's: the cap when none is given (here not above the block's), a given gas above the cap capped.
+    const gasLimit = req.gas === undefined ? this.#gasCap(b) : req.gas > cap ? cap : req.gas;
     const caller = new Address(req.from ?? ZERO_ADDRESS);
     const gasPrice = this.#callPrice(req, header.baseFeePerGas ?? 0n);
     const value = req.value ?? 0n;
