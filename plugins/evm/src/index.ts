@@ -6,6 +6,7 @@
 export * from './backend.js';
 export { EVM_VM_VERSION } from './version.js';
 export type { EvmVM, EvmVMOptions } from './vm.js';
+export { parseChainConfig } from './chain-config.js';
 export type { EvmBlock, BlockStatus } from './block.js';
 export type { EvmChain, EvmChainOptions } from './chain/chain.js';
 export type { ChainBackend } from './chain/backend.js';

@@ -6,7 +6,6 @@ import {
   PrefixedStore,
   Id,
   NotFoundError,
-  utf8Decode,
   type ChainContext,
   type ChainHandler,
   type ChainVM,
@@ -18,6 +17,7 @@ import type { EvmBackend } from './backend.js';
 import { EvmBlock } from './block.js';
 import { ChainBackend } from './chain/backend.js';
 import { EvmChain, type EvmChainOptions } from './chain/chain.js';
+import { parseChainConfig } from './chain-config.js';
 import { EvmChainError } from './errors.js';
 import { EVM_VM_VERSION } from './version.js';
 import { createEthRpc, type EthMethod, type EthRpc } from './rpc/index.js';
@@ -36,43 +36,6 @@ export interface EvmVMOptions extends EvmChainOptions {
   clientVersion?: string;
   /** net_version (default 1, the C-Chain's). */
   networkId?: bigint;
-}
-
-/** The per-chain config keys this VM reads, by coreth's names (its C-Chain config.json). */
-const CONFIG_KEYS: Record<string, (v: unknown, key: string) => Partial<EvmChainOptions>> = {
-  'allow-unprotected-txs': (v, key) => {
-    if (typeof v !== 'boolean') throw badConfig(key, 'must be true or false');
-    return { allowUnprotectedTxs: v };
-  },
-  'rpc-gas-cap': (v, key) => {
-    if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 21_000) throw badConfig(key, 'must be a whole number of gas >= 21000');
-    return { rpcGasCap: BigInt(v) };
-  },
-};
-
-const badConfig = (key: string, why: string) => new EvmChainError('InvalidConfig', `invalid chain config: ${key} ${why}`);
-
-/**
- * The default per-chain config: a JSON object whose keys are coreth's (CONFIG_KEYS); other keys are
- * returned in `ignored` (coreth ignores them too; initialize logs them).
- */
-export function parseChainConfig(config: Uint8Array): { options: Partial<EvmChainOptions>; ignored: string[] } {
-  if (config.length === 0) return { options: {}, ignored: [] };
-  let json: unknown;
-  try {
-    json = JSON.parse(utf8Decode(config));
-  } catch {
-    throw new EvmChainError('InvalidConfig', 'invalid chain config: not valid JSON');
-  }
-  if (typeof json !== 'object' || json === null || Array.isArray(json)) throw new EvmChainError('InvalidConfig', 'invalid chain config: must be a JSON object');
-  const options: Partial<EvmChainOptions> = {};
-  const ignored: string[] = [];
-  for (const [key, value] of Object.entries(json)) {
-    const read = Object.hasOwn(CONFIG_KEYS, key) ? CONFIG_KEYS[key] : undefined;
-    if (read) Object.assign(options, read(value, key));
-    else ignored.push(key);
-  }
-  return { options, ignored };
 }
 
 export class EvmVM implements ChainVM {

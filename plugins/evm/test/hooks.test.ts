@@ -8,7 +8,7 @@ import { EVMError } from '@ethereumjs/evm';
 import { createTx } from '@ethereumjs/tx';
 import { defineEvmVM, dynamicFeeRules, type EvmVMOptions, type FeeRules } from '../src/index.js';
 import { EvmVM } from '../src/chain-entry.js';
-import { parseChainConfig } from '../src/vm.js';
+import { parseChainConfig } from '../src/chain-config.js';
 import { EWOQ, EWOQ_KEY, GENESIS, GWEI, addr, buildAndAccept, hex, signedTx, startVM, word } from './helpers.js';
 
 test('fee rules hook: base fee, gas limit and fee recipient come from the rules; base fee credited when asked', async () => {
@@ -111,9 +111,9 @@ test("the default chain config reads coreth's allow-unprotected-txs and rpc-gas-
   assert.equal(options, { allowUnprotectedTxs: true, rpcGasCap: 100_000n });
   assert.equal(ignored, ['eth-apis']);
   for (const [config, want] of [
-    [{ 'allow-unprotected-txs': 'yes' }, /^invalid chain config: allow-unprotected-txs must be true or false$/],
-    [{ 'rpc-gas-cap': 5 }, /^invalid chain config: rpc-gas-cap must be a whole number of gas >= 21000$/],
-    [{ 'rpc-gas-cap': 1e300 }, /rpc-gas-cap must be a whole number/],
+    [{ 'allow-unprotected-txs': 'yes' }, /^invalid chain config file: allow-unprotected-txs: must be true or false$/],
+    [{ 'rpc-gas-cap': 5 }, /^invalid chain config file: rpc-gas-cap: must be a whole number of gas >= 21000$/],
+    [{ 'rpc-gas-cap': 1e300 }, /rpc-gas-cap: must be a whole number/],
   ] as const) {
     const err = await new EvmVM().initialize(testChainContext(), { genesis: GENESIS, config: utf8Encode(JSON.stringify(config)) }).then(() => undefined, (e: unknown) => e);
     assert.ok(hasErrorCode(err, 'InvalidConfig'), String(err));

@@ -2,7 +2,7 @@
  * The subnet-EVM plugin: @cornice/evm's VM with the subnet-EVM's chain rules, extra eth_ methods and
  * no gas refunds. vmID `subnetevm` zero-padded (srEXiWaHuhNyGwPUi444Tu47ZEDwxTWrbQiuD7FmgSAQ6X7Dy).
  */
-import { defineEvmVM, dynamicFeeRules, EvmChainError, parseGenesis, type ChainRules, type EvmChainOptions, type EvmVMOptions } from '@cornice/evm';
+import { defineEvmVM, dynamicFeeRules, EvmChainError, parseChainConfig, parseGenesis, type ChainRules, type EvmChainOptions, type EvmVMOptions } from '@cornice/evm';
 import { fromHex, utf8Decode, type Id, type VMFactory } from '@cornice/sdk';
 import { subnetChain, subnetRules, type SubnetChain, type SubnetRulesOptions } from './chain-rules.js';
 import { checkPrecompileModule, precompileModules, type AnyModule } from './precompiles/registry.js';
@@ -50,12 +50,14 @@ function configParser(modules: () => readonly AnyModule[]): (bytes: Uint8Array) 
       throw new EvmChainError('InvalidConfig', 'invalid chain config file: not valid JSON');
     }
     if (typeof json !== 'object' || json === null || Array.isArray(json)) throw new EvmChainError('InvalidConfig', 'invalid chain config file: must be a JSON object');
+    // The EVM's keys (allow-unprotected-txs, rpc-gas-cap), which subnet-evm's config.json has too.
+    const { options } = parseChainConfig(bytes);
     const { feeRecipient } = json as { feeRecipient?: unknown };
-    if (feeRecipient === undefined) return {};
+    if (feeRecipient === undefined) return options;
     if (typeof feeRecipient !== 'string' || !/^0x[0-9a-fA-F]{40}$/.test(feeRecipient)) {
       throw new EvmChainError('InvalidConfig', 'invalid chain config file: feeRecipient: must be a 0x-prefixed 20-byte hex address', { field: 'feeRecipient' });
     }
-    return { rules: rulesFactory({ feeRecipient: fromHex(feeRecipient) }, modules) };
+    return { ...options, rules: rulesFactory({ feeRecipient: fromHex(feeRecipient) }, modules) };
   };
 }
 

@@ -70,7 +70,7 @@ test('vmFactory: vmID subnetevm, the subnet-EVM genesis check, its client versio
   }
 });
 
-test('config.json: bad JSON, not an object, a bad feeRecipient are InvalidConfig; empty, {} and unknown keys are fine', async () => {
+test('config.json: bad JSON, not an object, a bad feeRecipient or EVM key are InvalidConfig; empty, {} and unknown keys are fine; the EVM keys are read', async () => {
   const genesis = subnetGenesis();
   await initializeError({ genesis, config: '{"feeRecipient":' }, { code: 'InvalidConfig', message: 'invalid chain config file: not valid JSON' });
   for (const config of ['[]', '"x"', 'null', '7']) {
@@ -84,6 +84,18 @@ test('config.json: bad JSON, not an object, a bad feeRecipient are InvalidConfig
   }
   for (const config of ['', '{}', '{"pruning-enabled":false}']) {
     const vm = await startSubnetVM({ genesis, clock: manualClock(1000), config });
+    await vm.shutdown();
+  }
+  // The EVM's keys, as in subnet-evm's config.json.
+  await initializeError(
+    { genesis, config: '{"allow-unprotected-txs":"yes"}' },
+    { code: 'InvalidConfig', message: 'invalid chain config file: allow-unprotected-txs: must be true or false', field: 'allow-unprotected-txs' },
+  );
+  const vm = await startSubnetVM({ genesis, clock: manualClock(1000), config: JSON.stringify({ 'allow-unprotected-txs': true, 'rpc-gas-cap': 30_000, feeRecipient: `0x${'11'.repeat(20)}` }) });
+  try {
+    assert.is(vm.chain.options.allowUnprotectedTxs, true);
+    assert.is(vm.chain.options.rpcGasCap, 30_000n);
+  } finally {
     await vm.shutdown();
   }
 });

@@ -1,0 +1,45 @@
+/**
+ * The EVM's default per-chain config (`config.json`, the node's --chain-config-dir): a JSON object
+ * with coreth's key names. Kept apart from the VM so that the package root loads it without
+ * @ethereumjs (the subnet-EVM's parser reads these keys too).
+ */
+import { utf8Decode } from '@cornice/sdk';
+import type { EvmChainOptions } from './chain/chain.js';
+import { EvmChainError } from './errors.js';
+
+/** The per-chain config keys this VM reads, by coreth's names (its C-Chain config.json). */
+const CONFIG_KEYS: Record<string, (v: unknown, key: string) => Partial<EvmChainOptions>> = {
+  'allow-unprotected-txs': (v, key) => {
+    if (typeof v !== 'boolean') throw badConfig(key, 'must be true or false');
+    return { allowUnprotectedTxs: v };
+  },
+  'rpc-gas-cap': (v, key) => {
+    if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 21_000) throw badConfig(key, 'must be a whole number of gas >= 21000');
+    return { rpcGasCap: BigInt(v) };
+  },
+};
+
+const badConfig = (key: string, why: string) => new EvmChainError('InvalidConfig', `invalid chain config file: ${key}: ${why}`, { field: key });
+
+/**
+ * The default per-chain config: a JSON object whose keys are coreth's (CONFIG_KEYS); other keys are
+ * returned in `ignored` (coreth ignores them too; initialize logs them).
+ */
+export function parseChainConfig(config: Uint8Array): { options: Partial<EvmChainOptions>; ignored: string[] } {
+  if (config.length === 0) return { options: {}, ignored: [] };
+  let json: unknown;
+  try {
+    json = JSON.parse(utf8Decode(config));
+  } catch {
+    throw new EvmChainError('InvalidConfig', 'invalid chain config file: not valid JSON');
+  }
+  if (typeof json !== 'object' || json === null || Array.isArray(json)) throw new EvmChainError('InvalidConfig', 'invalid chain config file: must be a JSON object');
+  const options: Partial<EvmChainOptions> = {};
+  const ignored: string[] = [];
+  for (const [key, value] of Object.entries(json)) {
+    const read = Object.hasOwn(CONFIG_KEYS, key) ? CONFIG_KEYS[key] : undefined;
+    if (read) Object.assign(options, read(value, key));
+    else ignored.push(key);
+  }
+  return { options, ignored };
+}
