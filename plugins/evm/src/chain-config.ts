@@ -23,10 +23,11 @@ const badConfig = (key: string, why: string) => new EvmChainError('InvalidConfig
 
 /**
  * The default per-chain config: a JSON object whose keys are coreth's (CONFIG_KEYS); other keys are
- * returned in `ignored` (coreth ignores them too; initialize logs them).
+ * returned in `ignored` (coreth ignores them too; initialize logs them), and the object itself in
+ * `json` (for a VM that reads keys of its own, as the subnet-EVM's feeRecipient).
  */
-export function parseChainConfig(config: Uint8Array): { options: Partial<EvmChainOptions>; ignored: string[] } {
-  if (config.length === 0) return { options: {}, ignored: [] };
+export function parseChainConfig(config: Uint8Array): { options: Partial<EvmChainOptions>; ignored: string[]; json: Readonly<Record<string, unknown>> } {
+  if (config.length === 0) return { options: {}, ignored: [], json: {} };
   let json: unknown;
   try {
     json = JSON.parse(utf8Decode(config));
@@ -41,5 +42,5 @@ export function parseChainConfig(config: Uint8Array): { options: Partial<EvmChai
     if (read) Object.assign(options, read(value, key));
     else ignored.push(key);
   }
-  return { options, ignored };
+  return { options, ignored, json: json as Record<string, unknown> };
 }

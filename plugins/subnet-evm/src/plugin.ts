@@ -3,7 +3,7 @@
  * no gas refunds. vmID `subnetevm` zero-padded (srEXiWaHuhNyGwPUi444Tu47ZEDwxTWrbQiuD7FmgSAQ6X7Dy).
  */
 import { defineEvmVM, dynamicFeeRules, EvmChainError, parseChainConfig, parseGenesis, type ChainRules, type EvmChainOptions, type EvmVMOptions } from '@cornice/evm';
-import { fromHex, utf8Decode, type Id, type VMFactory } from '@cornice/sdk';
+import { fromHex, type Id, type VMFactory } from '@cornice/sdk';
 import { subnetChain, subnetRules, type SubnetChain, type SubnetRulesOptions } from './chain-rules.js';
 import { checkPrecompileModule, precompileModules, type AnyModule } from './precompiles/registry.js';
 import { subnetMethods } from './rpc/methods.js';
@@ -39,20 +39,12 @@ function rulesFactory(o: SubnetRulesOptions, modules: () => readonly AnyModule[]
   };
 }
 
-/** The per-chain config file (config.json): `{ "feeRecipient": "0x…" }` (used when fee recipients are allowed). */
+/** The per-chain config file (config.json): the EVM's keys and `feeRecipient` (used when fee recipients are allowed). */
 function configParser(modules: () => readonly AnyModule[]): (bytes: Uint8Array) => Partial<EvmChainOptions> {
   return (bytes) => {
-    if (bytes.length === 0) return {};
-    let json: unknown;
-    try {
-      json = JSON.parse(utf8Decode(bytes));
-    } catch {
-      throw new EvmChainError('InvalidConfig', 'invalid chain config file: not valid JSON');
-    }
-    if (typeof json !== 'object' || json === null || Array.isArray(json)) throw new EvmChainError('InvalidConfig', 'invalid chain config file: must be a JSON object');
     // The EVM's keys (allow-unprotected-txs, rpc-gas-cap), which subnet-evm's config.json has too.
-    const { options } = parseChainConfig(bytes);
-    const { feeRecipient } = json as { feeRecipient?: unknown };
+    const { options, json } = parseChainConfig(bytes);
+    const { feeRecipient } = json;
     if (feeRecipient === undefined) return options;
     if (typeof feeRecipient !== 'string' || !/^0x[0-9a-fA-F]{40}$/.test(feeRecipient)) {
       throw new EvmChainError('InvalidConfig', 'invalid chain config file: feeRecipient: must be a 0x-prefixed 20-byte hex address', { field: 'feeRecipient' });
