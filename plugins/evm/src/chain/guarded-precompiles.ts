@@ -16,9 +16,9 @@ export const BLAKE2F_ADDRESS = '0000000000000000000000000000000000000009';
 export const KZG_ADDRESS = '000000000000000000000000000000000000000a';
 
 /**
- * Every VM's MODEXP without @ethereumjs' quadratic loop (modexp.ts) and a KZG point evaluation
- * that works (kzg.ts), and a guarded VM's pairing check, MODEXP, BLAKE2F and KZG off the event loop: `custom` plus these, except at addresses `custom`
- * sets itself or that this hardfork does not have.
+ * `custom` plus: for every VM, MODEXP without @ethereumjs' quadratic loop (modexp.ts) and a KZG
+ * point evaluation that works (kzg.ts); for a guarded VM, the pairing check, MODEXP, BLAKE2F and
+ * KZG off the event loop. Not at addresses `custom` sets itself or that this hardfork lacks.
  */
 export function withGuardedPrecompiles(common: Common, custom: CustomPrecompiles | undefined, guard?: CallGuard, worker: PrecompileWorker = sharedPrecompileWorker): CustomPrecompiles | undefined {
   const taken = new Set((custom ?? []).map((p) => p.address.toString().toLowerCase()));
