@@ -1,7 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { EvmRpcError } from '../src/index.js';
-import { EWOQ, INIT, RUNTIME, STORED_TOPIC, buildAndAccept, hex, signedTx, startVM, word } from './helpers.js';
+import { EWOQ, INIT, RUNTIME, STORED_TOPIC, addr, buildAndAccept, hex, signedTx, startVM, word } from './helpers.js';
 
 test('estimateGas of a plain transfer is exactly 21,000 (as geth), with or without a value', async () => {
   const vm = await startVM();
@@ -79,5 +79,29 @@ test('deploy, call, transact, logs, estimateGas, revert with reason', async () =
     await vm.shutdown();
   }
 });
+
+test("eth_call and eth_estimateGas refuse what geth refuses before running, with geth's texts (an initcode over 49,152 bytes, a fee cap under the tip) and the tx rules' as invalid transaction", async () => {
+  const vm = await startVM();
+  try {
+    const be = vm.backend;
+    const to = addr(5);
+    for (const run of [(r: Parameters<typeof be.call>[0]) => be.call(r, 'latest'), (r: Parameters<typeof be.call>[0]) => be.estimateGas(r, 'latest')]) {
+      await rejectsWith(run({ data: new Uint8Array(49_153) }), -32000, /^max initcode size exceeded: code size 49153 limit 49152$/);
+      await rejectsWith(run({ to, maxFeePerGas: 1n, maxPriorityFeePerGas: 2n }), -32000, /^maxFeePerGas \(1\) < maxPriorityFeePerGas \(2\)$/);
+    }
+    await rejectsWith(be.estimateGas({ to, maxFeePerGas: 2n ** 250n }, 'latest'), -32000, /^invalid transaction: gasLimit \* maxFeePerGas cannot exceed MAX_INTEGER$/);
+    await rejectsWith(be.estimateGas({ to, gasPrice: 2n ** 250n }, 'latest'), -32000, /^invalid transaction: gasLimit \* gasPrice cannot exceed MAX_INTEGER$/);
+    assert.is(await be.estimateGas({ data: new Uint8Array(49_152) }, 'latest') > 21_000n, true, 'an initcode of the largest size is estimated');
+  } finally {
+    await vm.shutdown();
+  }
+});
+
+async function rejectsWith(p: Promise<unknown>, code: number, message: RegExp) {
+  const err = await p.then(() => undefined, (e: unknown) => e);
+  assert.ok(err instanceof EvmRpcError, `an EvmRpcError, not ${String(err)}`);
+  assert.is((err as EvmRpcError).rpcCode, code);
+  assert.match((err as EvmRpcError).message, message);
+}
 
 test.run();

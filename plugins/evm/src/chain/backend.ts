@@ -353,6 +353,7 @@ export class ChainBackend implements EvmBackend {
 
   async call(req: CallRequest, ref: BlockRef, overrides?: StateOverrides): Promise<CallResult> {
     const b = await this.#resolveOrThrow(ref);
+    this.#checkRequest(req);
     const header = b.eth.header;
     const cap = this.chain.options.rpcGasCap ?? 50_000_000n;
     // geth's: the cap when none is given (here not above the block's), a given gas above the cap capped.
@@ -392,6 +393,19 @@ export class ChainBackend implements EvmBackend {
         vm.evm.journal.cleanJournal();
       }
     }));
+  }
+
+  /**
+   * geth's checks of a call's request before it runs, with its texts (ethereumjs' tx constructor
+   * throws plain errors for these): fee cap under the tip, and a creation's initcode (EIP-3860).
+   */
+  #checkRequest(req: CallRequest): void {
+    if (req.maxFeePerGas !== undefined && req.maxPriorityFeePerGas !== undefined && req.maxFeePerGas < req.maxPriorityFeePerGas) {
+      throw rpcErr(`maxFeePerGas (${req.maxFeePerGas}) < maxPriorityFeePerGas (${req.maxPriorityFeePerGas})`);
+    }
+    const max = Number(this.chain.common.param('maxInitCodeSize'));
+    const size = req.data?.length ?? 0;
+    if (!req.to && this.chain.common.isActivatedEIP(3860) && size > max) throw rpcErr(`max initcode size exceeded: code size ${size} limit ${max}`);
   }
 
   #callTimeoutMs(): number {
@@ -437,7 +451,13 @@ export class ChainBackend implements EvmBackend {
         if (guard.expired) throw rpcErr(guard.message);
         return outcome;
       };
-      const intrinsic = makeTx(hi).getIntrinsicGas();
+      this.#checkRequest(req);
+      let intrinsic: bigint;
+      try {
+        intrinsic = makeTx(hi).getIntrinsicGas();
+      } catch (e) {
+        throw rpcErr(`invalid transaction: ${shortReason(e)}`);
+      }
       if (hi < intrinsic) throw rpcErr(`intrinsic gas too low: gas ${hi}, minimum needed ${intrinsic}`);
       const first = await run(hi);
       if (!first.ok) {
