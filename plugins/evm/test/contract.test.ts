@@ -1,7 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { EvmRpcError } from '../src/index.js';
-import { EWOQ, INIT, RUNTIME, STORED_TOPIC, addr, buildAndAccept, hex, signedTx, startVM, word } from './helpers.js';
+import { EWOQ, EWOQ_KEY, INIT, RUNTIME, STORED_TOPIC, addr, buildAndAccept, hex, signedTx, startVM, word } from './helpers.js';
 
 test('estimateGas of a plain transfer is exactly 21,000 (as geth), with or without a value', async () => {
   const vm = await startVM();
@@ -80,7 +80,7 @@ test('deploy, call, transact, logs, estimateGas, revert with reason', async () =
   }
 });
 
-test("eth_call and eth_estimateGas refuse what geth refuses before running, with geth's texts (an initcode over 49,152 bytes, a fee cap under the tip) and the tx rules' as invalid transaction", async () => {
+test("eth_call, eth_estimateGas and personal_sendTransaction refuse what geth refuses before running, with geth's texts (an initcode over 49,152 bytes, a fee cap under the tip) and the tx rules' as invalid transaction", async () => {
   const vm = await startVM();
   try {
     const be = vm.backend;
@@ -92,6 +92,11 @@ test("eth_call and eth_estimateGas refuse what geth refuses before running, with
     await rejectsWith(be.estimateGas({ to, maxFeePerGas: 2n ** 250n }, 'latest'), -32000, /^invalid transaction: gasLimit \* maxFeePerGas cannot exceed MAX_INTEGER$/);
     await rejectsWith(be.estimateGas({ to, gasPrice: 2n ** 250n }, 'latest'), -32000, /^invalid transaction: gasLimit \* gasPrice cannot exceed MAX_INTEGER$/);
     assert.is(await be.estimateGas({ data: new Uint8Array(49_152) }, 'latest') > 21_000n, true, 'an initcode of the largest size is estimated');
+    // personal_sendTransaction's path (the node signs): the same refusals, also with the gas given (nothing estimated).
+    const send = (r: Omit<Parameters<typeof be.sendTransaction>[0], 'from'>) => be.sendTransaction({ from: EWOQ, ...r }, EWOQ_KEY);
+    await rejectsWith(send({ data: new Uint8Array(49_153), gas: 3_000_000n }), -32000, /^max initcode size exceeded: code size 49153 limit 49152$/);
+    await rejectsWith(send({ to, gas: 21_000n, maxFeePerGas: 1n, maxPriorityFeePerGas: 2n }), -32000, /^maxFeePerGas \(1\) < maxPriorityFeePerGas \(2\)$/);
+    await rejectsWith(send({ to, gas: 21_000n, gasPrice: 2n ** 250n }), -32000, /^invalid transaction: gas limit \* gasPrice cannot exceed MAX_INTEGER$/);
   } finally {
     await vm.shutdown();
   }

@@ -318,6 +318,7 @@ export class ChainBackend implements EvmBackend {
   }
 
   async sendTransaction(req: CallRequest & { readonly from: Addr }, privateKey: Uint8Array): Promise<Hash> {
+    this.#checkRequest(req);
     const nonce = req.nonce ?? (await this.nonce(req.from, 'pending'));
     const gasLimit = req.gas ?? (await this.estimateGas(req, 'latest'));
     const base = { nonce, gasLimit, to: req.to ?? undefined, value: req.value ?? 0n, data: req.data ?? new Uint8Array(), chainId: this.chainId };
@@ -329,8 +330,12 @@ export class ChainBackend implements EvmBackend {
       const maxFee = req.maxFeePerGas ?? 2n * (await this.chain.nextBaseFee()) + tip;
       txData = { ...base, type: 2, maxFeePerGas: maxFee, maxPriorityFeePerGas: tip, ...(req.accessList ? { accessList: toAccessList(req) } : {}) };
     }
-    const unsigned = createTx(txData as never, { common: this.chain.txCommon, freeze: false });
-    const signed = unsigned.sign(privateKey) as TypedTransaction;
+    let signed: TypedTransaction;
+    try {
+      signed = createTx(txData as never, { common: this.chain.txCommon, freeze: false }).sign(privateKey) as TypedTransaction;
+    } catch (e) {
+      throw rpcErr(`invalid transaction: ${shortReason(e)}`);
+    }
     return this.admit(signed);
   }
 
