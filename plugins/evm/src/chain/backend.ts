@@ -341,8 +341,13 @@ export class ChainBackend implements EvmBackend {
 
   // ------------------------------------------------------------------ execution
 
+  /** rpcGasCap (default 50M, as coreth). */
+  #rpcGasCap(): bigint {
+    return this.chain.options.rpcGasCap ?? 50_000_000n;
+  }
+
   #gasCap(b: EvmBlock): bigint {
-    const cap = this.chain.options.rpcGasCap ?? 50_000_000n;
+    const cap = this.#rpcGasCap();
     return b.eth.header.gasLimit < cap ? b.eth.header.gasLimit : cap;
   }
 
@@ -360,7 +365,7 @@ export class ChainBackend implements EvmBackend {
     const b = await this.#resolveOrThrow(ref);
     this.#checkRequest(req);
     const header = b.eth.header;
-    const cap = this.chain.options.rpcGasCap ?? 50_000_000n;
+    const cap = this.#rpcGasCap();
     // geth's: the cap when none is given (here not above the block's), a given gas above the cap capped.
     const gasLimit = req.gas === undefined ? this.#gasCap(b) : req.gas > cap ? cap : req.gas;
     const caller = new Address(req.from ?? ZERO_ADDRESS);
@@ -419,6 +424,7 @@ export class ChainBackend implements EvmBackend {
 
   async estimateGas(req: CallRequest, ref: BlockRef, overrides?: StateOverrides): Promise<bigint> {
     const b = await this.#resolveOrThrow(ref);
+    this.#checkRequest(req);
     const baseFee = b.eth.header.baseFeePerGas ?? 0n;
     const priced = req.gasPrice !== undefined || req.maxFeePerGas !== undefined;
     const from = new Address(req.from ?? ZERO_ADDRESS);
@@ -456,7 +462,6 @@ export class ChainBackend implements EvmBackend {
         if (guard.expired) throw rpcErr(guard.message);
         return outcome;
       };
-      this.#checkRequest(req);
       let intrinsic: bigint;
       try {
         intrinsic = makeTx(hi).getIntrinsicGas();

@@ -6,7 +6,7 @@
  */
 import type { ExecResult, PrecompileInput } from '@ethereumjs/evm';
 import type { CallGuard } from './call-guard.js';
-import { halted, type Precompile, type PrecompileWorker } from './offload.js';
+import { halted, offThread, type Precompile, type PrecompileWorker } from './offload.js';
 
 /** Rounds computed in process (~36 ms). */
 export const IN_PROCESS_ROUNDS = 100_000;
@@ -26,16 +26,10 @@ export function offThreadBlake2f(stock: Precompile, guard: CallGuard, worker: Pr
     if (rounds === undefined || rounds <= IN_PROCESS_ROUNDS) return await stock(opts);
     const gasUsed = opts.common.param('blake2RoundGas') * BigInt(rounds);
     if (opts.gasLimit < gasUsed) return await stock(opts); // out of gas, before any work
-    const left = guard.remainingMs();
-    if (left <= 0) return halted(guard.expire(), opts.gasLimit);
-    let result;
-    try {
-      result = await worker.check('blake2f', opts.data, { expectedMs: rounds / ROUNDS_PER_MS, deadlineMs: left });
-    } catch {
-      return await stock(opts); // no worker, or a hung one: in process (a block's result must not depend on it)
-    }
+    const result = await offThread(guard, worker, 'blake2f', opts.data, rounds / ROUNDS_PER_MS);
     if (result === 'late') return halted(guard.expire(), opts.gasLimit);
-    if (!('output' in result)) return await stock(opts); // not expected: the checks above are the stock's
+    // No worker, or a hung one (or, not expected, a failure: the checks above are the stock's): in process.
+    if (result === undefined || !('output' in result)) return await stock(opts);
     return { executionGasUsed: gasUsed, returnValue: result.output };
   };
 }

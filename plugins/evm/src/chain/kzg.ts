@@ -10,7 +10,7 @@
 import { EVMError, type ExecResult, type PrecompileInput } from '@ethereumjs/evm';
 import { bigIntToBytes, bytesToHex, computeVersionedHash, concatBytes, setLengthLeft } from '@ethereumjs/util';
 import type { CallGuard } from './call-guard.js';
-import { halted, type Precompile, type PrecompileWorker } from './offload.js';
+import { halted, offThread, outOfGas, type Precompile, type PrecompileWorker } from './offload.js';
 
 /** BLS12-381's scalar field modulus (EIP-4844's BLS_MODULUS). */
 const BLS_MODULUS = 52435875175126190479447740508185965837690552500527637822603658699938581184513n;
@@ -52,7 +52,7 @@ export async function verifyPointEvaluation(input: Uint8Array): Promise<boolean>
 export function pointEvaluation(guard?: CallGuard, worker?: PrecompileWorker): Precompile {
   return async (opts: PrecompileInput): Promise<ExecResult> => {
     const gasUsed = opts.common.param('kzgPointEvaluationPrecompileGas');
-    if (opts.gasLimit < gasUsed) return halted(new EVMError(EVMError.errorMessages.OUT_OF_GAS), opts.gasLimit);
+    if (opts.gasLimit < gasUsed) return outOfGas(opts.gasLimit);
     const data = opts.data;
     if (data.length !== INPUT_BYTES) return halted(new EVMError(EVMError.errorMessages.INVALID_INPUT_LENGTH), opts.gasLimit);
     const version = Number(opts.common.param('blobCommitmentVersionKzg'));
@@ -61,16 +61,9 @@ export function pointEvaluation(guard?: CallGuard, worker?: PrecompileWorker): P
     }
     let valid: boolean;
     if (guard && worker) {
-      const left = guard.remainingMs();
-      if (left <= 0) return halted(guard.expire(), opts.gasLimit);
-      let result;
-      try {
-        result = await worker.check('kzg', data, { expectedMs: EXPECTED_MS, deadlineMs: left });
-      } catch {
-        result = undefined; // no worker, or a hung one: in process (a block's result must not depend on it)
-      }
+      const result = await offThread(guard, worker, 'kzg', data, EXPECTED_MS);
       if (result === 'late') return halted(guard.expire(), opts.gasLimit);
-      valid = result && 'output' in result ? result.output[0] === 1 : await verifyPointEvaluation(data);
+      valid = result && 'output' in result ? result.output[0] === 1 : await verifyPointEvaluation(data); // else in process
     } else valid = await verifyPointEvaluation(data);
     if (!valid) return halted(new EVMError(EVMError.errorMessages.INVALID_PROOF), opts.gasLimit);
     const field = (n: bigint) => setLengthLeft(bigIntToBytes(n), 32);

@@ -10,11 +10,11 @@
  * the tests check input by input. A guarded VM runs exponentiations priced over IN_PROCESS_GAS on
  * the precompile worker (offload.ts).
  */
-import { EVMError, type ExecResult, type PrecompileInput } from '@ethereumjs/evm';
+import type { ExecResult, PrecompileInput } from '@ethereumjs/evm';
 import type { Common } from '@ethereumjs/common';
 import { bigIntToBytes, bytesToBigInt, setLengthLeft } from '@ethereumjs/util';
 import type { CallGuard } from './call-guard.js';
-import { halted, type Precompile, type PrecompileWorker } from './offload.js';
+import { halted, offThread, outOfGas, type Precompile, type PrecompileWorker } from './offload.js';
 
 /** Exponentiations priced at most this much gas run in process (~30 ms at the slowest gas rate measured here, 3,200 gas/ms). */
 export const IN_PROCESS_GAS = 100_000n;
@@ -110,8 +110,6 @@ export function modexpOutput(data: Uint8Array): Uint8Array {
   return r === 0n ? new Uint8Array(mLen) : setLengthLeft(bigIntToBytes(r), mLen);
 }
 
-const outOfGas = (gasLimit: bigint) => halted(new EVMError(EVMError.errorMessages.OUT_OF_GAS), gasLimit);
-
 /** MODEXP; with a guard and a worker, an exponentiation priced over IN_PROCESS_GAS off the event loop. */
 export function fastModexp(guard?: CallGuard, worker?: PrecompileWorker): Precompile {
   return async (opts: PrecompileInput): Promise<ExecResult> => {
@@ -122,15 +120,8 @@ export function fastModexp(guard?: CallGuard, worker?: PrecompileWorker): Precom
     if (pre === 'refused') return outOfGas(opts.gasLimit);
     if (pre !== 'work') return paid(pre);
     if (!guard || !worker || gas <= IN_PROCESS_GAS) return paid(modexpOutput(opts.data));
-    const left = guard.remainingMs();
-    if (left <= 0) return halted(guard.expire(), opts.gasLimit);
-    let result;
-    try {
-      result = await worker.check('modexp', opts.data, { expectedMs: Number(gas / GAS_PER_MS), deadlineMs: left });
-    } catch {
-      return paid(modexpOutput(opts.data)); // no worker, or a hung one: in process (a block's result must not depend on it)
-    }
+    const result = await offThread(guard, worker, 'modexp', opts.data, Number(gas / GAS_PER_MS));
     if (result === 'late') return halted(guard.expire(), opts.gasLimit);
-    return paid('output' in result ? result.output : modexpOutput(opts.data));
+    return paid(result && 'output' in result ? result.output : modexpOutput(opts.data)); // else in process
   };
 }

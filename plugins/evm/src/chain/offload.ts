@@ -9,7 +9,8 @@
  * process (pairing.ts, modexp.ts, blake2f.ts, kzg.ts); guarded-precompiles.ts puts them in a VM.
  */
 import { Worker } from 'node:worker_threads';
-import type { EVMError, ExecResult, PrecompileInput } from '@ethereumjs/evm';
+import { EVMError, type ExecResult, type PrecompileInput } from '@ethereumjs/evm';
+import type { CallGuard } from './call-guard.js';
 import type { OffloadJob, OffloadKind, OffloadResult } from './offload-worker.js';
 
 export type Precompile = (opts: PrecompileInput) => Promise<ExecResult> | ExecResult;
@@ -174,4 +175,24 @@ export function stopPrecompileWorker(): Promise<void> {
 /** A precompile that halts with `error`, all gas used (as the stock ones do). */
 export function halted(error: EVMError, gasLimit: bigint): ExecResult {
   return { returnValue: new Uint8Array(0), executionGasUsed: gasLimit, exceptionError: error };
+}
+
+/** A precompile out of gas: all of it used. */
+export function outOfGas(gasLimit: bigint): ExecResult {
+  return halted(new EVMError(EVMError.errorMessages.OUT_OF_GAS), gasLimit);
+}
+
+/**
+ * `kind`'s work on `worker` within the time `guard` leaves the call: the worker's result; 'late' when
+ * the deadline passed first (the caller halts with `guard.expire()`); undefined when the worker
+ * failed or hung, and the caller must compute in process (a block's result must not depend on it).
+ */
+export async function offThread(guard: CallGuard, worker: PrecompileWorker, kind: OffloadKind, input: Uint8Array, expectedMs: number): Promise<OffloadResult | 'late' | undefined> {
+  const left = guard.remainingMs();
+  if (left <= 0) return 'late';
+  try {
+    return await worker.check(kind, input, { expectedMs, deadlineMs: left });
+  } catch {
+    return undefined;
+  }
 }

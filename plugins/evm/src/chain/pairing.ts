@@ -5,7 +5,7 @@
  */
 import { EVMError, type ExecResult, type PrecompileInput } from '@ethereumjs/evm';
 import type { CallGuard } from './call-guard.js';
-import { halted, type Precompile, type PrecompileWorker } from './offload.js';
+import { halted, offThread, outOfGas, type Precompile, type PrecompileWorker } from './offload.js';
 
 /** Pairs checked in process (~25 ms). */
 export const IN_PROCESS_PAIRS = 4;
@@ -20,17 +20,11 @@ export function offThreadPairing(stock: Precompile, guard: CallGuard, worker: Pr
     const pairs = length / PAIR_BYTES;
     const gasUsed = opts.common.param('bn254PairingGas') + BigInt(pairs) * opts.common.param('bn254PairingWordGas');
     if (opts.gasLimit < gasUsed) return await stock(opts); // out of gas, before any work
-    const left = guard.remainingMs();
-    if (left <= 0) return halted(guard.expire(), opts.gasLimit);
-    let result;
-    try {
-      result = await worker.check('pairing', opts.data, { expectedMs: pairs * MS_PER_PAIR, deadlineMs: left });
-    } catch {
-      return await stock(opts); // no worker, or a hung one: checked in process (a block's result must not depend on it)
-    }
+    const result = await offThread(guard, worker, 'pairing', opts.data, pairs * MS_PER_PAIR);
     if (result === 'late') return halted(guard.expire(), opts.gasLimit);
+    if (result === undefined) return await stock(opts); // checked in process
     if (!('output' in result)) return halted(new EVMError((result.error ?? EVMError.errorMessages.REVERT) as never), opts.gasLimit);
-    if (result.output.length !== 32) return halted(new EVMError(EVMError.errorMessages.OUT_OF_GAS), opts.gasLimit);
+    if (result.output.length !== 32) return outOfGas(opts.gasLimit);
     return { executionGasUsed: gasUsed, returnValue: result.output };
   };
 }
