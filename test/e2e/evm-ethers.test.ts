@@ -179,6 +179,17 @@ test('estimateGas: 21,000 for a plain transfer (cornice); a token transfer costs
   assert.is((await tx.wait()).status, 1, 'the estimate is enough');
 });
 
+/** The receipt of a mined tx that failed: ethers' wait() throws CALL_EXCEPTION with it. */
+async function failedReceipt(tx: { wait(): Promise<unknown> }): Promise<{ status: number | null; hash: string; gasUsed: bigint } | undefined> {
+  try {
+    await tx.wait();
+  } catch (e) {
+    assert.ok(isError(e, 'CALL_EXCEPTION'), String(e));
+    return e.receipt ?? undefined;
+  }
+  assert.unreachable('the receipt should say failed');
+}
+
 test('a revert: its reason from a call, from estimateGas, and a mined failing transaction', async () => {
   try {
     await token.getFunction('transferFrom').staticCall(other, wallet.address, 1n);
@@ -196,14 +207,9 @@ test('a revert: its reason from a call, from estimateGas, and a mined failing tr
   }
   // With a gas limit given, nothing is estimated: the transaction is mined and fails.
   const tx = await token.getFunction('transfer')(other, SUPPLY * 2n, { gasLimit: 100_000n });
-  try {
-    await tx.wait();
-    assert.unreachable('the receipt should say reverted');
-  } catch (e) {
-    assert.ok(isError(e, 'CALL_EXCEPTION'), String(e));
-    assert.is(e.receipt?.status, 0);
-    assert.is(e.receipt?.hash, tx.hash);
-  }
+  const receipt = await failedReceipt(tx);
+  assert.is(receipt?.status, 0);
+  assert.is(receipt?.hash, tx.hash);
   assert.is(await token.getFunction('balanceOf')(other), 116n, 'the reverted transfer moved nothing');
 });
 
@@ -219,14 +225,9 @@ test('KZG point evaluation (0x0a): a proof that holds gives the blob size and mo
   const bad = `0x${versionedHash}${z}${'00'.repeat(31)}01${inf}${inf}`; // y = 1: the proof does not hold
   const failing = await wallet.sendTransaction({ to: pe, data: bad, gasLimit: 100_000n });
   const next = await wallet.sendTransaction({ to: other, value: 1n, gasLimit: 21_000n });
-  try {
-    await failing.wait();
-    assert.unreachable('the receipt should say failed');
-  } catch (e) {
-    assert.ok(isError(e, 'CALL_EXCEPTION'), String(e));
-    assert.is(e.receipt?.status, 0);
-    assert.is(e.receipt?.gasUsed, 100_000n, 'a failed precompile takes all its gas');
-  }
+  const receipt = await failedReceipt(failing);
+  assert.is(receipt?.status, 0);
+  assert.is(receipt?.gasUsed, 100_000n, 'a failed precompile takes all its gas');
   assert.is((await next.wait())?.status, 1);
 });
 
