@@ -177,6 +177,19 @@ test('UTXO ID = SHA-256(u64 BE index ‖ txID); the client library prints base58
   assert.not.ok(utxoId({ txId: u.txId, outputIndex: 1 }).equals(utxoId(u)));
 });
 
+test('a UTXO ID is hashed once per ref object, and again when the ref\'s fields change', () => {
+  const u = decodeUtxo(fromHex(I.utxo1_hex));
+  const first = utxoId(u);
+  assert.is(utxoId(u), first, 'the same ref gives the same ID object (no second hash)');
+  const ref = { txId: u.txId, outputIndex: u.outputIndex };
+  assert.is.not(utxoId(ref), first, 'another object with the same fields is hashed on its own');
+  assert.ok(utxoId(ref).equals(first));
+  ref.outputIndex = 5;
+  assert.ok(utxoId(ref).equals(u.txId.prefix(5)), 'a changed index gives its own ID');
+  ref.txId = id('another tx');
+  assert.ok(utxoId(ref).equals(id('another tx').prefix(5)), 'a changed tx ID gives its own ID');
+});
+
 test('every tx kind round-trips; unsigned bytes are the signed bytes without the credentials', () => {
   for (const [kind, tx] of Object.entries(sampleTxs())) {
     const bytes = encodeTx(tx);
