@@ -72,6 +72,38 @@ test('a guarded call gives the event loop a turn every slice; an unguarded VM ru
   assert.is(r.execResult.executionGasUsed, plain.execResult.executionGasUsed);
 });
 
+/** `pairs` CALLER POP pairs: code with neither a jump nor a call. */
+const straight = (pairs: number): number[] => Array.from({ length: pairs }, () => [0x33, 0x50]).flat();
+/** Straight code, CALL to itself (all gas, no value, no data), straight code again, STOP: frames ~430 deep (as the gas lasts), none with a jump. */
+const SELF_CALLER = Uint8Array.from([...straight(100), 0x60, 0, 0x60, 0, 0x60, 0, 0x60, 0, 0x60, 0, 0x30, 0x5a, 0xf1, 0x50, ...straight(100), 0x00]);
+
+async function codeVM(code: Uint8Array, guard?: CallGuard) {
+  const sm = await stateManagerAt(common, new StateDB(new MemoryStore()), undefined, 100);
+  await sm.putAccount(LOOP_AT, new Account());
+  await sm.putCode(LOOP_AT, code);
+  return makeVM(common, sm, {} as ExecutionHooks, async () => undefined, guard);
+}
+
+test('code without a jump that calls itself hundreds deep: a look at each call and return gives turns and the deadline', async () => {
+  const clock = steppingClock(SLICE_MS);
+  const guard = new CallGuard(clock);
+  const vm = await codeVM(SELF_CALLER, guard);
+  let ranDuringCall = false;
+  setImmediate(() => (ranDuringCall = true));
+  const r = await guard.run(0, () => runLoop(vm));
+  assert.ok(ranDuringCall, 'a callback queued before the call ran before it ended');
+  assert.ok(clock.turns > 400, `a turn at each frame's call and return (${clock.turns})`);
+  const plain = await runLoop(await codeVM(SELF_CALLER));
+  assert.is(r.execResult.exceptionError, plain.execResult.exceptionError, 'the same end as unguarded');
+  assert.is(r.execResult.executionGasUsed, plain.execResult.executionGasUsed);
+  // With a deadline: the frames halt as the calls return.
+  const bounded = new CallGuard(steppingClock(1));
+  const vm2 = await codeVM(SELF_CALLER, bounded);
+  const halted = await bounded.run(300, () => runLoop(vm2));
+  assert.ok(bounded.expired);
+  assert.is(halted.execResult.exceptionError?.error, 'execution aborted (timeout = 300ms)');
+});
+
 test('eth_call and eth_estimateGas stop at rpcEvmTimeoutMs with a -32000 error, and the VM answers after', async () => {
   const vm = await startVM({ opts: { rpcEvmTimeoutMs: 50 } });
   try {

@@ -6,10 +6,15 @@
  * 0x08, in JS) for ~9 s, from one unauthenticated request.
  *
  * So the VMs of a chain run under a CallGuard:
- * - at JUMP and JUMPI, which every loop goes through, every CHECK_EVERY jumps: a turn of the event
- *   loop once SLICE_MS of the call ran since the last one, and, for a call with a deadline (the
- *   reading VM's eth_call and eth_estimateGas, reader.ts), past it the frame halts with
- *   `execution aborted (timeout = …)` (each enclosing frame halts at its next jump);
+ * - it looks at the clock at JUMP and JUMPI, which every loop goes through, every CHECK_EVERY jumps,
+ *   and at each CALL, CALLCODE, DELEGATECALL, STATICCALL, CREATE and CREATE2, before the inner frame
+ *   and after it returns (code without a jump that calls itself runs hundreds of frames deep, each
+ *   running its code, up to 24 KB, on the way down and again on the way back: ~2.6 s for one call with
+ *   no look on a VM over an in-memory store; on a node the frames' reads from disk happened to give
+ *   the event loop turns, 55 ms apart at most). At a look: a turn of the event loop once SLICE_MS of the call ran
+ *   since the last one, and, for a call with a deadline (the reading VM's eth_call and
+ *   eth_estimateGas, reader.ts), past it the frame halts with `execution aborted (timeout = …)` (each
+ *   enclosing frame halts at its next look);
  * - heavy precompile work (large pairing checks, costly MODEXPs) runs on a worker thread (offload.ts),
  *   waited for until the deadline if any.
  * The executing VM (blocks) gets the turns and the worker but no deadline: a block's txs must run to
@@ -28,6 +33,8 @@ export const DEFAULT_CALL_TIMEOUT_MS = 5_000;
 
 const JUMP = 0x56;
 const JUMPI = 0x57;
+/** CREATE, CALL, CALLCODE, DELEGATECALL, CREATE2, STATICCALL: the opcodes that run an inner frame. */
+const FRAME_OPS = [0xf0, 0xf1, 0xf2, 0xf4, 0xf5, 0xfa];
 
 export interface CallGuardClock {
   now(): number;
@@ -123,30 +130,41 @@ interface OpcodeEntry {
 type OpcodeClass = new (fields: OpcodeInfo) => OpcodeInfo;
 
 /**
- * Puts `guard` on `vm`'s JUMP and JUMPI (this VM's opcode table only: each EVM has its own copy).
- * Must run before the VM runs any code (the jump analysis keeps the table's entries). False when the
- * table is not where @ethereumjs keeps it: nothing changes then.
+ * Puts `guard` on `vm`'s JUMP, JUMPI and frame opcodes (this VM's opcode table only: each EVM has its
+ * own copy). Must run before the VM runs any code (the jump analysis keeps the table's entries). False
+ * when the table is not where @ethereumjs keeps it: nothing changes then.
  */
 export async function installCallGuard(vm: VM, guard: CallGuard): Promise<boolean> {
   const map = (vm.evm as unknown as { _opcodeMap?: OpcodeEntry[] })._opcodeMap;
   const { Opcode } = await importEvmInternal<{ Opcode?: OpcodeClass }>('opcodes/codes.js');
   if (!Array.isArray(map) || typeof Opcode !== 'function') return false;
-  for (const op of [JUMP, JUMPI]) {
+  for (const op of [JUMP, JUMPI, ...FRAME_OPS]) {
     const entry = map[op];
     if (!entry || entry.opcodeInfo.code !== op || typeof entry.opHandler !== 'function') return false;
   }
+  /** `op`'s entry with `handler` in place of its own, marked async (the interpreter awaits it). */
+  const replace = (op: number, handler: (run: OpcodeEntry['opHandler']) => OpcodeEntry['opHandler']): void => {
+    const { opcodeInfo: info, opHandler, gasHandler } = map[op]!;
+    const asyncInfo = new Opcode({ code: info.code, name: info.name, fullName: info.fullName, fee: info.fee, isAsync: true, dynamicGas: info.dynamicGas });
+    map[op] = { opcodeInfo: asyncInfo, opHandler: handler(opHandler), gasHandler };
+  };
   let countdown = CHECK_EVERY;
+  // A jump returns a promise only when it looks at the clock.
   for (const op of [JUMP, JUMPI]) {
-    const { opcodeInfo: info, opHandler: jump, gasHandler } = map[op]!;
-    // A promise only when it looks at the clock (the interpreter awaits whatever an async op returns).
-    const guarded = (runState: unknown, common: unknown): Promise<void> | undefined => {
+    replace(op, (jump) => (runState, common) => {
       jump(runState, common);
       if (--countdown > 0 && !guard.expired) return undefined;
       countdown = CHECK_EVERY;
       return guard.check();
-    };
-    const asyncInfo = new Opcode({ code: info.code, name: info.name, fullName: info.fullName, fee: info.fee, isAsync: true, dynamicGas: info.dynamicGas });
-    map[op] = { opcodeInfo: asyncInfo, opHandler: guarded, gasHandler };
+    });
+  }
+  // A frame opcode is async already and costs far more than a look.
+  for (const op of FRAME_OPS) {
+    replace(op, (enter) => async (runState, common) => {
+      await guard.check();
+      await enter(runState, common);
+      await guard.check();
+    });
   }
   return true;
 }
