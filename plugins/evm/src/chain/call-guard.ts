@@ -9,12 +9,12 @@
  * - it looks at the clock at JUMP and JUMPI, which every loop goes through, every CHECK_EVERY jumps,
  *   and at each CALL, CALLCODE, DELEGATECALL, STATICCALL, CREATE and CREATE2, before the inner frame
  *   and after it returns (code without a jump that calls itself runs hundreds of frames deep, each
- *   running its code, up to 24 KB, on the way down and again on the way back: ~2.6 s for one call with
- *   no look on a VM over an in-memory store; on a node the frames' reads from disk happened to give
- *   the event loop turns, 55 ms apart at most). At a look: a turn of the event loop once SLICE_MS of the call ran
- *   since the last one, and, for a call with a deadline (the reading VM's eth_call and
- *   eth_estimateGas, reader.ts), past it the frame halts with `execution aborted (timeout = …)` (each
- *   enclosing frame halts at its next look);
+ *   running its code, up to 24 KB, on the way down and again on the way back: ~2.6 s for one call
+ *   with no look on a VM over an in-memory store; on a node the frames' reads from disk happened to
+ *   give the event loop turns, 55 ms apart at most). At a look: a turn of the event loop once
+ *   SLICE_MS of the call ran since the last one, and, for a call with a deadline (the reading VM's
+ *   eth_call and eth_estimateGas, reader.ts), past it the frame halts with
+ *   `execution aborted (timeout = …)` (each enclosing frame halts at its next look);
  * - heavy precompile work (large pairing checks, costly MODEXPs) runs on a worker thread (offload.ts),
  *   waited for until the deadline if any.
  * The executing VM (blocks) gets the turns and the worker but no deadline: a block's txs must run to
