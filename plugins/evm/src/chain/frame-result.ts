@@ -12,7 +12,7 @@
  * returns is unchanged. The interpreter is not exported by @ethereumjs/evm: its module is loaded by
  * file (evm-internals.ts) and its prototype method wrapped once; other EVMs get the stock result.
  */
-import { importEvmInternal } from './evm-internals.js';
+import { wrapInterpreterMethod } from './evm-internals.js';
 
 interface RunState {
   readonly gasLeft: bigint;
@@ -25,10 +25,7 @@ interface RunResult {
   exceptionError?: unknown;
 }
 
-interface InterpreterProto {
-  run(this: { _evm: object }, code: Uint8Array, opts?: unknown): Promise<RunResult>;
-  __corniceFrameResult?: true;
-}
+type Run = (this: { readonly _evm: object }, code: Uint8Array, opts?: unknown) => Promise<RunResult>;
 
 /** The fields of a run state the EVM reads after a frame, as prototype getters (no own fields). */
 class RunStateView implements RunState {
@@ -54,33 +51,18 @@ class RunStateView implements RunState {
 /** The EVMs whose frames return the view. */
 const marked = new WeakSet<object>();
 
-let installed: Promise<boolean> | undefined;
-
-async function load(): Promise<boolean> {
-  try {
-    const mod = await importEvmInternal<{ Interpreter?: { prototype: InterpreterProto } }>('interpreter.js');
-    const proto = mod.Interpreter?.prototype;
-    if (!proto || typeof proto.run !== 'function') return false;
-    if (proto.__corniceFrameResult) return true;
-    const run = proto.run;
-    proto.run = async function (this: { _evm: object }, code: Uint8Array, opts?: unknown): Promise<RunResult> {
-      const result = await run.call(this, code, opts);
-      if (!marked.has(this._evm) || !result?.runState) return result;
-      return { runState: new RunStateView(result.runState), exceptionError: result.exceptionError };
-    };
-    proto.__corniceFrameResult = true;
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 /**
  * Has the frames of `evm` return the light run state (resolves false when the interpreter could not
  * be found: nothing changes then).
  */
 export async function lightFrameResults(evm: object): Promise<boolean> {
-  const ok = await (installed ??= load());
+  const ok = await wrapInterpreterMethod<Run>('run', (run) =>
+    async function (this: { readonly _evm: object }, code: Uint8Array, opts?: unknown): Promise<RunResult> {
+      const result = await run.call(this, code, opts);
+      if (!marked.has(this._evm) || !result?.runState) return result;
+      return { runState: new RunStateView(result.runState), exceptionError: result.exceptionError };
+    },
+  );
   if (ok) marked.add(evm);
   return ok;
 }

@@ -6,7 +6,7 @@
  * code array while the code is cached. The interpreter is not exported by @ethereumjs/evm: its module
  * is loaded by file (the same module the package uses) and its prototype method wrapped once.
  */
-import { importEvmInternal } from './evm-internals.js';
+import { wrapInterpreterMethod } from './evm-internals.js';
 
 interface Analysis {
   readonly jumps: Uint8Array;
@@ -14,27 +14,21 @@ interface Analysis {
   readonly opcodesCached: unknown[];
 }
 
-interface InterpreterProto {
-  _getValidJumpDestinations(code: Uint8Array): Analysis;
-  lookupOpInfo(op: number): unknown;
-  __corniceJumpCache?: true;
+interface InterpreterThis {
+  readonly _evm: { readonly _opcodeMap: object };
 }
+type Analyse = (this: InterpreterThis, code: Uint8Array) => Analysis;
 
 /** How often an analysis was reused or made (for tests and benchmarks). */
 export const jumpAnalysisStats = { hits: 0, misses: 0 };
 
-let installed: Promise<boolean> | undefined;
+/** Per opcode table (an EVM's), per code array. */
+const byTable = new WeakMap<object, WeakMap<Uint8Array, Analysis>>();
 
-async function load(): Promise<boolean> {
-  try {
-    const mod = await importEvmInternal<{ Interpreter?: { prototype: InterpreterProto } }>('interpreter.js');
-    const proto = mod.Interpreter?.prototype;
-    if (!proto || typeof proto._getValidJumpDestinations !== 'function') return false;
-    if (proto.__corniceJumpCache) return true;
-    const analyse = proto._getValidJumpDestinations;
-    /** Per opcode table (an EVM's), per code array. */
-    const byTable = new WeakMap<object, WeakMap<Uint8Array, Analysis>>();
-    proto._getValidJumpDestinations = function (this: InterpreterProto & { _evm: { _opcodeMap: object } }, code: Uint8Array): Analysis {
+/** Installs the cache once (resolves false when the interpreter could not be found: nothing changes). */
+export function installJumpAnalysisCache(): Promise<boolean> {
+  return wrapInterpreterMethod<Analyse>('_getValidJumpDestinations', (analyse) =>
+    function (this: InterpreterThis, code: Uint8Array): Analysis {
       const table = this._evm._opcodeMap;
       let byCode = byTable.get(table);
       if (!byCode) byTable.set(table, (byCode = new WeakMap()));
@@ -47,15 +41,6 @@ async function load(): Promise<boolean> {
       a = analyse.call(this, code);
       byCode.set(code, a);
       return a;
-    };
-    proto.__corniceJumpCache = true;
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/** Installs the cache once (resolves false when the interpreter could not be found: nothing changes). */
-export function installJumpAnalysisCache(): Promise<boolean> {
-  return (installed ??= load());
+    },
+  );
 }
