@@ -20,7 +20,7 @@ import type { EVMOpts } from '@ethereumjs/evm';
 import { EvmChainError } from '../errors.js';
 import { FastAccountStateManager } from './accounts.js';
 import { CallGuard, installCallGuard } from './call-guard.js';
-import { lightFrameResults } from './frame-result.js';
+import { lightFrames } from './frame-copies.js';
 import { chainCrypto, keccak256 } from './crypto.js';
 import { installFastOpcodes, withFastEipLookup } from './fast-paths.js';
 import { installJumpAnalysisCache } from './jump-analysis.js';
@@ -127,7 +127,7 @@ export async function makeVM(common: Common, sm: MerkleStateManager, hooks: Exec
   });
   if (hooks.rules) installRules(vm, hooks.rules, hooks.vmParams);
   if (guard) await installCallGuard(vm, guard);
-  await lightFrameResults(vm.evm);
+  await lightFrames(vm.evm);
   return vm;
 }
 

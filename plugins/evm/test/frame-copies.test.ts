@@ -15,6 +15,9 @@ const B = at(0xb2);
 const C = at(0xc3);
 const D = at(0xd4);
 const E = at(0xe5);
+const F = at(0xf6);
+const G = at(0x17);
+const SHA256 = new Address(Uint8Array.from({ length: 20 }, (_, i) => (i === 19 ? 2 : 0)));
 
 /** Contracts whose frames end every way a frame ends: returned data, a revert, an inner call, a creation, a log. */
 const CODE = new Map<Address, Uint8Array>([
@@ -28,6 +31,10 @@ const CODE = new Map<Address, Uint8Array>([
   [D, bytes('6c 6001600c60003960016000f300 6000 52 600d 6013 6000 f0 6000 52 6020 6000 f3')],
   // LOG1 with topic 0x99, then STOP
   [E, bytes('6099 6000 6000 a1 00')],
+  // STATICCALL the identity precompile (0x04) on the word 0x55 and RETURN what it returned
+  [F, bytes('6055 6000 52 6020 6020 6020 6000 6004 5a fa 50 6020 6020 f3')],
+  // DELEGATECALL A (its slot writes land here) and RETURN its word
+  [G, bytes(`6020 6000 6000 6000 73${Buffer.from(A.bytes).toString('hex')} 5a f4 50 6020 6000 f3`)],
 ]);
 
 async function withCode(make: (sm: Awaited<ReturnType<typeof stateManagerAt>>) => Promise<VM>): Promise<VM> {
@@ -52,19 +59,44 @@ const seen = (r: EVMResult) => ({
   created: r.createdAddress?.toString(),
 });
 
-test("our VMs' frames give what the stock VM's give, without copying the run state into each result", async () => {
+/** Records the keys of each object `_executeCall` hands `runInterpreter` (what its spread of the message copied). */
+function spreadKeys(vm: VM): string[][] {
+  const evm = vm.evm as unknown as { runInterpreter(m: object, o?: unknown): Promise<unknown> };
+  const runInterpreter = evm.runInterpreter;
+  const seenKeys: string[][] = [];
+  evm.runInterpreter = function (message, opts) {
+    seenKeys.push(Object.keys(message));
+    return runInterpreter.call(this, message, opts);
+  };
+  return seenKeys;
+}
+
+test("our VMs' frames give what the stock VM's give, copying neither the message nor the run state", async () => {
   const ours = await withCode((sm) => makeVM(common, sm, {} as ExecutionHooks, async () => undefined));
   const stock = await withCode((sm) => createVM({ common, stateManager: sm }));
-  for (const [to, gasLimit] of [[A], [B], [C], [D], [E], [A, 5_000n], [C, 30_000n]] as Array<[Address, bigint?]>) {
+  const oursSpread = spreadKeys(ours);
+  const stockSpread = spreadKeys(stock);
+  const cases = [[A], [B], [C], [D], [E], [F], [G], [SHA256], [A, 5_000n], [C, 30_000n], [G, 30_000n]] as Array<[Address, bigint?]>;
+  for (const [to, gasLimit] of cases) {
     const mine = await call(ours, to, gasLimit);
     const theirs = await call(stock, to, gasLimit);
     assert.equal(seen(mine), seen(theirs), `a call to ${to.toString()} with ${gasLimit ?? 1_000_000n} gas`);
     const runState = (r: EVMResult) => (r.execResult as unknown as { runState?: object }).runState ?? {};
+    if (to === SHA256) continue; // a precompile: no frame
     assert.ok('stack' in runState(theirs), 'the stock result copies the run state');
     assert.not.ok('stack' in runState(mine), 'ours does not');
+    assert.ok('executionGasUsed' in runState(mine), "the frame's result had the returned literal's keys before it was copied");
   }
+  assert.is(oursSpread.length, stockSpread.length, 'as many frames ran code');
+  assert.ok(stockSpread.every((keys) => keys.includes('caller') && keys.length >= 18), 'the stock spread copies every field of the message');
+  // A creation's frame (D's CREATE) is handed `{ ...message, gasLimit, isCreate }`, which adds one field: left as it is.
+  const calls = (spreads: string[][]) => spreads.filter((keys) => !keys.includes('isCreate'));
+  assert.is(calls(oursSpread).length, 14, "a call frame per case but the precompile's (10), and the inner call of each C and G case (4)");
+  assert.ok(calls(oursSpread).every((keys) => keys.join() === 'codeAddress,gasLimit'), `ours copies none: ${JSON.stringify(calls(oursSpread).find((keys) => keys.join() !== 'codeAddress,gasLimit'))}`);
   // The calls above were not reverted: both states moved alike.
-  assert.is(hex(await ours.stateManager.getStorage(A, new Uint8Array(32))), hex(await stock.stateManager.getStorage(A, new Uint8Array(32))));
+  for (const address of [A, G]) {
+    assert.is(hex(await ours.stateManager.getStorage(address, new Uint8Array(32))), hex(await stock.stateManager.getStorage(address, new Uint8Array(32))));
+  }
 });
 
 test.run();
