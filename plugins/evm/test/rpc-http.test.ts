@@ -3,6 +3,10 @@ import * as assert from 'uvu/assert';
 import { EthRpcConfigError, EvmRpcError, createEthRpc } from '../src/index.js';
 import { MemoryStore } from '@cornice/sdk';
 import { FakeBackend, ManualClock, recordingLogger, serve, type Served } from './rpc-fake-backend.js';
+import { Readable } from 'node:stream';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { createHttpHandler, DEFAULT_HTTP_LIMITS } from '../src/rpc/http.js';
+import type { RpcDispatcher } from '../src/rpc/dispatch.js';
 
 let s: Served;
 test.before.each(async () => {
@@ -23,6 +27,19 @@ test('a single call: result with the id echoed, content-type json', async () => 
 test('params may be absent or null', async () => {
   assert.is((await s.post(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_blockNumber' }))).json.result, '0x0');
   assert.is((await s.post(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_blockNumber', params: null }))).json.result, '0x0');
+});
+
+test('answers handled in one turn of the event loop are written together after it; one whose client left is dropped', async () => {
+  const handler = createHttpHandler({ handle: async (text: string) => `"${text}"` } as unknown as RpcDispatcher, DEFAULT_HTTP_LIMITS, recordingLogger());
+  const written: string[] = [];
+  const request = (body: string) => Object.assign(Readable.from([Buffer.from(body)]), { method: 'POST', headers: { 'content-type': 'application/json' } }) as unknown as IncomingMessage;
+  const response = () => ({ destroyed: false, writeHead() {}, end(text: string) { written.push(text); } }) as unknown as ServerResponse & { destroyed: boolean };
+  const gone = response();
+  await Promise.all([handler(request('a'), response()), handler(request('b'), gone), handler(request('c'), response())]);
+  assert.equal(written, [], 'nothing is written while the turn lasts');
+  gone.destroyed = true;
+  await new Promise((r) => setImmediate(r));
+  assert.equal(written, ['"a"', '"c"']);
 });
 
 test('GET and PUT: 405 with a JSON-RPC error body', async () => {

@@ -24,6 +24,30 @@ function sendJson(res: ServerResponse, status: number, text: string): void {
   res.end(text);
 }
 
+/**
+ * Answers written together at the end of the event loop's poll phase. Each write to a client that is
+ * waiting wakes it, and on this machine a wake-up made a response's write cost ~75 µs instead of ~14;
+ * written together, the client wakes once for the lot and reads the others while awake (Redis writes
+ * its replies the same way, before it next waits). An answer waits at most for the callbacks of one
+ * poll phase.
+ */
+class AnswerBatch {
+  #queued: Array<[ServerResponse, string]> = [];
+
+  add(res: ServerResponse, text: string): void {
+    if (this.#queued.push([res, text]) === 1) setImmediate(this.#flush);
+  }
+
+  readonly #flush = (): void => {
+    const queued = this.#queued;
+    this.#queued = [];
+    for (const [res, text] of queued) {
+      // A client that went away in the meantime gets nothing (writing to a closed response is a no-op).
+      if (!res.destroyed) sendJson(res, 200, text);
+    }
+  };
+}
+
 function sendError(res: ServerResponse, status: number, code: number, message: string): void {
   sendJson(res, status, JSON.stringify({ jsonrpc: '2.0', id: null, error: { code, message } }));
 }
@@ -70,6 +94,7 @@ function readBody(req: IncomingMessage, limit: number): Promise<Buffer | 'too la
 }
 
 export function createHttpHandler(dispatcher: RpcDispatcher, limits: HttpLimits, log: Logger): HttpHandler {
+  const answers = new AnswerBatch();
   return async (req, res) => {
     if (req.method === 'OPTIONS') {
       req.resume();
@@ -111,6 +136,6 @@ export function createHttpHandler(dispatcher: RpcDispatcher, limits: HttpLimits,
       res.writeHead(200, { 'content-length': 0 });
       return void res.end();
     }
-    sendJson(res, 200, out);
+    answers.add(res, out);
   };
 }
