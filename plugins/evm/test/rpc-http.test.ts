@@ -29,17 +29,19 @@ test('params may be absent or null', async () => {
   assert.is((await s.post(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_blockNumber', params: null }))).json.result, '0x0');
 });
 
-test('answers handled in one turn of the event loop are written together after it; one whose client left is dropped', async () => {
+test('the first answer of a turn is written at once, later ones together when it ends; one whose client left is dropped', async () => {
   const handler = createHttpHandler({ handle: async (text: string) => `"${text}"` } as unknown as RpcDispatcher, DEFAULT_HTTP_LIMITS, recordingLogger());
   const written: string[] = [];
   const request = (body: string) => Object.assign(Readable.from([Buffer.from(body)]), { method: 'POST', headers: { 'content-type': 'application/json' } }) as unknown as IncomingMessage;
   const response = () => ({ destroyed: false, writeHead() {}, end(text: string) { written.push(text); } }) as unknown as ServerResponse & { destroyed: boolean };
   const gone = response();
   await Promise.all([handler(request('a'), response()), handler(request('b'), gone), handler(request('c'), response())]);
-  assert.equal(written, [], 'nothing is written while the turn lasts');
+  assert.equal(written, ['"a"'], 'the first at once, the others held while the turn lasts');
   gone.destroyed = true;
   await new Promise((r) => setImmediate(r));
   assert.equal(written, ['"a"', '"c"']);
+  await handler(request('d'), response());
+  assert.equal(written, ['"a"', '"c"', '"d"'], "a later turn's first answer is not held");
 });
 
 test('GET and PUT: 405 with a JSON-RPC error body', async () => {
