@@ -68,6 +68,22 @@ test('log filter: matching logs since the last poll; eth_getFilterLogs runs the 
   assert.equal((await s.call('eth_getFilterLogs', [blocks])).error, { code: -32000, message: 'filter not found' });
 });
 
+test("the chain's streams are observed only while a filter wants them (the chain makes no views for nobody)", async () => {
+  const observed = () => ({ blocks: s.backend.accepted$.observed, pending: s.backend.pending$.observed });
+  assert.equal(observed(), { blocks: false, pending: false }, 'no filter: neither stream');
+  const pending = await ok('eth_newPendingTransactionFilter');
+  assert.equal(observed(), { blocks: false, pending: true });
+  const blocks = await ok('eth_newBlockFilter');
+  const logs = await ok('eth_newFilter', [{ address: hex(TOKEN) }]);
+  assert.equal(observed(), { blocks: true, pending: true });
+  await ok('eth_uninstallFilter', [pending]);
+  await ok('eth_uninstallFilter', [blocks]);
+  assert.equal(observed(), { blocks: true, pending: false }, 'the log filter still wants blocks');
+  s.clock.advance(6 * 60_000);
+  assert.equal((await s.call('eth_getFilterChanges', [logs])).error?.message, 'filter not found');
+  assert.equal(observed(), { blocks: false, pending: false }, 'an expired filter lets go');
+});
+
 test('a filter not polled for 5 minutes expires (injected clock); polling keeps it alive', async () => {
   const idle = await ok('eth_newBlockFilter');
   const polled = await ok('eth_newBlockFilter');

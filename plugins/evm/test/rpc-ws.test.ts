@@ -101,8 +101,15 @@ test('newPendingTransactions: hashes, or full transactions; newAcceptedTransacti
 
 test('eth_unsubscribe ends a subscription; unknown ids: false', async () => {
   const c = connect();
+  assert.is(s.backend.accepted$.observed, false, 'nothing subscribed: the chain makes no block views');
   const { result: sub } = await rpc(c, 'eth_subscribe', ['newHeads']);
+  assert.is(s.backend.accepted$.observed, true);
+  const { result: pending } = await rpc(c, 'eth_subscribe', ['newPendingTransactions']);
+  assert.is(s.backend.pending$.observed, true);
+  assert.is((await rpc(c, 'eth_unsubscribe', [pending])).result, true);
+  assert.is(s.backend.pending$.observed, false, 'the last listener gone, the stream is let go');
   assert.is((await rpc(c, 'eth_unsubscribe', [sub])).result, true);
+  assert.is(s.backend.accepted$.observed, false);
   assert.is((await rpc(c, 'eth_unsubscribe', [sub])).result, false);
   s.backend.mine([]);
   assert.equal(notifications(c, sub), []);

@@ -41,17 +41,17 @@ const notFound = (): EvmRpcError => new EvmRpcError(-32000, 'filter not found');
 
 export class FilterRegistry {
   readonly #filters = new Map<string, Filter>();
-  readonly #stop: Array<() => void>;
+  /** Ends the listening to blocks (for block and log filters) and to pooled txs, while there are such filters. */
+  #stopBlocks: (() => void) | undefined;
+  #stopPending: (() => void) | undefined;
 
   constructor(
     private readonly backend: EvmBackend,
-    events: ChainEvents,
+    private readonly events: ChainEvents,
     private readonly clock: Clock,
     private readonly limits: FilterLimits,
     private readonly log: Logger,
-  ) {
-    this.#stop = [events.onBlock((b) => this.#onBlock(b)), events.onPending((t) => this.#onPending(t))];
-  }
+  ) {}
 
   get size(): number {
     return this.#filters.size;
@@ -64,6 +64,7 @@ export class FilterRegistry {
     }
     const id = newId();
     this.#filters.set(id, { ...filter, changes: [], deadline: this.clock.now() + this.limits.ttlMs } as Filter);
+    this.#listen();
     return id;
   }
 
@@ -92,17 +93,46 @@ export class FilterRegistry {
 
   uninstall(id: string): boolean {
     this.#expire();
-    return this.#filters.delete(id);
+    const removed = this.#filters.delete(id);
+    this.#listen();
+    return removed;
   }
 
   close(): void {
-    for (const stop of this.#stop.splice(0)) stop();
     this.#filters.clear();
+    this.#listen();
+  }
+
+  /** Listens to a stream only while some filter wants it: the chain then makes no views for nobody. */
+  #listen(): void {
+    let blocks = false;
+    let pending = false;
+    for (const f of this.#filters.values()) {
+      if (f.kind === 'pending') pending = true;
+      else blocks = true;
+    }
+    if (blocks) this.#stopBlocks ??= this.events.onBlock((b) => this.#onBlock(b));
+    else {
+      this.#stopBlocks?.();
+      this.#stopBlocks = undefined;
+    }
+    if (pending) this.#stopPending ??= this.events.onPending((t) => this.#onPending(t));
+    else {
+      this.#stopPending?.();
+      this.#stopPending = undefined;
+    }
   }
 
   #expire(): void {
     const now = this.clock.now();
-    for (const [id, f] of this.#filters) if (f.deadline < now) this.#filters.delete(id);
+    let expired = false;
+    for (const [id, f] of this.#filters) {
+      if (f.deadline < now) {
+        this.#filters.delete(id);
+        expired = true;
+      }
+    }
+    if (expired) this.#listen();
   }
 
   #push(id: string, f: Filter, items: readonly unknown[]): void {
