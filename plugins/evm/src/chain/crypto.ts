@@ -2,13 +2,13 @@
  * The crypto the EVM chain hands @ethereumjs through `common.customCrypto` (reference evm.md C.1,
  * C.9): sender recovery is the costliest part of admitting a transaction, and @ethereumjs' default
  * (pure-JS noble) takes ~1 ms per recovery where libsecp256k1 (the `secp256k1` package's native
- * binding, as the sdk loads it) takes ~50 µs. Keccak is the `keccak` package's native sponge
- * (XKCP), driven directly: 2.6 µs for 32 bytes and 5.7 µs for a 532-byte trie branch where noble
- * takes 7.7 and 37 µs (node:crypto has SHA3 but not Ethereum's keccak padding). Trie hashing is a
- * fifth of block building's time with noble. Both fall back to noble when the binding does not load.
+ * binding, as the sdk loads it) takes ~50 µs. Keccak is hash-wasm's WebAssembly build: 0.7 µs for 32
+ * bytes and 2.0 µs for a 532-byte trie branch, where the `keccak` package's native sponge took 2.2
+ * and 3.5 µs (four N-API calls a hash) and noble takes 5.8 and 18.6 µs (node:crypto has SHA3 but not
+ * Ethereum's keccak padding). Each falls back to noble when it does not load.
  */
 import { createRequire } from 'node:module';
-import { dirname } from 'node:path';
+import { createKeccak } from 'hash-wasm';
 import type { CustomCrypto } from '@ethereumjs/common';
 import { calculateSigRecovery, ecrecover as nobleEcrecover, setLengthLeft } from '@ethereumjs/util';
 import { keccak_256 } from '@noble/hashes/sha3.js';
@@ -32,58 +32,38 @@ function loadNative(): NativeSecp256k1 | undefined {
   }
 }
 
-/** The `keccak` package's native sponge (its N-API class, without the package's stream wrappers). */
-interface NativeSponge {
-  initialize(rate: number, capacity: number): void;
-  absorb(data: Uint8Array): void;
-  absorbLastFewBits(bits: number): void;
-  squeeze(length: number): Uint8Array;
-}
-
-function loadNativeKeccak(): NativeSponge | undefined {
-  try {
-    const require = createRequire(import.meta.url);
-    const dir = dirname(require.resolve('keccak/package.json'));
-    // node-gyp-build as the package itself loads it (keccak/bindings), but the class alone.
-    const requireFromKeccak = createRequire(require.resolve('keccak/package.json'));
-    const Sponge = (requireFromKeccak('node-gyp-build') as (dir: string) => unknown)(dir);
-    if (typeof Sponge !== 'function') return undefined;
-    const sponge = new (Sponge as new () => NativeSponge)();
-    const probe = nativeKeccakWith(sponge)(new Uint8Array());
-    return bytesToHexLower(probe) === EMPTY_KECCAK ? sponge : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
 const EMPTY_KECCAK = 'c5d2460186f7233c927e7db2dcc703c0e500b653ca82273b7bfad8045d85a470';
 
 function bytesToHexLower(b: Uint8Array): string {
   return Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('hex');
 }
 
-/** Keccak-256 (rate 1088, capacity 512, Ethereum's 0x01 padding) on one reused sponge: synchronous, so never interleaved. */
-function nativeKeccakWith(sponge: NativeSponge): (msg: Uint8Array) => Uint8Array {
-  return (msg) => {
-    sponge.initialize(1088, 512);
-    sponge.absorb(Buffer.from(msg.buffer, msg.byteOffset, msg.byteLength));
-    sponge.absorbLastFewBits(0x01);
-    const out = sponge.squeeze(32);
-    return new Uint8Array(out.buffer, out.byteOffset, 32);
-  };
+/** Keccak-256 on one reused WebAssembly hasher (synchronous, so never interleaved), if it loads and is right. */
+async function loadWasmKeccak(): Promise<((msg: Uint8Array) => Uint8Array) | undefined> {
+  try {
+    const hasher = await createKeccak(256);
+    const keccak = (msg: Uint8Array): Uint8Array => {
+      hasher.init();
+      hasher.update(msg);
+      return hasher.digest('binary');
+    };
+    return bytesToHexLower(keccak(new Uint8Array())) === EMPTY_KECCAK ? keccak : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 const native = loadNative();
-const nativeSponge = loadNativeKeccak();
+const wasmKeccak = await loadWasmKeccak();
 
 /** 'native' when libsecp256k1 loaded, else 'noble'. */
 export const secpBackendName: 'native' | 'noble' = native ? 'native' : 'noble';
 
-/** 'native' when the `keccak` package's binding loaded, else 'noble'. */
-export const keccakBackendName: 'native' | 'noble' = nativeSponge ? 'native' : 'noble';
+/** 'wasm' when hash-wasm's keccak loaded, else 'noble'. */
+export const keccakBackendName: 'wasm' | 'noble' = wasmKeccak ? 'wasm' : 'noble';
 
 /** Keccak-256 of `msg` (a new array). */
-export const keccak256: (msg: Uint8Array) => Uint8Array = nativeSponge ? nativeKeccakWith(nativeSponge) : (msg) => keccak_256(msg);
+export const keccak256: (msg: Uint8Array) => Uint8Array = wasmKeccak ?? ((msg) => keccak_256(msg));
 
 /** @ethereumjs' `ecrecover` contract: the 64-byte uncompressed public key (no 0x04 prefix). */
 function nativeEcrecover(msgHash: Uint8Array, v: bigint, r: Uint8Array, s: Uint8Array, chainId?: bigint): Uint8Array {
@@ -108,7 +88,7 @@ function nativeEcsign(msgHash: Uint8Array, privateKey: Uint8Array): Uint8Array {
   return out;
 }
 
-/** What the chain's Common gets: native recovery, signing and keccak when available. */
+/** What the chain's Common gets: native recovery and signing, and the fast keccak, when available. */
 export function chainCrypto(): CustomCrypto {
   if (!native) return { keccak256 };
   return { keccak256, ecrecover: nativeEcrecover, ecsign: nativeEcsign as unknown as CustomCrypto['ecsign'] };
