@@ -8,7 +8,7 @@
  * Ethereum's keccak padding). Each falls back to noble when it does not load.
  */
 import { createRequire } from 'node:module';
-import { createKeccak } from 'hash-wasm';
+import type { createKeccak as CreateKeccak } from 'hash-wasm';
 import type { CustomCrypto } from '@ethereumjs/common';
 import { calculateSigRecovery, ecrecover as nobleEcrecover, setLengthLeft } from '@ethereumjs/util';
 import { keccak_256 } from '@noble/hashes/sha3.js';
@@ -41,6 +41,9 @@ function bytesToHexLower(b: Uint8Array): string {
 /** Keccak-256 on one reused WebAssembly hasher (synchronous, so never interleaved), if it loads and is right. */
 async function loadWasmKeccak(): Promise<((msg: Uint8Array) => Uint8Array) | undefined> {
   try {
+    // hash-wasm's keccak-only bundle: its main one (every algorithm) took ~70 ms more to load and make
+    // a hasher, at every start of an EVM chain.
+    const { createKeccak } = createRequire(import.meta.url)('hash-wasm/dist/keccak.umd.min.js') as { createKeccak: typeof CreateKeccak };
     const hasher = await createKeccak(256);
     const keccak = (msg: Uint8Array): Uint8Array => {
       hasher.init();
