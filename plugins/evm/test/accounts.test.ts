@@ -2,7 +2,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Account, Address, KECCAK256_NULL, KECCAK256_RLP } from '@ethereumjs/util';
 import { Caches } from '@ethereumjs/statemanager';
-import { createMPT } from '@ethereumjs/mpt';
+import { MerklePatriciaTrie, createMPT } from '@ethereumjs/mpt';
 import { MerkleStateManager } from '@ethereumjs/statemanager';
 import { accountOf, encodeAccount, FastAccountStateManager } from '../src/chain/accounts.js';
 import { hex } from './helpers.js';
@@ -57,6 +57,49 @@ test('puts, gets, checkpoints, reverts and the state root agree with the stock s
     return seen;
   };
   assert.equal(await run(FastAccountStateManager), await run(MerkleStateManager));
+});
+
+/** Runs `fn` counting the trie's one-by-one puts. */
+async function countingPuts<T>(fn: () => Promise<T>): Promise<{ result: T; puts: number }> {
+  const put = MerklePatriciaTrie.prototype.put;
+  let puts = 0;
+  MerklePatriciaTrie.prototype.put = function (this: MerklePatriciaTrie, ...args: Parameters<typeof put>) {
+    puts++;
+    return put.apply(this, args);
+  };
+  try {
+    return { result: await fn(), puts };
+  } finally {
+    MerklePatriciaTrie.prototype.put = put;
+  }
+}
+
+test('a flush writes the accounts as one trie update, with the stock root; deleting an absent account too; a real deletion goes one by one', async () => {
+  const addrs = Array.from({ length: 40 }, (_, i) => new Address(Uint8Array.from({ length: 20 }, (_, j) => (i * 7 + j * 13) & 0xff)));
+  const absent = new Address(new Uint8Array(20).fill(0xee));
+  const rounds = async (Sm: typeof MerkleStateManager, deleteExisting: boolean) => {
+    const sm = new Sm({ trie: await createMPT({ useKeyHashing: true }), caches: new Caches() });
+    const roots: string[] = [];
+    for (let r = 0; r < 4; r++) {
+      await sm.checkpoint();
+      for (const [i, a] of addrs.entries()) if ((i + r) % 3 !== 0) await sm.putAccount(a, new Account(BigInt(r), BigInt(i * 1000 + r)));
+      // runTx's end of a transfer: the coinbase it touched is deleted while empty (absent from the trie)
+      await sm.deleteAccount(absent);
+      if (deleteExisting && r === 3) await sm.deleteAccount(addrs[1]!);
+      await sm.commit();
+      roots.push(hex(await sm.getStateRoot()));
+    }
+    return roots;
+  };
+  const fast = await countingPuts(() => rounds(FastAccountStateManager, false));
+  const stock = await countingPuts(() => rounds(MerkleStateManager, false));
+  assert.equal(fast.result, stock.result);
+  assert.is(fast.puts, 0, 'no put one by one');
+  assert.ok(stock.puts > 80);
+  const fastDel = await countingPuts(() => rounds(FastAccountStateManager, true));
+  const stockDel = await countingPuts(() => rounds(MerkleStateManager, true));
+  assert.equal(fastDel.result, stockDel.result);
+  assert.ok(fastDel.puts > 0, 'the round with a real deletion went one by one');
 });
 
 test.run();

@@ -5,9 +5,12 @@
  * a node's CPU under pipelined transfers. Here an account is encoded by a direct writer (the same
  * bytes as Account.serialize()) and the decoded Account is remembered beside its encoding, so a get
  * of an unchanged entry copies it instead of decoding.
+ *
+ * A flush writes the changed accounts into the trie as one update (trie-batch.ts), not one put each.
  */
 import { MerkleStateManager } from '@ethereumjs/statemanager';
-import { Account, type Address, createAccountFromRLP } from '@ethereumjs/util';
+import { Account, type Address, createAccountFromRLP, unprefixedHexToBytes } from '@ethereumjs/util';
+import { putMany } from './trie-batch.js';
 
 /** Decoded accounts by the encoding the cache holds (the encodings are never changed in place). */
 const decoded = new WeakMap<Uint8Array, Account>();
@@ -84,5 +87,43 @@ export class FastAccountStateManager extends MerkleStateManager {
     const rlp = encodeAccount(account);
     decoded.set(rlp, copyOf(account));
     cache.put(address, encoded(rlp));
+  }
+
+  /**
+   * The stock flush (code, then storage, then accounts), with the accounts' puts made as one trie
+   * update. Otherwise (an account that exists is deleted, or a trie putMany does not handle) they
+   * go one by one, in the stock order.
+   */
+  override async flush(): Promise<void> {
+    const cache = this._caches?.account;
+    if (cache === undefined) return super.flush();
+    let items: ReturnType<typeof cache.flush> = [];
+    // The stock flush takes the accounts last (code and storage change accounts): it gets none here.
+    cache.flush = () => ((items = Object.getPrototypeOf(cache).flush.call(cache)), []);
+    try {
+      await super.flush();
+    } finally {
+      delete (cache as { flush?: unknown }).flush;
+    }
+    if (await this.#putAll(items)) return;
+    for (const [address, elem] of items) {
+      if (elem.accountRLP === undefined) await this._trie.del(unprefixedHexToBytes(address));
+      else await this._trie.put(unprefixedHexToBytes(address), elem.accountRLP);
+    }
+  }
+
+  /**
+   * The puts as one update when every deletion among `items` is of an account the trie does not
+   * hold (a no-op: runTx deletes the coinbase it touched when it stays empty, in every block), so
+   * that the order does not matter. False, with nothing done, otherwise.
+   */
+  async #putAll(items: Array<[string, { accountRLP: Uint8Array | undefined }]>): Promise<boolean> {
+    const puts: Array<readonly [Uint8Array, Uint8Array]> = [];
+    for (const [address, elem] of items) {
+      const key = unprefixedHexToBytes(address);
+      if (elem.accountRLP !== undefined) puts.push([key, elem.accountRLP]);
+      else if ((await this._trie.get(key)) !== null) return false;
+    }
+    return putMany(this._trie, puts);
   }
 }
