@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { createTx, type TypedTransaction } from '@ethereumjs/tx';
+import { createTx, createTxFromRLP, type TypedTransaction } from '@ethereumjs/tx';
 import { RLP } from '@ethereumjs/rlp';
 import { EvmRpcError, type EvmVM } from '../src/index.js';
 import { EWOQ, GWEI, addr, buildAndAccept, common, hex, key, signedTx, startVM } from './helpers.js';
@@ -150,6 +150,43 @@ test('past the in-memory tx index, a receipt is located through the store', asyn
     assert.is(r.transactionIndex, 0);
     assert.is(reads(), 1);
     assert.is((await be.transaction(first))!.blockNumber, 1n);
+  } finally {
+    await vm.shutdown();
+  }
+});
+
+test('a pooled tx serializes to the very bytes it was sent as; every tx type re-encodes to its bytes, and non-canonical bytes do not decode', async () => {
+  // What the shortcut relies on: decoding takes canonical bytes only, so they are the encoding.
+  const txs = [
+    signedTx({ nonce: 0n, to: addr(1), value: 1n }),
+    signedTx({ nonce: 2n ** 64n - 2n, data: new Uint8Array(300).fill(7), value: 10n ** 30n, tip: GWEI }),
+    createTx({ type: 0, nonce: 5n, to: addr(2), gasLimit: 21_000n, gasPrice: 30n * GWEI, value: 0n }, { common }).sign(key(1)) as TypedTransaction,
+    createTx({ type: 1, nonce: 0n, to: addr(3), gasLimit: 50_000n, gasPrice: 30n * GWEI, accessList: [{ address: `0x${hex(addr(4)).slice(2)}`, storageKeys: [`0x${'11'.repeat(32)}`] }] }, { common }).sign(key(2)) as TypedTransaction,
+  ];
+  for (const tx of txs) {
+    const raw = tx.serialize();
+    assert.is(hex(createTxFromRLP(raw, { common }).serialize()), hex(raw));
+  }
+  const legacy = RLP.decode(txs[2]!.serialize()) as Uint8Array[];
+  const withZero = [...legacy];
+  withZero[0] = Uint8Array.of(0, 5); // nonce with a leading zero
+  assert.throws(() => createTxFromRLP(RLP.encode(withZero), { common }));
+  assert.throws(() => createTxFromRLP(Uint8Array.from([...txs[0]!.serialize(), 0]), { common }), 'a byte after the list');
+  const long = txs[0]!.serialize();
+  // the list's length in a longer form than needed (0xf8 0x6f... as 0xf9 0x00 0x6f...)
+  assert.is(long[1], 0xf8);
+  assert.throws(() => createTxFromRLP(Uint8Array.from([long[0]!, 0xf9, 0, ...long.subarray(2)]), { common }));
+
+  const vm = await startVM({});
+  try {
+    const raw = signedTx({ nonce: 0n, to: addr(1), value: 1n }).serialize();
+    const hash = await vm.backend.sendRawTransaction(raw);
+    const pooled = vm.chain.mempool.get(hex(hash).slice(2))!.tx;
+    assert.ok(pooled.serialize() === raw, 'the bytes it was sent as, not a new encoding');
+    assert.is(hex(pooled.hash()), hex(hash));
+    await buildAndAccept(vm);
+    const receipt = await vm.backend.receipt(hash);
+    assert.is(receipt?.status, 1);
   } finally {
     await vm.shutdown();
   }

@@ -244,7 +244,7 @@ export class ChainBackend implements EvmBackend {
     } catch (e) {
       throw rpcErr(`invalid transaction: ${shortReason(e)}`);
     }
-    return this.admit(tx);
+    return this.admit(tx, raw);
   }
 
   /** The chain ID a raw tx is signed for, checked before decoding (a mismatch would be a vaguer decode error). */
@@ -270,8 +270,8 @@ export class ChainBackend implements EvmBackend {
     if (chainId !== undefined && chainId !== this.chainId) throw rpcErr(`invalid chain id for signer: have ${chainId} want ${this.chainId}`);
   }
 
-  /** Admission of a decoded tx: the pool's and the state's checks with Ethereum's texts. */
-  async admit(tx: TypedTransaction): Promise<Hash> {
+  /** Admission of a decoded tx (`raw`: the bytes it was decoded from): the pool's and the state's checks with Ethereum's texts. */
+  async admit(tx: TypedTransaction, raw?: Uint8Array): Promise<Hash> {
     if (!supportedTxType(tx)) throw rpcErr('transaction type not supported');
     const gasLimit = this.chain.lastAccepted.eth.header.gasLimit;
     if (tx.gasLimit > gasLimit) throw rpcErr('exceeds block gas limit');
@@ -280,7 +280,7 @@ export class ChainBackend implements EvmBackend {
     if (tip > feeCap) throw rpcErr(`max priority fee per gas higher than max fee per gas: tip ${tip}, maxFeePerGas ${feeCap}`);
     let sender: Uint8Array;
     try {
-      sender = freezeWithSender(tx).bytes;
+      sender = freezeWithSender(tx, raw).bytes;
     } catch {
       throw rpcErr('invalid sender');
     }

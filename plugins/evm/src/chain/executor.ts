@@ -427,13 +427,19 @@ function invalid(why: string): EvmChainError {
  * an address again on each call (noble keccak, ~5 calls per tx between admission and its receipt:
  * ~7 % of a node's CPU under load); frozen as @ethereumjs freezes it, so its hash is cached as usual.
  * A tx already frozen is left as it is. Throws as `getSenderAddress` does for a bad signature.
+ *
+ * `encoded`: the bytes the tx was decoded from, which `serialize()` then returns instead of encoding
+ * the tx again (for its hash and in every block that holds it: ~4 % of a node's main thread under
+ * pipelined transfers). They are its serialization: @ethereumjs decodes only canonical RLP (no
+ * leading zeros in integers, no bytes after the list), so encoding the decoded tx gives them back.
  */
-export function freezeWithSender(tx: TypedTransaction): Address {
+export function freezeWithSender(tx: TypedTransaction, encoded?: Uint8Array): Address {
   if (Object.isFrozen(tx)) return tx.getSenderAddress();
   const publicKey = tx.getSenderPublicKey();
   tx.cache.senderPubKey = publicKey;
   const sender = new Address(keccak256(publicKey).slice(12));
   (tx as { getSenderAddress: () => Address }).getSenderAddress = () => sender;
+  if (encoded) (tx as { serialize: () => Uint8Array }).serialize = () => encoded;
   Object.freeze(tx);
   return sender;
 }
