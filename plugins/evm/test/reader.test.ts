@@ -1,4 +1,5 @@
 import { MemoryStore } from '@cornice/sdk';
+import { MerklePatriciaTrie } from '@ethereumjs/mpt';
 import { Account, Address } from '@ethereumjs/util';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -40,6 +41,82 @@ test('reads through the state reader write nothing: moving it to the next root q
   const first = await reader.at(root2, async ({ sm: view }) => (await view.getAccount(addrs[0]!))?.balance);
   assert.is(first, 1n, 'the reader follows the new root');
   assert.is(db.pendingCount, 0, 'moving to the new root wrote nothing back');
+});
+
+/** Counts the trie reads made from now on (every MPT's get). */
+function countTrieGets(): { readonly n: number; stop(): void } {
+  const get = MerklePatriciaTrie.prototype.get;
+  const counter = { n: 0, stop: () => void (MerklePatriciaTrie.prototype.get = get) };
+  MerklePatriciaTrie.prototype.get = function (this: MerklePatriciaTrie, ...args: Parameters<typeof get>) {
+    counter.n++;
+    return get.apply(this, args);
+  };
+  return counter;
+}
+
+test('across accepted blocks the reader keeps the accounts it read, updated with what each block wrote; the same answers as a fresh read at each root', async () => {
+  const common = chainCommon(43110n);
+  const store = new MemoryStore();
+  const db = new StateDB(store);
+  const addrs = Array.from({ length: 12 }, (_, i) => new Address(new Uint8Array(20).fill(i + 1)));
+  const sm = await stateManagerAt(common, db, undefined, 1000);
+  for (const [i, a] of addrs.entries()) await sm.putAccount(a, new Account(0n, 1000n + BigInt(i)));
+  await sm.checkpoint();
+  await sm.commit();
+  let root = await sm.getStateRoot();
+  sm.takeFlushed();
+  await persist(store, db);
+  const reader = await StateReader.create(common, db, {} as ExecutionHooks, async () => undefined);
+  reader.setAcceptedRoot(root);
+  const readAll = (at: Uint8Array) => reader.at(at, async ({ sm: view }) => Promise.all(addrs.map(async (a) => { const acct = await view.getAccount(a); return acct ? `${acct.nonce}/${acct.balance}/${Buffer.from(acct.storageRoot).toString('hex').slice(0, 8)}` : 'none'; })));
+  const fresh = async (at: Uint8Array) => {
+    const other = await stateManagerAt(common, db, at, 0);
+    return Promise.all(addrs.map(async (a) => { const acct = await other.getAccount(a); return acct ? `${acct.nonce}/${acct.balance}/${Buffer.from(acct.storageRoot).toString('hex').slice(0, 8)}` : 'none'; }));
+  };
+  assert.equal(await readAll(root), await fresh(root));
+
+  // Blocks: each changes a few accounts (a deletion, a storage write that changes a storage root,
+  // a new account); the reader is told each block's accounts, or for one block nothing.
+  const blocks: Array<(b: number) => Promise<void>> = [
+    async (b) => sm.putAccount(addrs[0]!, new Account(BigInt(b), 1n)),
+    async () => sm.deleteAccount(addrs[1]!),
+    async () => sm.putStorage(addrs[2]!, new Uint8Array(32).fill(1), Uint8Array.of(9)),
+    async () => sm.putAccount(addrs[11]!, new Account(7n, 7n)),
+  ];
+  for (let b = 0; b < blocks.length; b++) {
+    const from = root;
+    await sm.checkpoint();
+    await blocks[b]!(b);
+    await sm.commit();
+    root = await sm.getStateRoot();
+    const accounts = sm.takeFlushed()!;
+    await persist(store, db);
+    reader.setAcceptedRoot(root, b === 3 ? undefined : { from, accounts });
+    assert.equal(await readAll(root), await fresh(root), `block ${b}`);
+  }
+
+  // Two blocks accepted before the next read: the reader goes through both; an unchanged account
+  // it read before costs no trie read.
+  for (let b = 0; b < 2; b++) {
+    const from = root;
+    await sm.checkpoint();
+    await sm.putAccount(addrs[3]!, new Account(BigInt(10 + b), 5n));
+    await sm.commit();
+    root = await sm.getStateRoot();
+    const accounts = sm.takeFlushed()!;
+    await persist(store, db);
+    reader.setAcceptedRoot(root, { from, accounts });
+  }
+  const gets = countTrieGets();
+  try {
+    const [changed, unchanged] = await reader.at(root, async ({ sm: view }) => [await view.getAccount(addrs[3]!), await view.getAccount(addrs[4]!)]);
+    assert.is(changed?.nonce, 11n);
+    assert.is(unchanged?.balance, 1004n);
+    assert.is(gets.n, 0, 'both answered from what the reader kept');
+  } finally {
+    gets.stop();
+  }
+  assert.equal(await readAll(root), await fresh(root));
 });
 
 test.run();

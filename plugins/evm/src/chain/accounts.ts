@@ -12,6 +12,9 @@ import { MerkleStateManager } from '@ethereumjs/statemanager';
 import { Account, type Address, createAccountFromRLP, unprefixedHexToBytes } from '@ethereumjs/util';
 import { putMany } from './trie-batch.js';
 
+/** Most accounts takeFlushed reports (a block changes a few thousand at most). */
+const MAX_FLUSHED = 100_000;
+
 /** Decoded accounts by the encoding the cache holds (the encodings are never changed in place). */
 const decoded = new WeakMap<Uint8Array, Account>();
 
@@ -105,11 +108,32 @@ export class FastAccountStateManager extends MerkleStateManager {
     } finally {
       delete (cache as { flush?: unknown }).flush;
     }
+    this.#note(items);
     if (await this.#putAll(items)) return;
     for (const [address, elem] of items) {
       if (elem.accountRLP === undefined) await this._trie.del(unprefixedHexToBytes(address));
       else await this._trie.put(unprefixedHexToBytes(address), elem.accountRLP);
     }
+  }
+
+  /** Accounts flushed since the last takeFlushed (unprefixed hex address -> RLP, null: none); undefined once too many to keep. */
+  #flushed: Map<string, Uint8Array | null> | undefined = new Map();
+
+  #note(items: Array<[string, { accountRLP: Uint8Array | undefined }]>): void {
+    if (!this.#flushed) return;
+    for (const [address, elem] of items) this.#flushed.set(address, elem.accountRLP ?? null);
+    if (this.#flushed.size > MAX_FLUSHED) this.#flushed = undefined;
+  }
+
+  /**
+   * Every account written to the trie since the last call (or since this state manager was made),
+   * with what it holds now; undefined when more were written than are kept. A state at the root
+   * before those writes differs from the state now only in these accounts.
+   */
+  takeFlushed(): ReadonlyMap<string, Uint8Array | null> | undefined {
+    const flushed = this.#flushed;
+    this.#flushed = new Map();
+    return flushed;
   }
 
   /**

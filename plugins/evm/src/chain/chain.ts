@@ -494,9 +494,11 @@ export class EvmChain {
     b.status = 'accepted';
     b.verified = true;
     this.#processing.delete(toHex(b.eth.hash()));
+    const parentRoot = this.#lastAccepted.eth.header.stateRoot;
     this.#lastAccepted = b;
     this.#cache(b);
-    this.reader.setAcceptedRoot(b.eth.header.stateRoot);
+    const accounts = b.execution?.accounts;
+    this.reader.setAcceptedRoot(b.eth.header.stateRoot, accounts ? { from: parentRoot, accounts } : undefined);
     const next = new Map<string, bigint>();
     const senders = b.execution!.senders;
     b.eth.transactions.forEach((tx, i) => {

@@ -62,6 +62,11 @@ export interface Execution {
   readonly senders: readonly Uint8Array[];
   /** Txs left out while building, with the reason (they are dropped from the mempool). */
   readonly dropped: ReadonlyArray<{ readonly tx: TypedTransaction; readonly reason: string }>;
+  /**
+   * The accounts the block wrote (unprefixed hex address -> RLP, null: none): the parent's state
+   * and the block's differ only in these. Undefined when not known.
+   */
+  readonly accounts?: ReadonlyMap<string, Uint8Array | null>;
 }
 
 export const ZERO32 = new Uint8Array(32);
@@ -167,7 +172,7 @@ export class Executor {
   private constructor(
     readonly common: Common,
     readonly vm: VM,
-    private readonly sm: MerkleStateManager,
+    private readonly sm: FastAccountStateManager,
     private readonly hooks: ExecutionHooks,
   ) {
     this.#root = KECCAK256_RLP;
@@ -190,9 +195,12 @@ export class Executor {
 
   /** Moves the executing state to `root` (drops the caches only when it moves). */
   async moveTo(root: Uint8Array): Promise<void> {
-    if (equalsBytes(root, this.#root)) return;
-    await this.sm.setStateRoot(root);
-    this.#root = root;
+    if (!equalsBytes(root, this.#root)) {
+      await this.sm.setStateRoot(root);
+      this.#root = root;
+    }
+    // What a block run from here writes is counted from here (#assemble).
+    this.sm.takeFlushed();
   }
 
   /** The parent's state for the rules' header hooks (read only): the executing state moved to `parent`. */
@@ -382,6 +390,7 @@ export class Executor {
   async #assemble(hdr: HeaderData, included: readonly ExecutedTx[], gasUsed: bigint, dropped: Execution['dropped']): Promise<Execution> {
     const stateRoot = await this.sm.getStateRoot();
     this.#root = stateRoot;
+    const accounts = this.sm.takeFlushed();
     const txs = included.map((e) => e.tx);
     const bloom = new Bloom(undefined, this.common);
     const receipts: StoredReceipt[] = [];
@@ -413,7 +422,7 @@ export class Executor {
       this.blockOpts,
     );
     const block = new Block(header, txs, [], [], { common: this.dataCommon });
-    return { block, receipts, senders, dropped };
+    return { block, receipts, senders, dropped, ...(accounts ? { accounts } : {}) };
   }
 }
 

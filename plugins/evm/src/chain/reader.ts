@@ -27,7 +27,7 @@ const MEMO_MAX = 200_000;
  * slot is keyed by its account's storage root, so slots stay valid across roots).
  */
 class ReaderStateManager extends FastAccountStateManager {
-  readonly #accounts = new Map<string, Uint8Array | null>();
+  #accounts = new Map<string, Uint8Array | null>();
   readonly #slots = new Map<string, Uint8Array | null>();
 
   #remember(map: Map<string, Uint8Array | null>, k: string, v: Uint8Array | null): void {
@@ -90,7 +90,34 @@ class ReaderStateManager extends FastAccountStateManager {
     await super.setStateRoot(stateRoot, clearCache);
     this.#accounts.clear();
   }
+
+  /**
+   * Moves to `root`, a state reached from the current one by blocks that wrote `steps` (each
+   * block's accounts, in order: Execution.accounts): the accounts read stay, updated with what
+   * the blocks wrote, since no other account differs. Without it, every sender's first admission
+   * after each accepted block walked the trie again.
+   */
+  async advance(root: Uint8Array, steps: ReadonlyArray<ReadonlyMap<string, Uint8Array | null>>): Promise<void> {
+    const kept = this.#accounts;
+    this.#accounts = new Map();
+    await this.setStateRoot(root);
+    this.#accounts = kept;
+    for (const accounts of steps) for (const [address, rlp] of accounts) this.#accounts.set(`0x${address}`, rlp);
+    if (this.#accounts.size + this.#slots.size >= MEMO_MAX) {
+      this.#accounts.clear();
+      this.#slots.clear();
+    }
+  }
 }
+
+/** An accepted block's move of the accepted state: from its parent's root, writing `accounts`. */
+export interface AcceptedStep {
+  readonly from: Uint8Array;
+  readonly accounts: ReadonlyMap<string, Uint8Array | null>;
+}
+
+/** Accepted blocks' steps kept for the live view to catch up with (more: it starts over). */
+const MAX_STEPS = 64;
 
 export interface StateView {
   readonly sm: MerkleStateManager;
@@ -109,7 +136,7 @@ export class StateReader {
     private readonly db: StateDB,
     private readonly hooks: ExecutionHooks,
     private readonly blockHash: BlockHashLookup,
-    private readonly live: StateView,
+    private readonly live: { sm: ReaderStateManager; vm: VM; guard: CallGuard },
   ) {}
 
   static async create(common: Common, db: StateDB, hooks: ExecutionHooks, blockHash: BlockHashLookup): Promise<StateReader> {
@@ -120,9 +147,33 @@ export class StateReader {
     return new StateReader(common, db, hooks, blockHash, { sm, vm, guard });
   }
 
-  /** The accepted state moved: the live view follows at its next use. */
-  setAcceptedRoot(root: Uint8Array): void {
+  /**
+   * The accepted state moved (by an accepted block's `step`, when known): the live view follows at
+   * its next use, keeping what it read when the steps from its root are known.
+   */
+  setAcceptedRoot(root: Uint8Array, step?: AcceptedStep): void {
     this.#accepted = root;
+    if (!step || this.#steps.length >= MAX_STEPS) this.#steps = [];
+    if (step) this.#steps.push({ ...step, to: root });
+  }
+
+  /** The accepted blocks' steps since the live view last moved, in order. */
+  #steps: Array<AcceptedStep & { to: Uint8Array }> = [];
+
+  /** Moves the live view to `root`: through the steps from where it is when they lead there, else afresh. */
+  async #moveLive(root: Uint8Array): Promise<void> {
+    const steps = this.#steps;
+    this.#steps = [];
+    let at = this.#current;
+    const path: Array<ReadonlyMap<string, Uint8Array | null>> = [];
+    for (const s of steps) {
+      if (!at || !equalsBytes(s.from, at)) continue;
+      path.push(s.accounts);
+      at = s.to;
+    }
+    if (path.length > 0 && at && equalsBytes(at, root)) await this.live.sm.advance(root, path);
+    else await this.live.sm.setStateRoot(root);
+    this.#current = root;
   }
 
   /**
@@ -132,10 +183,7 @@ export class StateReader {
   at<T>(root: Uint8Array, fn: (view: StateView) => Promise<T>): Promise<T> {
     if (this.#accepted && equalsBytes(root, this.#accepted)) {
       return this.#queue(async () => {
-        if (!this.#current || !equalsBytes(this.#current, root)) {
-          await this.live.sm.setStateRoot(root);
-          this.#current = root;
-        }
+        if (!this.#current || !equalsBytes(this.#current, root)) await this.#moveLive(root);
         return fn(this.live);
       });
     }
