@@ -72,7 +72,7 @@ export function accountOf(rlp: Uint8Array): Account {
 }
 
 /** What the account cache needs of an account to put it: its encoding (already made). */
-function encoded(rlp: Uint8Array): Account {
+export function encoded(rlp: Uint8Array): Account {
   return { serialize: () => rlp } as unknown as Account;
 }
 

@@ -9,9 +9,9 @@ import type { Common } from '@ethereumjs/common';
 import { createMPT } from '@ethereumjs/mpt';
 import { RLP } from '@ethereumjs/rlp';
 import { Caches, MerkleStateManager } from '@ethereumjs/statemanager';
-import { type Account, type Address, bytesToHex, createAccountFromRLP, equalsBytes } from '@ethereumjs/util';
+import { type Account, type Address, bytesToHex, equalsBytes } from '@ethereumjs/util';
 import type { VM } from '@ethereumjs/vm';
-import { accountOf, FastAccountStateManager } from './accounts.js';
+import { accountOf, encoded, FastAccountStateManager } from './accounts.js';
 import { CallGuard } from './call-guard.js';
 import { makeVM, stateManagerAt, type BlockHashLookup, type ExecutionHooks } from './executor.js';
 import type { StateDB } from './state-db.js';
@@ -47,9 +47,9 @@ class ReaderStateManager extends FastAccountStateManager {
       rlp = await this._trie.get(address.bytes);
       this.#remember(this.#accounts, k, rlp);
     }
-    const account = rlp !== null ? createAccountFromRLP(rlp) : undefined;
-    this._caches?.account?.put(address, account);
-    return account;
+    // The cache takes the encoding as it is (a put of an Account would encode it again).
+    this._caches?.account?.put(address, rlp !== null ? encoded(rlp) : undefined);
+    return rlp !== null ? accountOf(rlp) : undefined;
   }
 
   override async getStorage(address: Address, key: Uint8Array): Promise<Uint8Array> {
