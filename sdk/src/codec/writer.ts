@@ -26,18 +26,41 @@ export interface WriterOptions {
 const U64_MAX = (1n << 64n) - 1n;
 const encoder = new TextEncoder();
 
+/**
+ * Working buffers that finished writers left for the next ones. A Uint8Array of over 64 bytes lives
+ * outside V8's heap, and making one costs ~1.2 µs here against ~0.04 µs for a smaller one: a
+ * writer's first buffer (256 bytes) cost as much as encoding a whole transfer. A writer takes one
+ * (the last left: nested writers get different ones) and gives it back, zeroed where it wrote, when
+ * it finishes; its result is a copy, so nothing it returned is ever written again.
+ */
+const spares: Array<{ buf: Uint8Array; view: DataView }> = [];
+/** Most buffers kept, and the largest kept (a writer that grew past it lets its buffer go). */
+const MAX_SPARES = 8;
+const MAX_SPARE_BYTES = 64 * 1024;
+
 export class Writer {
   readonly maxSize: number;
   readonly maxSliceLength: number;
   #buf: Uint8Array;
   #view: DataView;
   #len = 0;
+  /** True while #buf is a working buffer that may be left for the next writer (not a result handed out). */
+  #spare: boolean;
 
   constructor(opts: WriterOptions = {}) {
     this.maxSize = opts.maxSize ?? DEFAULT_MAX_SIZE;
     this.maxSliceLength = opts.maxSliceLength ?? DEFAULT_MAX_SLICE_LENGTH;
-    this.#buf = new Uint8Array(Math.min(Math.max(opts.initialSize ?? 256, 0), Math.max(this.maxSize, 0)));
-    this.#view = new DataView(this.#buf.buffer);
+    const initial = Math.min(Math.max(opts.initialSize ?? 256, 0), Math.max(this.maxSize, 0));
+    const last = spares[spares.length - 1];
+    if (last && last.buf.length >= initial) {
+      spares.pop();
+      this.#buf = last.buf;
+      this.#view = last.view;
+    } else {
+      this.#buf = new Uint8Array(initial);
+      this.#view = new DataView(this.#buf.buffer);
+    }
+    this.#spare = true;
   }
 
   /** Bytes written so far. */
@@ -60,8 +83,13 @@ export class Writer {
       while (cap < need) cap *= 2;
       const next = new Uint8Array(Math.min(cap, this.maxSize));
       next.set(this.#buf.subarray(0, at));
+      if (this.#spare && this.#buf.length <= MAX_SPARE_BYTES && spares.length < MAX_SPARES) {
+        this.#buf.fill(0, 0, at);
+        spares.push({ buf: this.#buf, view: this.#view });
+      }
       this.#buf = next;
       this.#view = new DataView(next.buffer);
+      this.#spare = true;
     }
     this.#len = need;
     return at;
@@ -159,7 +187,19 @@ export class Writer {
 
   /** A copy of the bytes written so far (the writer stays usable). */
   finish(): Uint8Array {
-    return this.#buf.slice(0, this.#len);
+    const out = this.#buf.slice(0, this.#len);
+    if (this.#spare) {
+      const working = { buf: this.#buf, view: this.#view };
+      // Writing on goes past the copy's end, so it never changes the copy.
+      this.#buf = out;
+      this.#view = new DataView(out.buffer);
+      this.#spare = false;
+      if (working.buf.length <= MAX_SPARE_BYTES && spares.length < MAX_SPARES) {
+        working.buf.fill(0, 0, this.#len);
+        spares.push(working);
+      }
+    }
+    return out;
   }
 
   #sliceLength(n: number): void {

@@ -111,4 +111,25 @@ test('initialSize only reserves: the bytes are the same from any start, and maxS
   assert.throws(() => new Writer({ maxSize: 100, initialSize: 1 << 20 }).fixedBytes(new Uint8Array(101)), /larger than the limit of 100/);
 });
 
+test('writers reuse working buffers, never a result: results stay as they were through later, nested, growing and continued writers', () => {
+  const results: Array<[Uint8Array, string]> = [];
+  const keep = (b: Uint8Array) => results.push([b, toHex(b)]);
+  for (let i = 0; i < 40; i++) {
+    const outer = new Writer().u32(i).fixedBytes(new Uint8Array(100).fill(i));
+    // a nested writer while the outer one is open
+    const inner = new Writer({ initialSize: 8 }).u8(i).fixedBytes(new Uint8Array(300).fill(0xee));
+    keep(inner.finish());
+    outer.fixedBytes(new Uint8Array(5000).fill(i + 1)); // grows
+    const first = outer.finish();
+    keep(first);
+    outer.u8(0xab); // goes on after finish
+    keep(outer.finish());
+    assert.is(toHex(first), results[results.length - 2]![1]);
+  }
+  for (const [bytes, hex] of results) assert.is(toHex(bytes), hex);
+  // a fresh writer reads as empty and writes only what it is given, whatever earlier writers left
+  const w = new Writer().u8(1);
+  assert.is(toHex(w.finish()), '01');
+});
+
 test.run();
