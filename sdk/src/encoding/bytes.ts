@@ -3,6 +3,17 @@
  * Buffer; these helpers accept any Uint8Array (a Buffer included) and return plain Uint8Arrays.
  */
 
+/**
+ * `length` bytes, not zeroed, from Node's Buffer pool, as a plain Uint8Array: for bytes that are
+ * written whole and then copied away at once (a store's key or value, a frame for a socket). A new
+ * Uint8Array of over 64 bytes is placed outside V8's heap, which costs ~1.2 µs here against ~0.05 µs
+ * for this; the pool's memory is never handed out twice, but a view kept long keeps its 8 KiB slab.
+ */
+export function pooledBytes(length: number): Uint8Array {
+  const b = Buffer.allocUnsafe(length);
+  return new Uint8Array(b.buffer, b.byteOffset, length);
+}
+
 /** Concatenates the parts into one new array. */
 export function concatBytes(...parts: readonly Uint8Array[]): Uint8Array {
   let length = 0;

@@ -7,6 +7,7 @@ import {
   constantTimeEqual,
   utf8Decode,
   utf8Encode,
+  pooledBytes,
 } from '../../src/encoding/bytes.js';
 
 const b = (...xs: number[]) => Uint8Array.from(xs);
@@ -55,6 +56,20 @@ test('utf8 round trip', () => {
   }
   assert.equal(utf8Encode('é'), b(0xc3, 0xa9));
   assert.is(utf8Decode(b(0xff)), '\ufffd', 'invalid bytes decode leniently');
+});
+
+test('pooledBytes: a plain Uint8Array of the length asked, whose slice is a copy; two never share bytes', () => {
+  const a = pooledBytes(100);
+  const b = pooledBytes(100);
+  assert.is(Object.getPrototypeOf(a), Uint8Array.prototype, 'not a Buffer (whose slice is a view)');
+  assert.is(a.length, 100);
+  a.fill(1);
+  b.fill(2);
+  assert.ok(a.every((x) => x === 1), 'b did not write over a');
+  const copy = a.slice(0, 10);
+  copy[0] = 9;
+  assert.is(a[0], 1);
+  assert.is(pooledBytes(0).length, 0);
 });
 
 test.run();
