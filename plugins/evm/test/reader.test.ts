@@ -15,16 +15,21 @@ async function persist(store: MemoryStore, db: StateDB): Promise<void> {
   db.flushed(snapshot);
 }
 
-test('reads through the state reader write nothing: moving it to the next root queues no trie node', async () => {
+/** A state of `n` accounts (balances 1000, 1001, ...) on a memory store: its state manager and root. */
+async function funded(n: number) {
   const common = chainCommon(43110n);
   const store = new MemoryStore();
   const db = new StateDB(store);
-  const addrs = Array.from({ length: 8 }, (_, i) => new Address(new Uint8Array(20).fill(i + 1)));
+  const addrs = Array.from({ length: n }, (_, i) => new Address(new Uint8Array(20).fill(i + 1)));
   const sm = await stateManagerAt(common, db, undefined, 1000);
   for (const [i, a] of addrs.entries()) await sm.putAccount(a, new Account(0n, 1000n + BigInt(i)));
   await sm.checkpoint();
   await sm.commit();
-  const root1 = await sm.getStateRoot();
+  return { common, store, db, addrs, sm, root: await sm.getStateRoot() };
+}
+
+test('reads through the state reader write nothing: moving it to the next root queues no trie node', async () => {
+  const { common, store, db, addrs, sm, root: root1 } = await funded(8);
   await sm.putAccount(addrs[0]!, new Account(1n, 1n));
   await sm.checkpoint();
   await sm.commit();
@@ -55,15 +60,8 @@ function countTrieGets(): { readonly n: number; stop(): void } {
 }
 
 test('across accepted blocks the reader keeps the accounts it read, updated with what each block wrote; the same answers as a fresh read at each root', async () => {
-  const common = chainCommon(43110n);
-  const store = new MemoryStore();
-  const db = new StateDB(store);
-  const addrs = Array.from({ length: 12 }, (_, i) => new Address(new Uint8Array(20).fill(i + 1)));
-  const sm = await stateManagerAt(common, db, undefined, 1000);
-  for (const [i, a] of addrs.entries()) await sm.putAccount(a, new Account(0n, 1000n + BigInt(i)));
-  await sm.checkpoint();
-  await sm.commit();
-  let root = await sm.getStateRoot();
+  const { common, store, db, addrs, sm, root: start } = await funded(12);
+  let root = start;
   sm.takeFlushed();
   await persist(store, db);
   const reader = await StateReader.create(common, db, {} as ExecutionHooks, async () => undefined);
