@@ -1,6 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { hash160, ripemd160, sha256 } from '../../src/crypto/hash.js';
+import { createHash } from 'node:crypto';
+import { hash160, nodeSha256, ripemd160, sha256, sha256BackendName } from '../../src/crypto/hash.js';
 import { fromHex, toHex } from '../../src/encoding/hex.js';
 
 const abc = new TextEncoder().encode('abc');
@@ -35,6 +36,23 @@ test('a view into a larger buffer hashes only the view', () => {
   const backing = new Uint8Array([0xff, 0x61, 0x62, 0x63, 0xff]);
   assert.equal(sha256(backing.subarray(1, 4)), sha256(abc));
   assert.equal(ripemd160(backing.subarray(1, 4)), ripemd160(abc));
+});
+
+test('short inputs go to the WebAssembly SHA-256, which agrees with node:crypto at every length; each result is its own array', () => {
+  assert.is(sha256BackendName, 'wasm', 'hash-wasm loads here');
+  let x = 7;
+  const next = () => ((x = (x * 1103515245 + 12345) >>> 0) >>> 16) & 0xff;
+  const results: Array<[Uint8Array, string]> = [];
+  for (let len = 0; len <= 600; len += len < 300 ? 1 : 37) {
+    const data = Uint8Array.from({ length: len }, next);
+    const want = createHash('sha256').update(data).digest('hex');
+    const got = sha256(data);
+    assert.is(toHex(got), want, `length ${len}`);
+    assert.is(toHex(nodeSha256(data)), want);
+    assert.is(Object.getPrototypeOf(got), Uint8Array.prototype);
+    results.push([got, want]);
+  }
+  for (const [got, want] of results) assert.is(toHex(got), want, 'later hashes changed no earlier result');
 });
 
 test.run();
