@@ -499,6 +499,8 @@ export class EvmChain {
     this.#cache(b);
     const accounts = b.execution?.accounts;
     this.reader.setAcceptedRoot(b.eth.header.stateRoot, accounts ? { from: parentRoot, accounts } : undefined);
+    // The reader has them now; the block stays cached (blockCacheSize) without them.
+    if (accounts) b.execution = { ...b.execution!, accounts: undefined };
     const next = new Map<string, bigint>();
     const senders = b.execution!.senders;
     b.eth.transactions.forEach((tx, i) => {
