@@ -117,4 +117,22 @@ test('across accepted blocks the reader keeps the accounts it read, updated with
   assert.equal(await readAll(root), await fresh(root));
 });
 
+test('readState: the live view at the accepted root; at another root one state manager, no VM, kept for the next read there', async () => {
+  const { common, store, db, addrs, sm, root: root1 } = await funded(3);
+  await sm.putAccount(addrs[0]!, new Account(1n, 5n));
+  await sm.checkpoint();
+  await sm.commit();
+  const root2 = await sm.getStateRoot();
+  await persist(store, db);
+  const reader = await StateReader.create(common, db, {} as ExecutionHooks, async () => undefined);
+  reader.setAcceptedRoot(root1);
+  const live = await reader.at(root1, async ({ sm: view }) => view);
+  assert.ok((await reader.readState(root1, async (view) => view)) === live, 'the accepted root reads through the live view');
+  const first = await reader.readState(root2, async (view) => view);
+  assert.ok(first !== live);
+  assert.is((await first.getAccount(addrs[0]!))?.balance, 5n);
+  assert.ok((await reader.readState(root2, async (view) => view)) === first, 'kept for the next read at that root');
+  assert.is(await reader.readState(root1, async (view) => (await view.getAccount(addrs[0]!))?.balance), 1000n);
+});
+
 test.run();

@@ -263,7 +263,7 @@ export class EvmChain {
     // Asked on every admission: a known answer needs no turn on the reader's queue.
     const known = knownHeaderFields(parent, timestamp, this.rules);
     if (known) return Promise.resolve(known);
-    return this.reader.at(parent.header.stateRoot, ({ sm }) => headerFields(parent, timestamp, this.fees, this.rules, () => hookState(sm)));
+    return this.reader.readState(parent.header.stateRoot, (sm) => headerFields(parent, timestamp, this.fees, this.rules, () => hookState(sm)));
   }
 
   /** The rules' extra JSON fields of a block's header (eth_getBlockBy*, newHeads), if any. */
@@ -389,7 +389,7 @@ export class EvmChain {
     const block = this.#preferred;
     if (this.#buildable?.block === block) return this.#buildable.at;
     const parent = block.eth;
-    const at = this.reader.at(parent.header.stateRoot, ({ sm }) => this.rules!.buildableAt!(parentHeader(parent), hookState(sm)));
+    const at = this.reader.readState(parent.header.stateRoot, (sm) => this.rules!.buildableAt!(parentHeader(parent), hookState(sm)));
     this.#buildable = { block, at };
     at.catch(() => {
       if (this.#buildable?.at === at) this.#buildable = undefined;
