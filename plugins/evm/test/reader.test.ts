@@ -28,16 +28,21 @@ async function funded(n: number) {
   return { common, store, db, addrs, sm, root: await sm.getStateRoot() };
 }
 
-test('reads through the state reader write nothing: moving it to the next root queues no trie node', async () => {
-  const { common, store, db, addrs, sm, root: root1 } = await funded(8);
-  await sm.putAccount(addrs[0]!, new Account(1n, 1n));
-  await sm.checkpoint();
-  await sm.commit();
-  const root2 = await sm.getStateRoot();
-  await persist(store, db);
+/** `funded(n)` and then a block changing account 0 to `account`: the roots before and after, persisted, and a reader at the first. */
+async function twoRoots(n: number, account: Account) {
+  const f = await funded(n);
+  await f.sm.putAccount(f.addrs[0]!, account);
+  await f.sm.checkpoint();
+  await f.sm.commit();
+  const root2 = await f.sm.getStateRoot();
+  await persist(f.store, f.db);
+  const reader = await StateReader.create(f.common, f.db, {} as ExecutionHooks /* plain reads use no fee rule */, async () => undefined);
+  reader.setAcceptedRoot(f.root);
+  return { ...f, root1: f.root, root2, reader };
+}
 
-  const reader = await StateReader.create(common, db, {} as ExecutionHooks /* plain reads use no fee rule */, async () => undefined);
-  reader.setAcceptedRoot(root1);
+test('reads through the state reader write nothing: moving it to the next root queues no trie node', async () => {
+  const { db, addrs, root1, root2, reader } = await twoRoots(8, new Account(1n, 1n));
   const balances = await reader.at(root1, async ({ sm: view }) => Promise.all(addrs.map(async (a) => (await view.getAccount(a))?.balance)));
   assert.equal(balances, addrs.map((_, i) => 1000n + BigInt(i)));
   assert.is(db.pendingCount, 0, 'reading queued no write');
@@ -118,14 +123,7 @@ test('across accepted blocks the reader keeps the accounts it read, updated with
 });
 
 test('readState: the live view at the accepted root; at another root one state manager, no VM, kept for the next read there', async () => {
-  const { common, store, db, addrs, sm, root: root1 } = await funded(3);
-  await sm.putAccount(addrs[0]!, new Account(1n, 5n));
-  await sm.checkpoint();
-  await sm.commit();
-  const root2 = await sm.getStateRoot();
-  await persist(store, db);
-  const reader = await StateReader.create(common, db, {} as ExecutionHooks, async () => undefined);
-  reader.setAcceptedRoot(root1);
+  const { addrs, root1, root2, reader } = await twoRoots(3, new Account(1n, 5n));
   const live = await reader.at(root1, async ({ sm: view }) => view);
   assert.ok((await reader.readState(root1, async (view) => view)) === live, 'the accepted root reads through the live view');
   const first = await reader.readState(root2, async (view) => view);
