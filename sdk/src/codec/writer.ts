@@ -38,6 +38,13 @@ const spares: Array<{ buf: Uint8Array; view: DataView }> = [];
 const MAX_SPARES = 8;
 const MAX_SPARE_BYTES = 64 * 1024;
 
+/** Leaves a working buffer, zeroed over the `used` bytes a writer wrote, for the next writer (if kept). */
+function leave(spare: { buf: Uint8Array; view: DataView }, used: number): void {
+  if (spare.buf.length > MAX_SPARE_BYTES || spares.length >= MAX_SPARES) return;
+  spare.buf.fill(0, 0, used);
+  spares.push(spare);
+}
+
 export class Writer {
   readonly maxSize: number;
   readonly maxSliceLength: number;
@@ -83,10 +90,7 @@ export class Writer {
       while (cap < need) cap *= 2;
       const next = new Uint8Array(Math.min(cap, this.maxSize));
       next.set(this.#buf.subarray(0, at));
-      if (this.#spare && this.#buf.length <= MAX_SPARE_BYTES && spares.length < MAX_SPARES) {
-        this.#buf.fill(0, 0, at);
-        spares.push({ buf: this.#buf, view: this.#view });
-      }
+      if (this.#spare) leave({ buf: this.#buf, view: this.#view }, at);
       this.#buf = next;
       this.#view = new DataView(next.buffer);
       this.#spare = true;
@@ -189,15 +193,11 @@ export class Writer {
   finish(): Uint8Array {
     const out = this.#buf.slice(0, this.#len);
     if (this.#spare) {
-      const working = { buf: this.#buf, view: this.#view };
+      leave({ buf: this.#buf, view: this.#view }, this.#len);
       // Writing on goes past the copy's end, so it never changes the copy.
       this.#buf = out;
       this.#view = new DataView(out.buffer);
       this.#spare = false;
-      if (working.buf.length <= MAX_SPARE_BYTES && spares.length < MAX_SPARES) {
-        working.buf.fill(0, 0, this.#len);
-        spares.push(working);
-      }
     }
     return out;
   }

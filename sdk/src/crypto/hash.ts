@@ -5,7 +5,7 @@
  */
 import * as nodeCrypto from 'node:crypto';
 import { createRequire } from 'node:module';
-import type { createSHA256 as CreateSHA256 } from 'hash-wasm';
+import type { IHasher, createSHA256 as CreateSHA256 } from 'hash-wasm';
 import { ripemd160 as nobleRipemd160 } from '@noble/hashes/legacy.js';
 
 /**
@@ -20,18 +20,21 @@ const oneShot = (nodeCrypto as { hash?: (algorithm: string, data: Uint8Array, en
  * ~0.7 µs where node:crypto takes ~1.45 µs, most of which is making the native result Buffer. From
  * ~300 bytes on they take the same, so longer inputs go to node:crypto.
  */
-async function loadWasmSha256(): Promise<((msg: Uint8Array) => Uint8Array) | undefined> {
+/**
+ * A hash function on one reused hash-wasm hasher (synchronous, so calls never interleave), if `make`
+ * gives one whose digest of no bytes is `emptyDigestHex`; undefined if it throws or is wrong. Each
+ * call returns a new array.
+ */
+export async function reusedHasher(make: () => Promise<IHasher>, emptyDigestHex: string): Promise<((msg: Uint8Array) => Uint8Array) | undefined> {
   try {
-    // The sha256-only bundle: the main one builds every algorithm.
-    const { createSHA256 } = createRequire(import.meta.url)('hash-wasm/dist/sha256.umd.min.js') as { createSHA256: typeof CreateSHA256 };
-    const hasher = await createSHA256();
+    const hasher = await make();
     const hash = (msg: Uint8Array): Uint8Array => {
       hasher.init();
       hasher.update(msg);
       return hasher.digest('binary');
     };
     const empty = hash(new Uint8Array());
-    return Buffer.from(empty.buffer, empty.byteOffset, 32).toString('hex') === EMPTY_SHA256 ? hash : undefined;
+    return Buffer.from(empty.buffer, empty.byteOffset, empty.byteLength).toString('hex') === emptyDigestHex ? hash : undefined;
   } catch {
     return undefined;
   }
@@ -40,7 +43,11 @@ async function loadWasmSha256(): Promise<((msg: Uint8Array) => Uint8Array) | und
 const EMPTY_SHA256 = 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855';
 /** Inputs shorter than this go to the WebAssembly hasher. */
 const WASM_SHA256_BELOW = 256;
-const wasmSha256 = await loadWasmSha256();
+// The sha256-only bundle: the main one builds every algorithm.
+const wasmSha256 = await reusedHasher(
+  () => (createRequire(import.meta.url)('hash-wasm/dist/sha256.umd.min.js') as { createSHA256: typeof CreateSHA256 }).createSHA256(),
+  EMPTY_SHA256,
+);
 
 /** 'wasm' when short inputs go to hash-wasm, else 'node' (node:crypto for every input). */
 export const sha256BackendName: 'wasm' | 'node' = wasmSha256 ? 'wasm' : 'node';

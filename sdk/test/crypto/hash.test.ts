@@ -1,7 +1,8 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createHash } from 'node:crypto';
-import { hash160, nodeSha256, ripemd160, sha256, sha256BackendName } from '../../src/crypto/hash.js';
+import { createRequire } from 'node:module';
+import { hash160, nodeSha256, reusedHasher, ripemd160, sha256, sha256BackendName } from '../../src/crypto/hash.js';
 import { fromHex, toHex } from '../../src/encoding/hex.js';
 
 const abc = new TextEncoder().encode('abc');
@@ -53,6 +54,17 @@ test('short inputs go to the WebAssembly SHA-256, which agrees with node:crypto 
     results.push([got, want]);
   }
   for (const [got, want] of results) assert.is(toHex(got), want, 'later hashes changed no earlier result');
+});
+
+test('reusedHasher: undefined (so callers fall back) when the hasher cannot be made or hashes wrong; else a checked function', async () => {
+  const { createSHA256 } = createRequire(import.meta.url)('hash-wasm/dist/sha256.umd.min.js');
+  const empty = createHash('sha256').digest('hex');
+  assert.is(await reusedHasher(() => Promise.reject(new Error('WebAssembly unavailable')), empty), undefined);
+  assert.is(await reusedHasher(() => { throw new Error('no bundle'); }, empty), undefined);
+  assert.is(await reusedHasher(() => createSHA256(), '00'.repeat(32)), undefined, 'a hasher whose digest of nothing is wrong is refused');
+  const hash = await reusedHasher(() => createSHA256(), empty);
+  assert.ok(hash);
+  assert.is(toHex(hash!(Uint8Array.of(1, 2, 3))), createHash('sha256').update(Uint8Array.of(1, 2, 3)).digest('hex'));
 });
 
 test.run();

@@ -13,6 +13,7 @@ import type { CustomCrypto } from '@ethereumjs/common';
 import { calculateSigRecovery, ecrecover as nobleEcrecover, setLengthLeft } from '@ethereumjs/util';
 import { keccak_256 } from '@noble/hashes/sha3.js';
 import { secp256k1 as nobleSecp } from '@noble/curves/secp256k1.js';
+import { reusedHasher } from '@cornice/sdk';
 import { EvmChainError } from '../errors.js';
 
 /** The part of the `secp256k1` package (v5) we use. */
@@ -34,30 +35,13 @@ function loadNative(): NativeSecp256k1 | undefined {
 
 const EMPTY_KECCAK = 'c5d2460186f7233c927e7db2dcc703c0e500b653ca82273b7bfad8045d85a470';
 
-function bytesToHexLower(b: Uint8Array): string {
-  return Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('hex');
-}
-
-/** Keccak-256 on one reused WebAssembly hasher (synchronous, so never interleaved), if it loads and is right. */
-async function loadWasmKeccak(): Promise<((msg: Uint8Array) => Uint8Array) | undefined> {
-  try {
-    // hash-wasm's keccak-only bundle: its main one (every algorithm) took ~70 ms more to load and make
-    // a hasher, at every start of an EVM chain.
-    const { createKeccak } = createRequire(import.meta.url)('hash-wasm/dist/keccak.umd.min.js') as { createKeccak: typeof CreateKeccak };
-    const hasher = await createKeccak(256);
-    const keccak = (msg: Uint8Array): Uint8Array => {
-      hasher.init();
-      hasher.update(msg);
-      return hasher.digest('binary');
-    };
-    return bytesToHexLower(keccak(new Uint8Array())) === EMPTY_KECCAK ? keccak : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
 const native = loadNative();
-const wasmKeccak = await loadWasmKeccak();
+// hash-wasm's keccak-only bundle: its main one (every algorithm) took ~70 ms more to load and make a
+// hasher, at every start of an EVM chain.
+const wasmKeccak = await reusedHasher(
+  () => (createRequire(import.meta.url)('hash-wasm/dist/keccak.umd.min.js') as { createKeccak: typeof CreateKeccak }).createKeccak(256),
+  EMPTY_KECCAK,
+);
 
 /** 'native' when libsecp256k1 loaded, else 'noble'. */
 export const secpBackendName: 'native' | 'noble' = native ? 'native' : 'noble';

@@ -16,6 +16,7 @@
  * `putMany` reports false, doing nothing, for anything else, and the caller puts one by one.
  */
 import { BranchMPTNode, ExtensionMPTNode, LeafMPTNode, type MerklePatriciaTrie, type MPTNode } from '@ethereumjs/mpt';
+import { equalsBytes } from '@ethereumjs/util';
 
 /** A child as the trie stores it: a hash, an embedded node's items, or nothing. */
 type Ref = Uint8Array | Uint8Array[] | null;
@@ -195,7 +196,7 @@ export async function putMany(trie: MerklePatriciaTrie, entries: ReadonlyArray<r
   try {
     const batch = new Batch(trie);
     const root = trie.root();
-    const start: Child = equal(root, trie.EMPTY_TRIE_ROOT) ? null : root;
+    const start: Child = equalsBytes(root, trie.EMPTY_TRIE_ROOT) ? null : root;
     let top: Fresh;
     try {
       top = await batch.insert(start, updates, 0);
@@ -213,10 +214,4 @@ export async function putMany(trie: MerklePatriciaTrie, entries: ReadonlyArray<r
   } finally {
     trie._lock.release();
   }
-}
-
-function equal(a: Uint8Array, b: Uint8Array): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
 }

@@ -39,6 +39,13 @@ export function newId(): string {
 
 const notFound = (): EvmRpcError => new EvmRpcError(-32000, 'filter not found');
 
+/** The stop function of a listening that is `wanted`: the running one, or a new one from `start`; undefined (stopped) when not wanted. */
+function listening(wanted: boolean, stop: (() => void) | undefined, start: () => () => void): (() => void) | undefined {
+  if (wanted) return stop ?? start();
+  stop?.();
+  return undefined;
+}
+
 export class FilterRegistry {
   readonly #filters = new Map<string, Filter>();
   /** Ends the listening to blocks (for block and log filters) and to pooled txs, while there are such filters. */
@@ -111,16 +118,8 @@ export class FilterRegistry {
       if (f.kind === 'pending') pending = true;
       else blocks = true;
     }
-    if (blocks) this.#stopBlocks ??= this.events.onBlock((b) => this.#onBlock(b));
-    else {
-      this.#stopBlocks?.();
-      this.#stopBlocks = undefined;
-    }
-    if (pending) this.#stopPending ??= this.events.onPending((t) => this.#onPending(t));
-    else {
-      this.#stopPending?.();
-      this.#stopPending = undefined;
-    }
+    this.#stopBlocks = listening(blocks, this.#stopBlocks, () => this.events.onBlock((b) => this.#onBlock(b)));
+    this.#stopPending = listening(pending, this.#stopPending, () => this.events.onPending((t) => this.#onPending(t)));
   }
 
   #expire(): void {
