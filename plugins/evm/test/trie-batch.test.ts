@@ -1,7 +1,7 @@
 // putMany (trie-batch.ts) against @ethereumjs' own puts one by one: the same root, the same values,
 // over random and adversarial key sets (keys sharing prefixes of every length, so that extensions
 // split at every point, and small values, so that nodes are embedded); nothing done for what it
-// does not handle; checkpoints still revert its writes.
+// does not handle; checkpoints still revert its writes; the next update reuses the nodes the last one wrote.
 import { createMPT, type MerklePatriciaTrie } from '@ethereumjs/mpt';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -127,6 +127,43 @@ test('inside a checkpoint its writes revert with it', async () => {
   assert.is(hex(trie.root()), before);
   assert.is(hex(await trie.get(a)), '05');
   assert.is(await trie.get(b), null);
+});
+
+test('an update reads back none of the nodes the one before it wrote; after a revert or stock puts, still the same roots', async () => {
+  const rand = rng(77);
+  const [stock, batched] = await pair({ useKeyHashing: true });
+  const ks = keys(rand, 62, 20);
+  const entries = (from: number, to: number) => ks.slice(from, to).map((k) => [k, value(rand)] as const);
+  const both = async (es: ReadonlyArray<readonly [Uint8Array, Uint8Array]>) => {
+    for (const [k, v] of es) await stock.put(k, v);
+    assert.ok(await putMany(batched, es));
+    assert.is(hex(batched.root()), hex(stock.root()));
+  };
+  await both(entries(0, 50));
+  let reads = 0;
+  const lookup = batched.lookupNode.bind(batched);
+  batched.lookupNode = async (node) => {
+    if (node instanceof Uint8Array) reads += 1;
+    return lookup(node);
+  };
+  // Every node on the new keys' paths was written by the first update, which made the whole trie.
+  await both(entries(50, 52));
+  assert.is(reads, 0, 'no node read back from the database');
+  // A reverted update: what it wrote is kept, and stays true under its hashes.
+  stock.checkpoint();
+  batched.checkpoint();
+  await both(entries(52, 56));
+  await stock.revert();
+  await batched.revert();
+  assert.is(hex(batched.root()), hex(stock.root()));
+  await both([...entries(56, 60), [ks[0]!, value(rand)]]);
+  // Stock puts move the root past what the last update wrote.
+  for (const [k, v] of entries(60, 61)) {
+    await stock.put(k, v);
+    await batched.put(k, v);
+  }
+  await both([...entries(61, 62), [ks[1]!, value(rand)]]);
+  assert.ok(reads > 0, 'nodes the last update did not write are read');
 });
 
 test.run();
