@@ -625,6 +625,21 @@ test('a one-node network polls itself without messages: a block is accepted afte
   await h.stop();
 });
 
+test('a one-node network asks its own poll again in the same task: betaVirtuous polls, most of them repeats', async () => {
+  const h = directEngine((self) => Array.from({ length: 20 }, () => self));
+  await h.start();
+  h.vm.notify();
+  await h.turnUntil(() => h.accepted.length > 0);
+  assert.equal(h.accepted, [1]);
+  const { successfulPolls, pollsStarted, selfPollsRepeated, failedPolls } = h.engine.stats;
+  assert.is(successfulPolls, DEFAULT_SNOW_PARAMS.betaVirtuous);
+  assert.is(failedPolls, 0);
+  // The polls started at once (concurrentRepolls) are answered; the first is asked again until the block is decided.
+  assert.ok(selfPollsRepeated >= DEFAULT_SNOW_PARAMS.betaVirtuous - DEFAULT_SNOW_PARAMS.concurrentRepolls, `repeated ${selfPollsRepeated}`);
+  assert.ok(pollsStarted >= successfulPolls && pollsStarted <= successfulPolls + DEFAULT_SNOW_PARAMS.concurrentRepolls, `started ${pollsStarted}`);
+  await h.stop();
+});
+
 test('self polls answered in a row are bounded: then the event loop turns before the next', async () => {
   const params = { ...DEFAULT_SNOW_PARAMS, betaVirtuous: 80, betaRogue: 80 };
   const h = directEngine((self) => Array.from({ length: 20 }, () => self), params);
