@@ -17,6 +17,7 @@
  */
 import { BranchMPTNode, ExtensionMPTNode, LeafMPTNode, type MerklePatriciaTrie, type MPTNode } from '@ethereumjs/mpt';
 import { equalsBytes } from '@ethereumjs/util';
+import { toHex } from '@cornice/sdk';
 
 /** A child as the trie stores it: a hash, an embedded node's items, or nothing. */
 type Ref = Uint8Array | Uint8Array[] | null;
@@ -99,8 +100,6 @@ function groups(updates: Update[], at: number): Array<[number, Update[]]> {
  */
 const lastWritten = new WeakMap<object, Map<string, Fresh>>();
 
-const hexOf = (hash: Uint8Array): string => Buffer.from(hash.buffer, hash.byteOffset, hash.byteLength).toString('hex');
-
 class Batch {
   /** What this update writes, for the next one (see lastWritten). */
   readonly written = new Map<string, Fresh>();
@@ -146,7 +145,7 @@ class Batch {
   }
 
   async #load(ref: Uint8Array | Uint8Array[]): Promise<Fresh> {
-    const known = this.#recent !== undefined && ref instanceof Uint8Array ? this.#recent.get(hexOf(ref)) : undefined;
+    const known = this.#recent !== undefined && ref instanceof Uint8Array ? this.#recent.get(toHex(ref)) : undefined;
     if (known) return known;
     const n = await this.trie.lookupNode(ref);
     if (n instanceof BranchMPTNode) {
@@ -182,7 +181,7 @@ class Batch {
     if (encoded.length < 32 && !root) return made.raw() as Uint8Array[];
     const hash = this.trie.hash(encoded);
     ops.push({ type: 'put', key: this.trie._getDbKey(hash), value: encoded });
-    this.written.set(hexOf(hash), loaded);
+    this.written.set(toHex(hash), loaded);
     return hash;
   }
 }
