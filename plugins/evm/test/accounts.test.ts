@@ -102,4 +102,38 @@ test('a flush writes the accounts as one trie update, with the stock root; delet
   assert.ok(fastDel.puts > 0, 'the round with a real deletion went one by one');
 });
 
+test('an account found absent is not looked up again while the trie has not gained it; once put, deleting it is a real deletion', async () => {
+  const coinbase = new Address(new Uint8Array(20).fill(0xcb));
+  const payer = new Address(new Uint8Array(20).fill(0x01));
+  const run = async (Sm: typeof MerkleStateManager) => {
+    const sm = new Sm({ trie: await createMPT({ useKeyHashing: true }), caches: new Caches() });
+    const trie = (sm as unknown as { _trie: MerklePatriciaTrie })._trie;
+    const get = trie.get.bind(trie);
+    let gets = 0;
+    trie.get = (...args: Parameters<typeof get>) => (gets++, get(...args));
+    const roots: string[] = [];
+    const perRound: number[] = [];
+    for (let r = 0; r < 6; r++) {
+      const before = gets;
+      await sm.checkpoint();
+      await sm.putAccount(payer, new Account(BigInt(r), 10n ** 18n - BigInt(r)));
+      // Rounds 3 and 4: the coinbase is credited (created), then emptied and deleted: a real deletion.
+      if (r === 3) await sm.putAccount(coinbase, new Account(0n, 5n));
+      else await sm.deleteAccount(coinbase);
+      await sm.commit();
+      roots.push(hex(await sm.getStateRoot()));
+      perRound.push(gets - before);
+    }
+    return { roots, perRound };
+  };
+  const fast = await run(FastAccountStateManager);
+  const stock = await run(MerkleStateManager);
+  assert.equal(fast.roots, stock.roots);
+  assert.is(fast.perRound[0], 1, 'the first deletion looks the coinbase up');
+  assert.is(fast.perRound[1], 0, 'the next block does not');
+  assert.is(fast.perRound[2], 0);
+  assert.ok(fast.perRound[4]! >= 1, 'after it was created, deleting it looks it up (and finds it)');
+  assert.ok(fast.perRound[5]! >= 1, 'and after that real deletion, once more');
+});
+
 test.run();

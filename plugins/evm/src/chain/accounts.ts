@@ -10,10 +10,14 @@
  */
 import { MerkleStateManager } from '@ethereumjs/statemanager';
 import { Account, type Address, createAccountFromRLP, unprefixedHexToBytes } from '@ethereumjs/util';
+import { toHex } from '@cornice/sdk';
 import { putMany } from './trie-batch.js';
 
 /** Most accounts takeFlushed reports (a block changes a few thousand at most). */
 const MAX_FLUSHED = 100_000;
+
+/** Most absent accounts remembered at one root (see #absent). */
+const MAX_ABSENT = 1_000;
 
 /** Decoded accounts by the encoding the cache holds (the encodings are never changed in place). */
 const decoded = new WeakMap<Uint8Array, Account>();
@@ -152,8 +156,35 @@ export class FastAccountStateManager extends MerkleStateManager {
     for (const [address, elem] of items) {
       const key = unprefixedHexToBytes(address);
       if (elem.accountRLP !== undefined) puts.push([key, elem.accountRLP]);
-      else if ((await this._trie.get(key)) !== null) return false;
+      else if (!(await this.#lacks(address, key))) return false;
     }
-    return putMany(this._trie, puts);
+    const start = toHex(this._trie.root());
+    if (!(await putMany(this._trie, puts))) return false;
+    // Puts add keys and remove none: what was absent stays absent at the new root unless put now.
+    const absent = this.#absent;
+    if (absent?.root === start) {
+      for (const [address, elem] of items) if (elem.accountRLP !== undefined) absent.keys.delete(address);
+      this.#absent = { root: toHex(this._trie.root()), keys: absent.keys };
+    }
+    return true;
+  }
+
+  /**
+   * Accounts (unprefixed hex) the trie was found not to hold, and the root it had then: a root
+   * fixes the trie's content, so the answer holds for as long as the trie is at that root. A
+   * transfer's coinbase is such a deletion in every block, and looking it up walked its path from
+   * the root (~45 µs a block).
+   */
+  #absent: { root: string; keys: Set<string> } | undefined;
+
+  /** True when the trie does not hold `address` (its `key`). */
+  async #lacks(address: string, key: Uint8Array): Promise<boolean> {
+    const root = toHex(this._trie.root());
+    if (this.#absent?.root === root && this.#absent.keys.has(address)) return true;
+    if ((await this._trie.get(key)) !== null) return false;
+    if (this.#absent?.root !== root) this.#absent = { root, keys: new Set() };
+    // A bound: a block deletes a few absent accounts at most.
+    if (this.#absent.keys.size < MAX_ABSENT) this.#absent.keys.add(address);
+    return true;
   }
 }
