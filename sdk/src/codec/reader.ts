@@ -8,6 +8,17 @@ import { CodecError } from '../errors/errors.js';
 import { Id, ShortId } from '../ids/id.js';
 import { DEFAULT_MAX_SIZE, DEFAULT_MAX_SLICE_LENGTH } from './writer.js';
 
+/**
+ * IDs read lately, 256 of each length, in the slot their first and last bytes pick. Decoded values
+ * repeat IDs: every tx of a chain names the chain and mostly the same assets and owners, and a
+ * block's txs were decoded once already from gossip. IDs are immutable, so a repeated one can be the
+ * same object: no copy of its bytes, and its `key` and cb58 string made once. A node keeps its txs
+ * for a while (pooled, then in processing blocks), so each copy it does not make is also one the
+ * garbage collector does not move.
+ */
+const recentIds: Array<Id | undefined> = new Array(256);
+const recentShortIds: Array<ShortId | undefined> = new Array(256);
+
 export interface ReaderOptions {
   /** Maximum input size in bytes (default 2^18); larger input is rejected by the constructor. */
   maxSize?: number;
@@ -131,16 +142,24 @@ export class Reader {
     return out;
   }
 
-  /** A 32-byte ID. */
+  /** A 32-byte ID (the one read last with these bytes, if still remembered: see `recentIds`). */
   id(): Id {
     const at = this.#take(32);
-    return Id.fromBytes(this.#bytes.subarray(at, at + 32));
+    const b = this.#bytes;
+    const slot = b[at]! ^ b[at + 31]!;
+    const known = recentIds[slot];
+    if (known?.isAt(b, at)) return known;
+    return (recentIds[slot] = Id.fromBytes(b.subarray(at, at + 32)));
   }
 
-  /** A 20-byte ID. */
+  /** A 20-byte ID (the one read last with these bytes, if still remembered: see `recentIds`). */
   shortId(): ShortId {
     const at = this.#take(20);
-    return ShortId.fromBytes(this.#bytes.subarray(at, at + 20));
+    const b = this.#bytes;
+    const slot = b[at]! ^ b[at + 19]!;
+    const known = recentShortIds[slot];
+    if (known?.isAt(b, at)) return known;
+    return (recentShortIds[slot] = ShortId.fromBytes(b.subarray(at, at + 20)));
   }
 
   /** Asserts that everything was read: CodecError('Leftover') otherwise, with the reference's text. */

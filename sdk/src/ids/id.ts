@@ -92,6 +92,13 @@ abstract class FixedId {
    * Same kind and same bytes. An ID made by another copy of the sdk (a plugin may carry its own)
    * is compared by its bytes: same length, same bytes.
    */
+  /** True when these are the `length` bytes of `source` from `offset` (no copy). */
+  isAt(source: Uint8Array, offset: number): boolean {
+    const b = this.#bytes;
+    for (let i = 0; i < b.length; i++) if (b[i] !== source[offset + i]) return false;
+    return true;
+  }
+
   equals(other: this): boolean {
     if (this === other) return true;
     if (other instanceof this.constructor) return equalBytes(this.#bytes, other.#bytes);

@@ -206,4 +206,30 @@ test('the vector with a byte cut off or one extra fails cleanly', () => {
   assert.throws(() => readTx(new Reader(extra)), codecError('Leftover', 'has 3 leftover bytes after unmarshalling'));
 });
 
+test('an ID read again is the same object; other bytes, another ID', () => {
+  const a = Uint8Array.from({ length: 32 }, (_, i) => i + 1);
+  const b = a.slice();
+  b[5] = 99; // same first and last byte as a: the same slot
+  const short = Uint8Array.from({ length: 20 }, (_, i) => 200 - i);
+  const bytes = new Writer().fixedBytes(a).fixedBytes(a).fixedBytes(b).fixedBytes(a).fixedBytes(short).fixedBytes(short).finish();
+  const r = new Reader(bytes);
+  const [first, again, other, afterOther] = [r.id(), r.id(), r.id(), r.id()];
+  const [s1, s2] = [r.shortId(), r.shortId()];
+  r.end();
+  assert.is(again, first);
+  assert.is.not(other, first);
+  // b took a's slot: a is read into a new object again, equal to the first.
+  assert.ok(afterOther.equals(first));
+  assert.equal([first.bytes, other.bytes, again.bytes, afterOther.bytes], [a, b, a, a]);
+  assert.is(s2, s1);
+  assert.equal(s1.bytes, short);
+  // Shared, so it must not change: its bytes are handed out as copies.
+  first.bytes.fill(0);
+  assert.equal(again.bytes, a);
+  // Later bytes in the buffer a value was read from do not reach it.
+  bytes.fill(7);
+  assert.equal(new Reader(bytes.slice(0, 32)).id().bytes, new Uint8Array(32).fill(7));
+  assert.equal(first.bytes, a);
+});
+
 test.run();
