@@ -1,6 +1,4 @@
-// Five local nodes over TLS (the five genesis validators, default consensus settings, LevelDB),
-// started with the V8 flags `cornice network start` gives the nodes of a network that size on this
-// machine (localNodeV8Flags: with more nodes than cores, GC on each node's own thread):
+// Five local nodes over TLS (the five genesis validators, default consensus settings, LevelDB):
 // 1. X-Chain offline-signed transfers accepted/s: transfers issued round-robin to the five nodes in
 //    JSON-RPC batches of 100; the clock stops when node 1's pubsub has reported every one accepted.
 //    A warm-up round of the same load comes first (reported apart, as in avm.mjs: the first seconds of
@@ -17,7 +15,6 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { localNodeV8Flags } from '@cornice/core';
 import { PrivateKey, cb58Encode } from '@cornice/sdk';
 import { acceptedFeed, fanOut, issueInBatches, issueOneByOne, signedTx, transferOut } from './avm.mjs';
 import { perRecovery, recoveriesPerSecond } from './machine.mjs';
@@ -26,16 +23,13 @@ import { CORNICE_BIN, freePort, report, rpc, track, untilChainsStarted } from '.
 const fixture = (f) => fileURLToPath(new URL(`../core/fixtures/staking/local/${f}`, import.meta.url));
 const NODE1_ID = 'LHgqGqV1QYBuyTywXEvmswXme3iH8myRY';
 
-/**
- * Starts node `i` of a local network of `networkSize` nodes with the V8 flags `cornice network start`
- * gives such a network's nodes; resolves once its HTTP API answers; collects its JSON log lines.
- */
-async function startNode(i, networkSize, dir, beaconPort, stakingPort, extra = []) {
+/** Starts node `i`; resolves once its HTTP API answers; collects its JSON log lines. */
+async function startNode(i, dir, beaconPort, stakingPort, extra = []) {
   const httpPort = await freePort();
   const args = [...extra, `--data-dir=${join(dir, `node${i}`)}`, `--http-port=${httpPort}`, `--staking-port=${stakingPort}`, '--staking-host=127.0.0.1', '--log-level=info'];
   if (i <= 5) args.push(`--staking-tls-cert-file=${fixture(`staker${i}.crt`)}`, `--staking-tls-key-file=${fixture(`staker${i}.key`)}`);
   if (i > 1) args.push(`--bootstrap-ips=127.0.0.1:${beaconPort}`, `--bootstrap-ids=${NODE1_ID}`);
-  const proc = track(spawn(process.execPath, [...localNodeV8Flags(networkSize), ...(process.env.BENCH_PROFILE_NODE === String(i) ? ['--cpu-prof', '--cpu-prof-dir=/tmp/prof'] : []), CORNICE_BIN, ...args], { stdio: ['ignore', 'pipe', 'inherit'] }));
+  const proc = track(spawn(process.execPath, [...(process.env.BENCH_PROFILE_NODE === String(i) ? ['--cpu-prof', '--cpu-prof-dir=/tmp/prof'] : []), CORNICE_BIN, ...args], { stdio: ['ignore', 'pipe', 'inherit'] }));
   const logs = [];
   let buffered = '';
   proc.stdout.on('data', (d) => {
@@ -88,7 +82,7 @@ export async function benchLongBootstrap(blocks) {
   const solo = ['--sybil-protection-enabled=false'];
   const nodes = [];
   try {
-    const first = await startNode(1, 2, dir, beaconPort, beaconPort, solo);
+    const first = await startNode(1, dir, beaconPort, beaconPort, solo);
     nodes.push(first);
     const ts = `${first.url}/ext/bc/timestamp`;
     // Proposals in flight, a few at a time, each a fresh 32-byte payload; then wait for the height.
@@ -102,7 +96,7 @@ export async function benchLongBootstrap(blocks) {
         return tip?.data === payload(k - 1) ? true : undefined;
       });
     }
-    const joiner = await startNode(6, 2, dir, beaconPort, await freePort(), solo);
+    const joiner = await startNode(6, dir, beaconPort, await freePort(), solo);
     nodes.push(joiner);
     const done = await until('the joiner bootstrapped its timestamp chain', async () =>
       joiner.logs.find((l) => l.msg === 'bootstrap finished' && l.chain === 'timestamp'),
@@ -129,8 +123,8 @@ export async function benchNetwork({ transfers = 5000, warmup = 2000, latencySam
   let feed1;
   let feed3;
   try {
-    nodes.push(await startNode(1, 5, dir, beaconPort, beaconPort));
-    nodes.push(...(await Promise.all([2, 3, 4, 5].map(async (i) => startNode(i, 5, dir, beaconPort, await freePort())))));
+    nodes.push(await startNode(1, dir, beaconPort, beaconPort));
+    nodes.push(...(await Promise.all([2, 3, 4, 5].map(async (i) => startNode(i, dir, beaconPort, await freePort())))));
     const X = nodes.map((n) => `${n.url}/ext/bc/X`);
     await until('all connected', async () => {
       const counts = await Promise.all(nodes.map(async (n) => (await rpc(`${n.url}/ext/admin`, 'admin.peers')).result?.peers.length));
@@ -170,12 +164,11 @@ export async function benchNetwork({ transfers = 5000, warmup = 2000, latencySam
       machine,
       perRecovery: perRecovery(timed.perSecond),
       targetPerRecovery: '>= 0.075 (1500 tx/s where one core recovers 20000 signatures/s; every node recovers every signature)',
-      nodeV8Flags: localNodeV8Flags(5),
     });
     report({ bench: 'X-Chain issue -> accept latency on 5 local nodes (issued at node 3)', value: pct(0.5), unit: 'ms', target: 'p50 <= 300', p90: pct(0.9), p99: pct(0.99), samples: latencySamples });
 
     // 3. a sixth node bootstraps from node 1.
-    const sixth = await startNode(6, 6, dir, beaconPort, await freePort());
+    const sixth = await startNode(6, dir, beaconPort, await freePort());
     nodes.push(sixth);
     const finished = await until('the sixth node bootstrapped every chain', async () => {
       const done = sixth.logs.filter((l) => l.msg === 'bootstrap finished');

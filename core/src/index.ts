@@ -16,4 +16,3 @@ export { loadVMs } from './vms/loader.js';
 export { IpcPublisher } from './ipc/publisher.js';
 export { ipcsApi } from './ipc/api.js';
 export { networkGenesis, genesisChainId, genesisOf, type NetworkGenesis, type GenesisSpec, type ChainDefinition } from './genesis/genesis.js';
-export { localNodeV8Flags } from './runner/local-network.js';

@@ -11,7 +11,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { availableParallelism, homedir } from 'node:os';
+import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { LOCAL_STAKER_NODE_IDS } from '../genesis/genesis.js';
@@ -28,8 +28,6 @@ export interface RunnerOptions {
   baseHttpPort: number;
   /** Extra flags passed to every node. */
   nodeFlags: string[];
-  /** Cores the nodes share (default: this machine's); picks the nodes' V8 flags. */
-  cores?: number;
   out: (line: string) => void;
 }
 
@@ -85,20 +83,7 @@ function parseOptions(args: string[]): Omit<RunnerOptions, 'nodeFlags' | 'out'> 
   return o;
 }
 
-/**
- * V8 flags for each node of a local network of `nodes` nodes on a machine of `cores` cores. Every
- * node process has its own helper threads for parallel and concurrent garbage collection; with more
- * nodes than cores those helpers of all the nodes compete for the same cores, and synchronising with
- * them costs more than it saves. Each node then collects on its own main thread
- * (`--single-threaded-gc`). Measured on 2 cores, 5 nodes, X-Chain transfers (bench/network.mjs):
- * 13 % less CPU per transfer, 9–17 % more transfers/s.
- */
-export function localNodeV8Flags(nodes: number, cores: number = availableParallelism()): string[] {
-  return nodes > cores ? ['--single-threaded-gc'] : [];
-}
-
-/** How node `i` is started: its process arguments (after the node executable), ports and data dir. */
-export function nodeCommand(o: RunnerOptions, i: number): { argv: string[]; httpPort: number; stakingPort: number; dataDir: string } {
+function nodeArgs(o: RunnerOptions, i: number): { args: string[]; httpPort: number; stakingPort: number; dataDir: string } {
   const httpPort = o.baseHttpPort + 2 * (i - 1);
   const stakingPort = httpPort + 1;
   const dataDir = join(o.dir, `node${i}`);
@@ -107,7 +92,7 @@ export function nodeCommand(o: RunnerOptions, i: number): { argv: string[]; http
     args.push(`--staking-tls-cert-file=${join(FIXTURES, `staker${i}.crt`)}`, `--staking-tls-key-file=${join(FIXTURES, `staker${i}.key`)}`);
   }
   if (i > 1) args.push(`--bootstrap-ips=127.0.0.1:${o.baseHttpPort + 1}`, `--bootstrap-ids=${LOCAL_STAKER_NODE_IDS[0]}`);
-  return { argv: [...localNodeV8Flags(o.nodes, o.cores), BIN, ...args, '--log-level=warn', ...o.nodeFlags], httpPort, stakingPort, dataDir };
+  return { args: [...args, ...o.nodeFlags], httpPort, stakingPort, dataDir };
 }
 
 async function startNetwork(o: RunnerOptions): Promise<number> {
@@ -129,8 +114,8 @@ async function startNetwork(o: RunnerOptions): Promise<number> {
   process.once('SIGTERM', onSignal);
   try {
     for (let i = 1; i <= o.nodes; i++) {
-      const n = nodeCommand(o, i);
-      const child = spawn(process.execPath, n.argv, { stdio: ['ignore', 'ignore', 'inherit'] });
+      const n = nodeArgs(o, i);
+      const child = spawn(process.execPath, [BIN, ...n.args, '--log-level=warn'], { stdio: ['ignore', 'ignore', 'inherit'] });
       children.push(child);
       child.once('close', (code, signal) => {
         if (stopping) return;
