@@ -83,7 +83,8 @@ function parseOptions(args: string[]): Omit<RunnerOptions, 'nodeFlags' | 'out'> 
   return o;
 }
 
-function nodeArgs(o: RunnerOptions, i: number): { args: string[]; httpPort: number; stakingPort: number; dataDir: string } {
+/** How node `i` is started: its process arguments (after the node executable), ports and data dir. */
+export function nodeCommand(o: RunnerOptions, i: number): { argv: string[]; httpPort: number; stakingPort: number; dataDir: string } {
   const httpPort = o.baseHttpPort + 2 * (i - 1);
   const stakingPort = httpPort + 1;
   const dataDir = join(o.dir, `node${i}`);
@@ -92,7 +93,8 @@ function nodeArgs(o: RunnerOptions, i: number): { args: string[]; httpPort: numb
     args.push(`--staking-tls-cert-file=${join(FIXTURES, `staker${i}.crt`)}`, `--staking-tls-key-file=${join(FIXTURES, `staker${i}.key`)}`);
   }
   if (i > 1) args.push(`--bootstrap-ips=127.0.0.1:${o.baseHttpPort + 1}`, `--bootstrap-ids=${LOCAL_STAKER_NODE_IDS[0]}`);
-  return { args: [...args, ...o.nodeFlags], httpPort, stakingPort, dataDir };
+  // The flags given after `--` last: the last of a repeated flag wins (`-- --log-level=debug`).
+  return { argv: [BIN, ...args, '--log-level=warn', ...o.nodeFlags], httpPort, stakingPort, dataDir };
 }
 
 async function startNetwork(o: RunnerOptions): Promise<number> {
@@ -114,8 +116,8 @@ async function startNetwork(o: RunnerOptions): Promise<number> {
   process.once('SIGTERM', onSignal);
   try {
     for (let i = 1; i <= o.nodes; i++) {
-      const n = nodeArgs(o, i);
-      const child = spawn(process.execPath, [BIN, ...n.args, '--log-level=warn'], { stdio: ['ignore', 'ignore', 'inherit'] });
+      const n = nodeCommand(o, i);
+      const child = spawn(process.execPath, n.argv, { stdio: ['ignore', 'ignore', 'inherit'] });
       children.push(child);
       child.once('close', (code, signal) => {
         if (stopping) return;
