@@ -138,6 +138,7 @@ export async function benchNetwork({ transfers = 5000, warmup = 2000, latencySam
 
     // 2. latency, at node 3.
     const pct = await issueOneByOne(X[2], feed3, signed.splice(transfers, latencySamples));
+    feed3.close(); // only the latency phase follows node 3: node 1's feed times the throughput
 
     // 1. throughput, round-robin over the five nodes: a warm-up round, then the timed one.
     const round = async (txs) => {
