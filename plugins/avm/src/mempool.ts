@@ -21,8 +21,12 @@ const importKey = (id: Id) => `i${id.key}`;
 
 export class Mempool {
   readonly #txs = new Map<string, TxEffect>();
-  /** What each pooled tx consumes -> the pooled txs that consume it. */
-  readonly #consumers = new Map<string, Set<string>>();
+  /**
+   * What each pooled tx consumes -> the key of the pooled tx that consumes it, or a set of them when
+   * several do. Most UTXOs have one consumer: a set each was one more object per input of every
+   * pooled tx, kept as long as the tx waits.
+   */
+  readonly #consumers = new Map<string, string | Set<string>>();
   /** UTXOs the pooled txs make. */
   readonly #produced = new Map<string, Utxo>();
   #bytes = 0;
@@ -76,11 +80,8 @@ export class Mempool {
     this.#txs.set(e.id.key, e);
     this.#last = e.id.key;
     this.#bytes += e.bytes.length;
-    for (const key of consumed(e)) {
-      let set = this.#consumers.get(key);
-      if (!set) this.#consumers.set(key, (set = new Set()));
-      set.add(e.id.key);
-    }
+    for (const s of e.spends) this.#addConsumer(localKey(s.id), e.id.key);
+    for (const id of e.imports) this.#addConsumer(importKey(id), e.id.key);
     for (const p of e.produced) this.#produced.set(p.id.key, p.utxo);
   }
 
@@ -89,13 +90,26 @@ export class Mempool {
     if (!e) return undefined;
     this.#txs.delete(id.key);
     this.#bytes -= e.bytes.length;
-    for (const key of consumed(e)) {
-      const set = this.#consumers.get(key);
-      set?.delete(id.key);
-      if (set?.size === 0) this.#consumers.delete(key);
-    }
+    for (const s of e.spends) this.#removeConsumer(localKey(s.id), id.key);
+    for (const i of e.imports) this.#removeConsumer(importKey(i), id.key);
     for (const p of e.produced) this.#produced.delete(p.id.key);
     return e;
+  }
+
+  #addConsumer(key: string, txKey: string): void {
+    const had = this.#consumers.get(key);
+    if (had === undefined) this.#consumers.set(key, txKey);
+    else if (typeof had !== 'string') had.add(txKey);
+    else if (had !== txKey) this.#consumers.set(key, new Set([had, txKey]));
+  }
+
+  #removeConsumer(key: string, txKey: string): void {
+    const had = this.#consumers.get(key);
+    if (had === txKey) this.#consumers.delete(key);
+    else if (had !== undefined && typeof had !== 'string') {
+      had.delete(txKey);
+      if (had.size === 1) this.#consumers.set(key, had.values().next().value!);
+    }
   }
 
   /** A UTXO a pooled tx makes. */
@@ -112,15 +126,21 @@ export class Mempool {
     const acceptedKeys = new Set(accepted.map((e) => e.id.key));
     const out = new Map<string, TxEffect>();
     const queue: TxEffect[] = [];
-    const visit = (key: string) => {
-      for (const txKey of this.#consumers.get(key) ?? []) {
-        if (acceptedKeys.has(txKey) || out.has(txKey)) continue;
-        const e = this.#txs.get(txKey)!;
-        out.set(txKey, e);
-        queue.push(e);
-      }
+    const one = (txKey: string) => {
+      if (acceptedKeys.has(txKey) || out.has(txKey)) return;
+      const e = this.#txs.get(txKey)!;
+      out.set(txKey, e);
+      queue.push(e);
     };
-    for (const e of accepted) for (const key of consumed(e)) visit(key);
+    const visit = (key: string) => {
+      const had = this.#consumers.get(key);
+      if (typeof had === 'string') one(had);
+      else if (had !== undefined) for (const txKey of had) one(txKey);
+    };
+    for (const e of accepted) {
+      for (const s of e.spends) visit(localKey(s.id));
+      for (const id of e.imports) visit(importKey(id));
+    }
     queue.push(...rejected);
     while (queue.length > 0) {
       const dead = queue.pop()!;
@@ -130,7 +150,3 @@ export class Mempool {
   }
 }
 
-function* consumed(e: TxEffect): Iterable<string> {
-  for (const s of e.spends) yield localKey(s.id);
-  for (const id of e.imports) yield importKey(id);
-}
