@@ -146,3 +146,29 @@ level('data survives reopening; a second opener gets a clear error', async () =>
   }
 });
 level.run();
+
+const memory = suite('MemoryStore memory');
+memory('20,000 entries keyed by 33 bytes take ~320 bytes each, not ~1,100', async () => {
+  // A key built as a rope of one piece per hex digit pair held ~1.1 KB per entry for its lifetime.
+  const { setFlagsFromString } = await import('node:v8');
+  const { runInNewContext } = await import('node:vm');
+  setFlagsFromString('--expose-gc');
+  const gc = runInNewContext('gc') as () => void;
+  const store = new MemoryStore();
+  const value = new Uint8Array(0);
+  gc();
+  const before = process.memoryUsage().heapUsed;
+  const batch = store.batch();
+  for (let i = 0; i < 20_000; i++) {
+    const key = new Uint8Array(33);
+    new DataView(key.buffer).setUint32(1, i * 2654435761);
+    key[0] = 0x75;
+    batch.put(key, value);
+  }
+  await batch.write();
+  gc();
+  const perEntry = (process.memoryUsage().heapUsed - before) / 20_000;
+  assert.ok(perEntry < 600, `${Math.round(perEntry)} bytes an entry`);
+  assert.is((await all(store)).length, 20_000);
+});
+memory.run();
