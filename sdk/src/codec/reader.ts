@@ -137,8 +137,10 @@ export class Reader {
     const start = this.#off;
     const n = this.u32();
     this.#checkCount(n, opts.minItemSize ?? 1, start);
-    const out: T[] = [];
-    for (let i = 0; i < n; i++) out.push(read(this));
+    // Exactly n slots: pushed one by one, a one-item array gets room for 17 (152 bytes), and decoded
+    // txs keep ~8 arrays each for as long as a node pools them.
+    const out = new Array<T>(n);
+    for (let i = 0; i < n; i++) out[i] = read(this);
     return out;
   }
 
