@@ -1,12 +1,19 @@
 /** Hexadecimal: lower-case without `0x` on output; `0x`/`0X` optional on input, either case. */
 import { EncodingError } from '../errors/errors.js';
 
+/** Buffer's native hex encoder, called on any Uint8Array (Node's; undefined elsewhere). */
+const hexSlice = (Buffer.prototype as { hexSlice?: (this: Uint8Array, start: number, end: number) => string }).hexSlice;
+
 /**
- * Lower-case hex of the bytes, without a `0x` prefix. Native (Buffer's hex), which also yields a flat
- * string: IDs' Map keys are made here, and a string built by `+=` is a rope of one piece per byte
- * that V8 must flatten (copy) before hashing it, ~2 KB of garbage per 32-byte ID.
+ * Lower-case hex of the bytes, without a `0x` prefix. Native, which also yields a flat string: IDs'
+ * Map keys are made here, and a string built by `+=` is a rope of one piece per byte that V8 must
+ * flatten (copy) before hashing it, ~2 KB of garbage per 32-byte ID. Buffer's encoder is called on
+ * the array itself: a Buffer over `bytes.buffer` made V8 move a short array's bytes (up to 64, kept
+ * in the JS heap: every ID's) to a new native allocation for good, ~0.9–2.1 µs a key and 32 bytes
+ * of native memory per ID the garbage collector then tracks; ~0.3 µs without.
  */
 export function toHex(bytes: Uint8Array): string {
+  if (hexSlice) return hexSlice.call(bytes, 0, bytes.length);
   return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('hex');
 }
 

@@ -14,6 +14,8 @@ import { sha256 } from '../crypto/hash.js';
 
 const INSPECT = Symbol.for('nodejs.util.inspect.custom');
 const U64_MAX = (1n << 64n) - 1n;
+const u64Bytes = new Uint8Array(8);
+const u64Scratch = new DataView(u64Bytes.buffer);
 
 /** Copies `b` after checking its length; the reference's ToID/ToShortID error when it is wrong. */
 function checkedCopy(b: Uint8Array, length: number): Uint8Array {
@@ -142,14 +144,16 @@ export class Id extends FixedId {
    */
   prefix(...n: Array<number | bigint>): Id {
     const buf = new Uint8Array(8 * n.length + Id.LENGTH);
-    const view = new DataView(buf.buffer);
     n.forEach((v, i) => {
       let big: bigint;
       if (typeof v === 'bigint') big = v;
       else if (Number.isSafeInteger(v)) big = BigInt(v);
       else throw new CodecError('Invalid', `prefix ${i} is not an integer`);
       if (big < 0n || big > U64_MAX) throw new CodecError('Invalid', `prefix ${i} is out of the uint64 range`);
-      view.setBigUint64(8 * i, big, false);
+      // Through a scratch view, not a DataView of `buf`: that would move buf's bytes out of the JS
+      // heap (see toHex), once per UTXO ID.
+      u64Scratch.setBigUint64(0, big, false);
+      buf.set(u64Bytes, 8 * i);
     });
     this.copyTo(buf, 8 * n.length);
     return new Id(sha256(buf));

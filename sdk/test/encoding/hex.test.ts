@@ -49,4 +49,17 @@ test('errors name the problem', () => {
   throwsHex('12-4', /invalid hex character "-" at position 2/);
 });
 
+test('hex of short arrays leaves their bytes where they are (no native copy per call)', () => {
+  // An array of up to 64 bytes lives in the JS heap; reading its .buffer moves its bytes to native
+  // memory for good, which process.memoryUsage().arrayBuffers counts.
+  const ids = Array.from({ length: 20_000 }, (_, i) => Uint8Array.from({ length: 32 }, (_, j) => (i + j) & 0xff));
+  const before = process.memoryUsage().arrayBuffers;
+  const keys = ids.map(toHex);
+  const grew = process.memoryUsage().arrayBuffers - before;
+  assert.ok(grew < 200_000, `${grew} bytes of array buffers more`);
+  assert.is(keys[3], Buffer.from(ids[3]!).toString('hex'));
+  assert.is(toHex(ids[9]!.subarray(30)), Buffer.from(ids[9]!.subarray(30)).toString('hex'));
+  assert.is(toHex(new Uint8Array(0)), '');
+});
+
 test.run();
