@@ -3,7 +3,7 @@
  * the beacon; status sees them; Ctrl-C (SIGINT) on `start` stops every node.
  */
 import { spawn } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'uvu';
@@ -14,7 +14,7 @@ import { CORNICE_BIN, runCli } from '../src/process.js';
 test('two nodes: start prints URLs and node IDs, status sees both connected, SIGINT stops them all', async () => {
   const dir = await mkdtemp(join(tmpdir(), 'cornice-e2e-runner-'));
   const base = await freePort();
-  const runner = spawn(process.execPath, [CORNICE_BIN, 'network', 'start', '--nodes=2', `--dir=${dir}`, `--base-port=${base}`], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const runner = spawn(process.execPath, [CORNICE_BIN, 'network', 'start', '--nodes=2', `--dir=${dir}`, `--base-port=${base}`, '--', '--log-level=info'], { stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   runner.stdout.on('data', (d) => (out += d));
   runner.stderr.on('data', (d) => (out += d));
@@ -28,6 +28,9 @@ test('two nodes: start prints URLs and node IDs, status sees both connected, SIG
       return r.code === 0 && (r.stdout.match(/up, 1 peer\(s\)/g) ?? []).length === 2 ? r : undefined;
     });
     assert.match(status.stdout, /node 2: .* up, 1 peer\(s\)/);
+    // Each node's log is kept in its data dir, at the level given after --.
+    const log1 = await readFile(join(dir, 'node1', 'node.log'), 'utf8');
+    assert.match(log1, /"level":"info"/);
     runner.kill('SIGINT');
     assert.is(await exited, 0);
     assert.match(out, /stopping 2 node\(s\): interrupted/);

@@ -6,10 +6,11 @@
  * and its own data dir `<dir>/node<i>`; node 1 is every other node's bootstrap beacon.
  *
  * `start` runs in the foreground: it prints each node's URL and node ID, writes `<dir>/network.json`
- * (pids, ports), and stops every node on Ctrl-C (or when one node exits, reporting it). `stop` and
- * `status` read that file.
+ * (pids, ports), and stops every node on Ctrl-C (or when one node exits, reporting it). Each node logs
+ * to `<dir>/node<i>/node.log`. `stop` and `status` read network.json.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { closeSync, openSync } from 'node:fs';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
@@ -117,7 +118,11 @@ async function startNetwork(o: RunnerOptions): Promise<number> {
   try {
     for (let i = 1; i <= o.nodes; i++) {
       const n = nodeCommand(o, i);
-      const child = spawn(process.execPath, n.argv, { stdio: ['ignore', 'ignore', 'inherit'] });
+      // The node's log (its stdout) goes to node.log in its data dir, appended across runs.
+      await mkdir(n.dataDir, { recursive: true, mode: 0o700 });
+      const log = openSync(join(n.dataDir, 'node.log'), 'a', 0o600);
+      const child = spawn(process.execPath, n.argv, { stdio: ['ignore', log, 'inherit'] });
+      closeSync(log);
       children.push(child);
       child.once('close', (code, signal) => {
         if (stopping) return;
