@@ -19,6 +19,14 @@ import { DEFAULT_MAX_SIZE, DEFAULT_MAX_SLICE_LENGTH } from './writer.js';
 const recentIds: Array<Id | undefined> = new Array(256);
 const recentShortIds: Array<ShortId | undefined> = new Array(256);
 
+/** The ID of `length` bytes at `at` in `b`: the one in its slot of `recent` if it has these bytes, else a new one put there. */
+function recall<T extends Id | ShortId>(recent: Array<T | undefined>, b: Uint8Array, at: number, length: number, make: (bytes: Uint8Array) => T): T {
+  const slot = b[at]! ^ b[at + length - 1]!;
+  const known = recent[slot];
+  if (known?.isAt(b, at)) return known;
+  return (recent[slot] = make(b.subarray(at, at + length)));
+}
+
 export interface ReaderOptions {
   /** Maximum input size in bytes (default 2^18); larger input is rejected by the constructor. */
   maxSize?: number;
@@ -146,22 +154,12 @@ export class Reader {
 
   /** A 32-byte ID (the one read last with these bytes, if still remembered: see `recentIds`). */
   id(): Id {
-    const at = this.#take(32);
-    const b = this.#bytes;
-    const slot = b[at]! ^ b[at + 31]!;
-    const known = recentIds[slot];
-    if (known?.isAt(b, at)) return known;
-    return (recentIds[slot] = Id.fromBytes(b.subarray(at, at + 32)));
+    return recall(recentIds, this.#bytes, this.#take(32), 32, Id.fromBytes);
   }
 
   /** A 20-byte ID (the one read last with these bytes, if still remembered: see `recentIds`). */
   shortId(): ShortId {
-    const at = this.#take(20);
-    const b = this.#bytes;
-    const slot = b[at]! ^ b[at + 19]!;
-    const known = recentShortIds[slot];
-    if (known?.isAt(b, at)) return known;
-    return (recentShortIds[slot] = ShortId.fromBytes(b.subarray(at, at + 20)));
+    return recall(recentShortIds, this.#bytes, this.#take(20), 20, ShortId.fromBytes);
   }
 
   /** Asserts that everything was read: CodecError('Leftover') otherwise, with the reference's text. */

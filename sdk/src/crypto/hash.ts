@@ -7,6 +7,7 @@ import * as nodeCrypto from 'node:crypto';
 import { createRequire } from 'node:module';
 import type { IHasher, createSHA256 as CreateSHA256 } from 'hash-wasm';
 import { ripemd160 as nobleRipemd160 } from '@noble/hashes/legacy.js';
+import { toHex } from '../encoding/hex.js';
 
 /**
  * node:crypto's one-shot `hash` (Node >= 20.12): for the short inputs of IDs about twice as fast as
@@ -33,8 +34,7 @@ export async function reusedHasher(make: () => Promise<IHasher>, emptyDigestHex:
       hasher.update(msg);
       return hasher.digest('binary');
     };
-    const empty = hash(new Uint8Array());
-    return Buffer.from(empty.buffer, empty.byteOffset, empty.byteLength).toString('hex') === emptyDigestHex ? hash : undefined;
+    return toHex(hash(new Uint8Array())) === emptyDigestHex ? hash : undefined;
   } catch {
     return undefined;
   }

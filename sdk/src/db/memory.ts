@@ -1,5 +1,5 @@
 import { StoreError } from '../errors/errors.js';
-import { toHex } from '../encoding/hex.js';
+import { fromHex, toHex } from '../encoding/hex.js';
 import type { KeyRange, KeyValueStore, WriteBatch } from './store.js';
 
 /**
@@ -8,11 +8,7 @@ import type { KeyRange, KeyValueStore, WriteBatch } from './store.js';
  * 33-byte key took ~1,100 bytes of heap instead of ~320, for as long as it lived.
  */
 const keyOf = toHex;
-function bytesOf(key: string): Uint8Array {
-  const out = new Uint8Array(key.length / 2);
-  for (let i = 0; i < out.length; i++) out[i] = parseInt(key.slice(i * 2, i * 2 + 2), 16);
-  return out;
-}
+const bytesOf = fromHex;
 
 /** An in-memory KeyValueStore (tests, `--db-type memory`). Values are copied in and out. */
 export class MemoryStore implements KeyValueStore {

@@ -153,12 +153,12 @@ export class FastAccountStateManager extends MerkleStateManager {
    */
   async #putAll(items: Array<[string, { accountRLP: Uint8Array | undefined }]>): Promise<boolean> {
     const puts: Array<readonly [Uint8Array, Uint8Array]> = [];
+    const start = toHex(this._trie.root());
     for (const [address, elem] of items) {
       const key = unprefixedHexToBytes(address);
       if (elem.accountRLP !== undefined) puts.push([key, elem.accountRLP]);
-      else if (!(await this.#lacks(address, key))) return false;
+      else if (!(await this.#lacks(start, address, key))) return false;
     }
-    const start = toHex(this._trie.root());
     if (!(await putMany(this._trie, puts))) return false;
     // Puts add keys and remove none: what was absent stays absent at the new root unless put now.
     const absent = this.#absent;
@@ -177,9 +177,8 @@ export class FastAccountStateManager extends MerkleStateManager {
    */
   #absent: { root: string; keys: Set<string> } | undefined;
 
-  /** True when the trie does not hold `address` (its `key`). */
-  async #lacks(address: string, key: Uint8Array): Promise<boolean> {
-    const root = toHex(this._trie.root());
+  /** True when the trie, at `root` (its hex), does not hold `address` (its `key`). */
+  async #lacks(root: string, address: string, key: Uint8Array): Promise<boolean> {
     if (this.#absent?.root === root && this.#absent.keys.has(address)) return true;
     if ((await this._trie.get(key)) !== null) return false;
     if (this.#absent?.root !== root) this.#absent = { root, keys: new Set() };
