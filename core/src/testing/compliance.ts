@@ -133,6 +133,36 @@ export function chainVMCompliance(factory: VMFactory, o: ComplianceOptions): Com
       check(!(await vm.lastAccepted()).equals(b.id), 'a rejected block must not become last accepted');
       await rejectsNotFound(vm.getBlockIdAtHeight(b.height), 'getBlockIdAtHeight of a rejected height');
     }),
+    c("one block per ID: concurrent parses of a peer's block, one verified, let its child verify", async (vm) => {
+      // A peer built b1 and its child b2 (another instance of the VM on the same genesis). The engine
+      // parses a block whenever a query, a Put or gossip carries it, concurrently, and verifies one of
+      // the results: the VM must hand out one object per ID (or share the verified state), else the
+      // child's verify finds an unverified parent and consensus stalls on it. (Two objects may exist
+      // while neither is verified; the VM keeps the verified one.)
+      const peer = await start();
+      try {
+        const b1 = await build(peer);
+        await b1.verify();
+        await peer.setPreference(b1.id);
+        const b2 = await build(peer);
+        check(b2.parentId.equals(b1.id), "the peer's second block must be built on its first");
+        const [p, q] = await Promise.all([vm.parseBlock(b1.bytes), vm.parseBlock(b1.bytes)]);
+        check(p.id.equals(q.id), 'two parses of one block must give one ID');
+        await p.verify();
+        await vm.setPreference(p.id);
+        const child = await vm.parseBlock(b2.bytes);
+        try {
+          await child.verify();
+        } catch (e) {
+          throw new ComplianceError('Violation', `a block whose parent was verified (through another parse of it) must verify: ${(e as Error).message}`);
+        }
+        await p.accept();
+        await child.accept();
+        check((await vm.lastAccepted()).equals(b2.id), "the peer's blocks must be accepted in order");
+      } finally {
+        await peer.shutdown();
+      }
+    }),
     c('waitForEvent honours abort', async (vm) => {
       const ac = new AbortController();
       const p = vm.waitForEvent(ac.signal);

@@ -320,11 +320,14 @@ export class EvmChain {
     } catch (e) {
       throw new EvmChainError('MalformedBlock', `block bytes are not an Ethereum block of this chain: ${(e as Error).message}`);
     }
-    const known = await this.getBlock(eth.hash());
+    const hash = eth.hash();
+    const known = (await this.getBlock(hash)) ?? this.#processing.get(toHex(hash));
     if (known) return known;
-    const block = this.#make(eth, 'processing', bytes.slice());
-    this.#processing.set(toHex(eth.hash()), block);
-    return block;
+    // Not registered until verified (#verify): the engine parses a block each time a query, a Put or
+    // gossip carries it, concurrently, and verifies one of the objects; an unverified twin left where
+    // children look up their parent failed them (compliance check "one block per ID"), and blocks
+    // that are never verified are not kept.
+    return this.#make(eth, 'processing', bytes.slice());
   }
 
   async buildBlock(): Promise<EvmBlock> {
@@ -450,6 +453,7 @@ export class EvmChain {
     if (b.execution) {
       // Built here on this parent: its execution is the verification.
       b.verified = true;
+      this.#register(b);
       return;
     }
     this.#checkHeader(parent, b);
@@ -461,6 +465,13 @@ export class EvmChain {
       return this.#exec.replay(parent.eth, b.eth);
     });
     b.verified = true;
+    this.#register(b);
+  }
+
+  /** A verified block becomes the one getBlock and its children's verify find (unless a twin was verified first). */
+  #register(b: EvmBlock): void {
+    const key = toHex(b.eth.hash());
+    if (!this.#processing.get(key)?.verified) this.#processing.set(key, b);
   }
 
   /** The header checks that need no state. */
