@@ -1,11 +1,13 @@
 /**
  * The health check of one chain (`chain <alias>` in /ext/health): healthy when its engine runs (not
- * still starting, not halted), enough stake is reachable for a poll to succeed, and no block has been
- * processing longer than `maxProcessingMs`. Unhealthy checks throw an Error whose message lists every
- * problem, so the report says what is wrong.
+ * still starting, not halted), enough stake is connected and answering for a poll to succeed, no
+ * block has been processing longer than `maxProcessingMs`, no tx has waited that long without a
+ * block accepted, and peers do not report accepted blocks above this node's for longer than the
+ * engine's behindAfterMs. Unhealthy checks throw an Error whose message lists every problem, so the
+ * report says what is wrong.
  */
 import type { BootstrapProgress } from '../consensus/bootstrap/types.js';
-import { canPoll, describeReachability, type SnowParams, type SnowmanEngine, type ValidatorSampler } from '../consensus/index.js';
+import { answering, canPoll, describeReachability, type SnowParams, type SnowmanEngine, type ValidatorSampler } from '../consensus/index.js';
 
 export interface ChainHealthSource {
   readonly engine: SnowmanEngine;
@@ -32,9 +34,15 @@ export function chainHealth(c: ChainHealthSource, snow: Pick<SnowParams, 'k' | '
   else if (s.state !== 'running') problems.push(`engine ${s.state}`);
   const reach = c.sampler.reachability();
   if (!canPoll(reach, snow)) problems.push(`waiting for validators: ${describeReachability(reach, snow)}`);
+  else if (!answering(reach, snow)) problems.push(`too few validators answering: ${describeReachability(reach, snow)}`);
+  const limit = `limit ${Math.round(maxProcessingMs / 1000)} s`;
   const stuckMs = s.oldestProcessingSince === undefined ? 0 : now - s.oldestProcessingSince;
-  if (stuckMs > maxProcessingMs) {
-    problems.push(`a block has been processing for ${Math.round(stuckMs / 1000)} s (limit ${Math.round(maxProcessingMs / 1000)} s)`);
+  if (stuckMs > maxProcessingMs) problems.push(`a block has been processing for ${Math.round(stuckMs / 1000)} s (${limit})`);
+  const txsWaitMs = s.txsWaitingSince === undefined ? 0 : now - Math.max(s.txsWaitingSince, s.lastAcceptedAt);
+  if (txsWaitMs > maxProcessingMs) problems.push(`transactions have waited ${Math.round(txsWaitMs / 1000)} s and no block was accepted (${limit})`);
+  if (s.behind) {
+    const where = s.behind.peerHeight === undefined ? 'blocks this node lacks' : `height ${s.behind.peerHeight}`;
+    problems.push(`behind: peers have accepted ${where}, this node is at height ${s.lastAcceptedHeight} and has accepted nothing for ${Math.round(s.behind.forMs / 1000)} s (fetching)`);
   }
   const details = {
     state: s.state,
@@ -44,6 +52,7 @@ export function chainHealth(c: ChainHealthSource, snow: Pick<SnowParams, 'k' | '
     longestProcessingMs: stuckMs,
     validators: describeReachability(reach, snow),
     ...(s.buildFailures > 0 ? { buildFailures: s.buildFailures } : {}),
+    ...(s.behind ? { behind: s.behind } : {}),
   };
   if (problems.length > 0) throw new ChainUnhealthy(problems, details);
   return details;

@@ -241,7 +241,17 @@ export class ChainManager {
         isConnected: (node) => d.network.isConnected(node),
         scheduler: d.scheduler,
         timeouts: d.timeouts,
-        benchlist: new Benchlist(d.benchlist, () => d.scheduler.now()),
+        // At most the share of stake a poll can miss is benched (see Benchlist).
+        benchlist: new Benchlist(
+          { maxPortion: 1 - d.snow.alpha / d.snow.k, ...d.benchlist },
+          () => d.scheduler.now(),
+          d.sybilProtection
+            ? {
+                weightOf: (key) => Number(d.validators.listNow(def.subnetId).find((v) => v.nodeId.key === key)?.weight ?? 0n),
+                total: () => d.validators.listNow(def.subnetId).reduce((sum, v) => sum + Number(v.weight), 0),
+              }
+            : { weightOf: () => 1, total: () => d.network.connected().length },
+        ),
         log: log.child({ module: 'requests' }),
       });
       undo.push(() => sender.stop());
@@ -251,6 +261,8 @@ export class ChainManager {
         subnetId: def.subnetId,
         connected: () => d.network.connected(),
         status: (node) => sender.status(node),
+        // A poll may miss 1 − alpha/k of the stake and still succeed: at most that is left out.
+        maxLeftOut: 1 - d.snow.alpha / d.snow.k,
       });
       const theEngine = new SnowmanEngine({
         vm: vmGuard,
@@ -277,7 +289,8 @@ export class ChainManager {
                 chainId: def.id,
                 nodeId: d.nodeId,
                 validators: () => d.validators.listNow(def.subnetId),
-                isConnected: (node) => d.network.isConnected(node),
+                // A validator that stopped answering (frozen, overloaded) loses its turn until it answers.
+                isConnected: (node) => sender.status(node) === 'reachable',
                 windowMs: proposerWindowMs(vmGuard.onGossip !== undefined),
               }),
             }

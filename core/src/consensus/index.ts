@@ -10,6 +10,7 @@ export {
   type EngineStats,
   type EngineState,
   canPoll,
+  answering,
   describeReachability,
 } from './snowman/engine.js';
 export { AdaptiveTimeout, DEFAULT_TIMEOUTS, timeoutConfigProblem, type TimeoutConfig } from './requests/timeouts.js';

@@ -142,7 +142,7 @@ export interface SimulationResult {
 /** What a simulated validator answers to (a SnowmanEngine, or an adversary). */
 interface Actor {
   onPushQuery(from: ShortId, requestId: number, bytes: Uint8Array): unknown;
-  onChits(from: ShortId, requestId: number, preferred: Id): unknown;
+  onChits(from: ShortId, requestId: number, preferred: Id, accepted?: Id): unknown;
   onGet(from: ShortId, requestId: number, blockId: Id): unknown;
   onPut(from: ShortId, requestId: number, bytes: Uint8Array): unknown;
   onQueryFailed(from: ShortId, requestId: number): unknown;
@@ -340,7 +340,7 @@ export class Simulation {
         vm,
         params: this.params,
         transport: sender,
-        validators: new WeightedSampler(validators, rng.fork().random, (v) => sender.status(v)),
+        validators: new WeightedSampler(validators, rng.fork().random, (v) => sender.status(v), 1 - this.params.alpha / this.params.k),
         nodeId: id,
         scheduler: this.queue,
         log: log.child({ node: i }),
@@ -377,7 +377,7 @@ export class Simulation {
       pushQuery: (to, requestId, block) => {
         for (const t of to) this.#send(self, t, 'pushQuery', (a) => a.onPushQuery(self, requestId, block));
       },
-      chits: (to, requestId, preferred) => this.#send(self, to, 'chits', (a) => a.onChits(self, requestId, preferred)),
+      chits: (to, requestId, preferred, accepted) => this.#send(self, to, 'chits', (a) => a.onChits(self, requestId, preferred, accepted)),
       get: (to, requestId, blockId) => this.#send(self, to, 'get', (a) => a.onGet(self, requestId, blockId)),
       put: (to, requestId, block) => this.#send(self, to, 'put', (a) => a.onPut(self, requestId, block)),
     };

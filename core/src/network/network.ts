@@ -205,8 +205,13 @@ export class Network implements EngineNetwork {
         each(to, () => void targets.engine?.onPushQuery(self, requestId, block), () => ({ op: 'PushQuery', chainId, requestId, container: block })),
       pullQuery: (to, requestId, blockId) =>
         each(to, () => void targets.engine?.onPullQuery?.(self, requestId, blockId), () => ({ op: 'PullQuery', chainId, requestId, containerId: blockId })),
-      chits: (to, requestId, preferred) =>
-        each([to], () => targets.engine?.onChits(self, requestId, preferred), () => ({ op: 'Chits', chainId, requestId, containerIds: [preferred] })),
+      // The voter's last accepted block rides second (the reference sends one ID; a second is ignored there).
+      chits: (to, requestId, preferred, accepted) =>
+        each(
+          [to],
+          () => targets.engine?.onChits(self, requestId, preferred, accepted),
+          () => ({ op: 'Chits', chainId, requestId, containerIds: accepted ? [preferred, accepted] : [preferred] }),
+        ),
       get: (to, requestId, blockId) =>
         each([to], () => void targets.engine?.onGet(self, requestId, blockId), () => ({ op: 'Get', chainId, requestId, containerId: blockId })),
       put: (to, requestId, block) => each([to], () => void targets.engine?.onPut(self, requestId, block), () => ({ op: 'Put', chainId, requestId, container: block })),
@@ -492,7 +497,7 @@ export class Network implements EngineNetwork {
         void t.engine?.onPullQuery?.(from, m.requestId, m.containerId);
         return;
       case 'Chits':
-        if (m.containerIds.length >= 1) t.engine?.onChits(from, m.requestId, m.containerIds[0]!);
+        if (m.containerIds.length >= 1) t.engine?.onChits(from, m.requestId, m.containerIds[0]!, m.containerIds[1]);
         return;
       case 'Get':
         void t.engine?.onGet(from, m.requestId, m.containerId);

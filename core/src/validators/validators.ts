@@ -38,6 +38,8 @@ export interface SamplerOptions {
   status: (nodeId: ShortId) => ValidatorStatus;
   /** A float in [0, 1); Math.random by default, seeded in tests. */
   random?: () => number;
+  /** Most of the stake left out of polls for not answering (WeightedSampler); 0 by default. */
+  maxLeftOut?: number;
 }
 
 export function validatorSampler(o: SamplerOptions): ValidatorSampler {
@@ -45,7 +47,7 @@ export function validatorSampler(o: SamplerOptions): ValidatorSampler {
     const pool: readonly Validator[] = o.sybilProtection
       ? o.sets.listNow(o.subnetId)
       : o.connected().map((nodeId) => ({ nodeId, weight: 1n }));
-    return new WeightedSampler(pool, o.random, o.status);
+    return new WeightedSampler(pool, o.random, o.status, o.maxLeftOut);
   };
   return {
     sample: (k) => current().sample(k),

@@ -54,7 +54,7 @@ export function fixedSampler(bag: ShortId[], reachable: (id: ShortId) => boolean
   return {
     sample: (k) => bag.slice(0, k),
     reachability() {
-      const r = { validators: 0, reachable: 0, benched: 0, totalWeight: 0, reachableWeight: 0 };
+      const r = { validators: 0, reachable: 0, benched: 0, unresponsive: 0, totalWeight: 0, reachableWeight: 0, unresponsiveWeight: 0 };
       const seen = new Set<string>();
       for (const id of bag) {
         r.totalWeight += 1;

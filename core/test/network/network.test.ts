@@ -409,7 +409,7 @@ const bytes = (...b: number[]) => Uint8Array.from(b);
 /** Sends one of each message on `link` to `to` (the link's own node or a peer). */
 function sendAll(link: ChainLink, to: ShortId): void {
   link.transport.pushQuery([to], 1, bytes(1));
-  link.transport.chits(to, 2, BLOCK_1);
+  link.transport.chits(to, 2, BLOCK_1, BLOCK_2); // the voter's last accepted block rides second
   link.transport.get(to, 3, BLOCK_2);
   link.transport.put(to, 4, bytes(4));
   link.bootstrap.getAcceptedFrontier([to], 5);
@@ -425,7 +425,7 @@ const allCalls = (to: string, from: ShortId): Call[] =>
   (
     [
       ['onPushQuery', [1, bytes(1)]],
-      ['onChits', [2, BLOCK_1]],
+      ['onChits', [2, BLOCK_1, BLOCK_2]],
       ['onGet', [3, BLOCK_2]],
       ['onPut', [4, bytes(4)]],
       ['onGetAcceptedFrontier', [5]],

@@ -39,9 +39,9 @@ test('reachability: connected, benched and disconnected validators by stake', ()
   const sets = new ValidatorSets([1, 2, 3, 4, 5].map((n) => ({ nodeId: node(n), weight: 2000n })));
   const status = (id: ShortId) => (id.equals(self) ? 'reachable' : id.equals(node(2)) ? 'benched' : 'disconnected');
   const sampler = validatorSampler({ sybilProtection: true, sets, subnetId: Id.empty, connected: () => [self], status });
-  assert.equal(sampler.reachability(), { validators: 5, reachable: 1, benched: 1, totalWeight: 10000, reachableWeight: 2000 });
+  assert.equal(sampler.reachability(), { validators: 5, reachable: 1, benched: 1, unresponsive: 0, totalWeight: 10000, reachableWeight: 2000, unresponsiveWeight: 0 });
   const dev = validatorSampler({ sybilProtection: false, sets, subnetId: Id.empty, connected: () => [self], status });
-  assert.equal(dev.reachability(), { validators: 1, reachable: 1, benched: 0, totalWeight: 1, reachableWeight: 1 }, 'sybil protection off: the connected nodes');
+  assert.equal(dev.reachability(), { validators: 1, reachable: 1, benched: 0, unresponsive: 0, totalWeight: 1, reachableWeight: 1, unresponsiveWeight: 0 }, 'sybil protection off: the connected nodes');
 });
 
 test.run();

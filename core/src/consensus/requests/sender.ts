@@ -60,10 +60,16 @@ export class RequestSender implements EngineTransport, LoopbackTarget {
     this.#engine = engine;
   }
 
-  /** Whether a poll can count on `node` now: connected and not benched. */
+  /** Whether a poll can count on `node` now: connected, not benched, and answering. */
   status(node: ShortId): ValidatorStatus {
     if (!this.#o.isConnected(node)) return 'disconnected';
-    return this.#o.benchlist.isBenched(node.key) ? 'benched' : 'reachable';
+    if (this.#o.benchlist.isBenched(node.key)) return 'benched';
+    return this.#o.benchlist.isFailing(node.key) ? 'unresponsive' : 'reachable';
+  }
+
+  /** Any message from `from`: it is alive, so it is not failing or benched (see Benchlist). */
+  #heardFrom(from: ShortId): void {
+    if (!this.#stopped && this.#o.benchlist.answered(from.key)) this.#o.log.warn('validator unbenched: heard from it again', { nodeId: from.toString() });
   }
 
   get stats(): SenderStats {
@@ -100,8 +106,8 @@ export class RequestSender implements EngineTransport, LoopbackTarget {
     if (this.#register([to], requestId).length > 0) this.#o.link.get(to, requestId, blockId);
   }
 
-  chits(to: ShortId, requestId: number, preferred: Id): void {
-    if (!this.#stopped) this.#o.link.chits(to, requestId, preferred);
+  chits(to: ShortId, requestId: number, preferred: Id, accepted?: Id): void {
+    if (!this.#stopped) this.#o.link.chits(to, requestId, preferred, accepted);
   }
 
   put(to: ShortId, requestId: number, block: Uint8Array): void {
@@ -160,7 +166,7 @@ export class RequestSender implements EngineTransport, LoopbackTarget {
     for (const node of batch.pending.values()) {
       this.#timedOut += 1;
       this.#o.timeouts.observe(elapsed);
-      if (this.#o.benchlist.failed(node.key)) this.#o.log.info('validator benched', { nodeId: node.toString() });
+      if (this.#o.benchlist.failed(node.key)) this.#o.log.warn('validator benched: its requests keep failing', { nodeId: node.toString() });
       this.#engine?.onQueryFailed(node, batch.requestId);
     }
   }
@@ -189,33 +195,39 @@ export class RequestSender implements EngineTransport, LoopbackTarget {
   // ---- from the link ---------------------------------------------------------------------------
 
   onPushQuery(from: ShortId, requestId: number, bytes: Uint8Array): Promise<void> {
+    this.#heardFrom(from);
     return this.#stopped || !this.#engine ? Promise.resolve() : this.#engine.onPushQuery(from, requestId, bytes);
   }
 
   onPullQuery(from: ShortId, requestId: number, blockId: Id): Promise<void> {
+    this.#heardFrom(from);
     return this.#stopped || !this.#engine?.onPullQuery ? Promise.resolve() : this.#engine.onPullQuery(from, requestId, blockId);
   }
 
   onGet(from: ShortId, requestId: number, blockId: Id): Promise<void> {
+    this.#heardFrom(from);
     return this.#stopped || !this.#engine ? Promise.resolve() : this.#engine.onGet(from, requestId, blockId);
   }
 
-  onChits(from: ShortId, requestId: number, preferred: Id): void {
-    if (this.#answered(from, requestId)) this.#engine?.onChits(from, requestId, preferred);
+  onChits(from: ShortId, requestId: number, preferred: Id, accepted?: Id): void {
+    this.#heardFrom(from);
+    if (this.#answered(from, requestId)) this.#engine?.onChits(from, requestId, preferred, accepted);
   }
 
   onPut(from: ShortId, requestId: number, bytes: Uint8Array): Promise<void> {
+    this.#heardFrom(from);
     return this.#answered(from, requestId) && this.#engine ? this.#engine.onPut(from, requestId, bytes) : Promise.resolve();
   }
 
   onGossipedBlock(from: ShortId, bytes: Uint8Array): Promise<void> {
+    this.#heardFrom(from);
     return this.#stopped || !this.#engine?.onGossipedBlock ? Promise.resolve() : this.#engine.onGossipedBlock(from, bytes);
   }
 
   /** The link could not deliver a request: it fails now and counts against the validator. */
   onQueryFailed(from: ShortId, requestId: number): void {
     if (!this.#take(from, requestId)) return;
-    if (this.#o.benchlist.failed(from.key)) this.#o.log.info('validator benched', { nodeId: from.toString() });
+    if (this.#o.benchlist.failed(from.key)) this.#o.log.warn('validator benched: its requests keep failing', { nodeId: from.toString() });
     this.#engine?.onQueryFailed(from, requestId);
   }
 }

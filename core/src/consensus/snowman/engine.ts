@@ -44,6 +44,27 @@ export interface EngineLimits {
   /** While too little stake is reachable: how often to look again, and how often to say so in the log. */
   waitRecheckMs: number;
   waitLogIntervalMs: number;
+  /**
+   * A block whose verify failed is not verified again for this long (then it may be: a verify can
+   * fail for a while and then pass, e.g. a timestamp a little ahead of this node's clock).
+   */
+  failedVerifyTtlMs: number;
+  /**
+   * Pacing of polls while nothing progresses (no successful poll, no block added or accepted): after
+   * paceAfterMs each poll waits 1/paceSlope of the time stalled beyond it, within paceMinMs..paceMaxMs.
+   */
+  paceAfterMs: number;
+  paceSlope: number;
+  paceMinMs: number;
+  paceMaxMs: number;
+  /**
+   * While nothing is processing, how often this node asks one validator for its last accepted block
+   * (a PullQuery of our own; the Chits carry the answerer's last accepted block), so that a node that
+   * missed blocks hears of them and fetches them.
+   */
+  frontierGossipMs: number;
+  /** How long peers may report accepted blocks above ours, without an accept here, before `stats.behind` says so. */
+  behindAfterMs: number;
 }
 
 export const DEFAULT_ENGINE_LIMITS: Readonly<EngineLimits> = Object.freeze({
@@ -56,6 +77,13 @@ export const DEFAULT_ENGINE_LIMITS: Readonly<EngineLimits> = Object.freeze({
   buildBackoffMaxMs: 30_000,
   waitRecheckMs: 1_000,
   waitLogIntervalMs: 60_000,
+  failedVerifyTtlMs: 2_000,
+  paceAfterMs: 2_000,
+  paceSlope: 20,
+  paceMinMs: 10,
+  paceMaxMs: 1_000,
+  frontierGossipMs: 5_000,
+  behindAfterMs: 5_000,
 });
 
 export interface SnowmanEngineOptions {
@@ -122,6 +150,17 @@ export interface EngineStats {
   oldestProcessingSince: number | undefined;
   /** Consecutive failed builds (reset by a good one). */
   buildFailures: number;
+  /** When the last block was accepted (or the engine started), scheduler ms. */
+  lastAcceptedAt: number;
+  /** Since when the VM has had txs to build (waitForEvent said so) without a block accepted since; undefined when none wait. */
+  txsWaitingSince: number | undefined;
+  /**
+   * Set when peers have reported accepted blocks this node has not accepted, for behindAfterMs
+   * without an accept here: the highest such height when known (the blocks are being fetched).
+   */
+  behind: { peerHeight: number | undefined; forMs: number } | undefined;
+  /** Consecutive polls that ended without alpha votes at the root (the next ones are paced). */
+  failedPollStreak: number;
 }
 
 interface TreeNode {
@@ -152,8 +191,11 @@ interface Poll {
   readonly requestId: number;
   /** Validators yet to answer (node key -> how often it was drawn). */
   readonly pending: Map<string, number>;
-  /** Votes so far (block key -> weight). */
+  /** The weight of `pending`. */
+  pendingWeight: number;
+  /** Votes so far (block key -> weight), and their weight. */
   readonly votes: Map<string, number>;
+  received: number;
   timer: { cancel(): void } | undefined;
   /** Answered by this node alone (#answerSelfPoll): asked again, it answers the same at once. */
   readonly self: boolean;
@@ -202,7 +244,11 @@ function safeId(block: Block): string {
   }
 }
 
-type AddResult = 'added' | 'known' | 'held' | 'dropped' | 'ignored';
+/**
+ * What became of a block given to the engine. 'dropped': invalid for good (remembered as decided);
+ * 'failed': its verify threw (not remembered for long: see failedVerifyTtlMs).
+ */
+type AddResult = 'added' | 'known' | 'held' | 'dropped' | 'failed' | 'ignored';
 
 /** How long a passed reachability check is trusted before the next poll looks again. */
 const REACHABILITY_REUSE_MS = 100;
@@ -216,14 +262,26 @@ const SELF_POLL_BURST = 32;
 /** What `waiting for validators: …` says: who is reachable against what a poll needs. */
 export function describeReachability(r: Reachability, params: { k: number; alpha: number }): string {
   const pct = (x: number) => Math.floor(x * 100);
-  const share = r.totalWeight > 0 ? r.reachableWeight / r.totalWeight : 0;
+  const share = (w: number) => (r.totalWeight > 0 ? w / r.totalWeight : 0);
   const benched = r.benched > 0 ? ` (${r.benched} benched)` : '';
-  return `${r.reachable} of ${r.validators} connected${benched}, ${pct(share)}% of stake, need ${Math.ceil((params.alpha / params.k) * 100)}%`;
+  const stake =
+    r.unresponsive > 0
+      ? `, ${r.unresponsive} not answering, ${pct(share(r.reachableWeight - r.unresponsiveWeight))}% of stake answering`
+      : `, ${pct(share(r.reachableWeight))}% of stake`;
+  return `${r.reachable} of ${r.validators} connected${benched}${stake}, need ${Math.ceil((params.alpha / params.k) * 100)}%`;
 }
 
-/** Whether the reachable stake can give a poll alpha of k votes on average. */
+/**
+ * Whether the reachable stake (connected, not benched) can give a poll alpha of k votes. Validators
+ * that stopped answering count here — only a query shows they are back — but not in answering().
+ */
 export function canPoll(r: Reachability, params: { k: number; alpha: number }): boolean {
   return r.totalWeight > 0 && r.reachableWeight * params.k >= params.alpha * r.totalWeight;
+}
+
+/** Whether the stake that answers (reachable, and no failed request since its last answer) can give a poll alpha of k votes. */
+export function answering(r: Reachability, params: { k: number; alpha: number }): boolean {
+  return r.totalWeight > 0 && (r.reachableWeight - r.unresponsiveWeight) * params.k >= params.alpha * r.totalWeight;
 }
 
 export class SnowmanEngine {
@@ -286,6 +344,19 @@ export class SnowmanEngine {
   #selfPollBurst = 0;
   #voteWeight = 0;
   #unknownVoteWeight = 0;
+  /** Blocks whose verify failed lately (key -> when): not verified again before failedVerifyTtlMs. */
+  readonly #failedVerify = new Map<string, number>();
+  #failedPollStreak = 0;
+  /** The last successful poll, block added or accepted (scheduler ms): polls are paced when it is long ago. */
+  #progressAt = 0;
+  /** Set while the next poll waits out the pacing of failed polls. */
+  #pollPace: { cancel(): void } | undefined;
+  #frontierTimer: { cancel(): void } | undefined;
+  #frontierTurn = 0;
+  #lastAcceptedAt = 0;
+  #txsWaitingSince: number | undefined;
+  /** The highest accepted block peers reported that this node lacks (see stats.behind). */
+  #behind: { key: string; height: number | undefined; since: number } | undefined;
 
   constructor(opts: SnowmanEngineOptions) {
     const problem = snowParamsProblem(opts.params);
@@ -326,9 +397,11 @@ export class SnowmanEngine {
     await this.#vm.setPreference(last.id);
     if (this.#state !== 'starting') return; // stopped while starting
     this.#state = 'running';
+    this.#lastAcceptedAt = this.#scheduler.now();
     this.#log.info('consensus started', { nodeId: this.#nodeId.toString(), lastAccepted: last.id.toString(), height: last.height });
     // Say at once when this chain cannot make progress (polls check again when there is work).
     this.#enoughReachable();
+    this.#armFrontierGossip();
     this.#buildLoop = this.#runBuildLoop();
   }
 
@@ -342,10 +415,7 @@ export class SnowmanEngine {
     this.#state = 'stopping';
     this.#abort.abort();
     this.#backoff?.wake();
-    this.#pollRetry?.cancel();
-    this.#pollRetry = undefined;
-    for (const poll of this.#polls.values()) poll.timer?.cancel();
-    this.#polls.clear();
+    this.#cancelTimers();
     if (this.#buildLoop) await Promise.race([this.#buildLoop, this.#haltedSignal]);
     // Wait for the task queue to settle (tasks enqueued meanwhile see the state and return at once).
     for (let q = this.#queue; ; q = this.#queue) {
@@ -373,6 +443,7 @@ export class SnowmanEngine {
       }
       if (this.#state !== 'running') break;
       if (event !== 'pendingTxs') continue;
+      this.#txsWaitingSince ??= this.#scheduler.now();
       const wait = this.#proposerWait();
       if (wait > 0) {
         // Then ask the VM again (another node's block may have taken the txs); a new preference
@@ -420,7 +491,7 @@ export class SnowmanEngine {
     }
     const result = await this.#add(block, undefined);
     if (result === 'added' || result === 'held' || this.#state !== 'running') return undefined;
-    return { problem: result === 'dropped' ? 'built block failed verification' : 'built block is not new', block: safeId(block), result };
+    return { problem: result === 'dropped' || result === 'failed' ? 'built block failed verification' : 'built block is not new', block: safeId(block), result };
   }
 
   /** Logs a failed build at warn and sleeps for the next backoff step (stop() cuts it short). */
@@ -525,6 +596,10 @@ export class SnowmanEngine {
       waiting: this.#waiting,
       oldestProcessingSince: oldest,
       buildFailures: this.#buildFailures,
+      lastAcceptedAt: this.#lastAcceptedAt,
+      txsWaitingSince: this.#txsWaitingSince,
+      behind: this.#behindReport(),
+      failedPollStreak: this.#failedPollStreak,
     };
   }
 
@@ -551,6 +626,9 @@ export class SnowmanEngine {
         for (const child of this.#takeHeldChildren(key)) work.push(child);
       } else if (result === 'dropped') {
         this.#dropHeldDescendants(key);
+      } else if (result === 'failed') {
+        // Not invalid for good: they may come again (and be fetched again) once it can be verified.
+        this.#forgetHeldDescendants(key);
       }
     }
     if (added && this.#state === 'running') {
@@ -564,7 +642,7 @@ export class SnowmanEngine {
     const root = this.#root;
     if (this.#state !== 'running' || !root) return 'ignored';
     if (this.#processing.has(key) || key === root.key) return 'known';
-    if (this.#recentlyDecided.has(key)) return 'ignored';
+    if (this.#recentlyDecided.has(key) || this.#failedLately(key)) return 'ignored';
     const parentKey = block.parentId.key;
     const parent = parentKey === root.key ? root : this.#processing.get(parentKey);
     // Some VMs (the timestamp VM) know a block's height only once they know its parent.
@@ -574,7 +652,12 @@ export class SnowmanEngine {
       return 'held';
     }
     const height = known ?? Number.NaN;
-    if (!Number.isSafeInteger(height) || height <= root.height) return 'ignored'; // decided height
+    if (!Number.isSafeInteger(height)) return 'ignored';
+    if (height <= root.height) {
+      // A decided height: accepted here, or conflicting with what was (votes for it are not fetched again).
+      this.#recentlyDecided.add(key);
+      return 'ignored';
+    }
     if (!parent) {
       if (height === root.height + 1 || this.#recentlyDecided.has(parentKey)) {
         // Its parent conflicts with the last accepted block, or was dropped or rejected.
@@ -595,8 +678,8 @@ export class SnowmanEngine {
       // Our own block failing is a VM bug worth a warning; a peer's is routine.
       const level = source === undefined ? 'warn' : 'debug';
       this.#log[level]('block failed verification', { block: block.id.toString(), height, error: describe(err), ...(source ? { from: source.toString() } : { own: true }) });
-      this.#recentlyDecided.add(key);
-      return 'dropped';
+      this.#noteFailedVerify(key);
+      return 'failed';
     }
     const node: TreeNode = { block, key, parentKey, height, since: this.#scheduler.now(), children: [], sb: undefined };
     this.#processing.set(key, node);
@@ -604,6 +687,7 @@ export class SnowmanEngine {
     if (parent.sb) parent.sb.add(key);
     else parent.sb = new Snowball(this.#params, key);
     this.#log.trace('block issued', { block: block.id.toString(), height });
+    this.#progressAt = this.#scheduler.now();
     return 'added';
   }
 
@@ -635,7 +719,7 @@ export class SnowmanEngine {
     if (!h || (lowest !== undefined && lowest <= (this.#root?.height ?? 0) + 1)) return;
     const missing = h.block.parentId;
     const missingKey = missing.key;
-    if (this.#processing.has(missingKey) || missingKey === this.#root?.key || this.#recentlyDecided.has(missingKey)) return;
+    if (this.#processing.has(missingKey) || missingKey === this.#root?.key || this.#recentlyDecided.has(missingKey) || this.#failedLately(missingKey)) return;
     this.#fetch(missing, missingKey, from);
   }
 
@@ -661,6 +745,43 @@ export class SnowmanEngine {
     return out;
   }
 
+  /**
+   * Remembers a block whose verify threw, for failedVerifyTtlMs: a verify may fail for a while and
+   * then pass (a timestamp ahead of this node's clock, a VM that lost track of the parent's state), so
+   * it is not remembered as decided; a block that comes again later is verified again (test "a block
+   * whose verify failed is verified again when it comes back").
+   */
+  #noteFailedVerify(key: string): void {
+    this.#failedVerify.delete(key);
+    this.#failedVerify.set(key, this.#scheduler.now());
+    if (this.#failedVerify.size > this.#limits.maxRecentlyDecided) {
+      const oldest = this.#failedVerify.keys().next().value;
+      if (oldest !== undefined) this.#failedVerify.delete(oldest);
+    }
+  }
+
+  #failedLately(key: string): boolean {
+    const at = this.#failedVerify.get(key);
+    if (at === undefined) return false;
+    if (this.#scheduler.now() - at < this.#limits.failedVerifyTtlMs) return true;
+    this.#failedVerify.delete(key);
+    return false;
+  }
+
+  /** Lets go of the held blocks waiting on `key`, without remembering them as decided. */
+  #forgetHeldDescendants(key: string): void {
+    const stack = [key];
+    while (stack.length > 0) {
+      const k = stack.pop() as string;
+      const children = this.#heldByParent.get(k);
+      if (!children) continue;
+      for (const c of [...children]) {
+        this.#unhold(c);
+        stack.push(c);
+      }
+    }
+  }
+
   #dropHeldDescendants(key: string): void {
     const stack = [key];
     while (stack.length > 0) {
@@ -679,10 +800,32 @@ export class SnowmanEngine {
 
   #maybeStartPolls(): void {
     if (this.#state !== 'running' || this.#processing.size === 0 || this.#polls.size >= this.#params.concurrentRepolls) return;
+    if (this.#pollPace || this.#paced()) return;
     if (!this.#enoughReachable()) return;
     while (this.#state === 'running' && this.#processing.size > 0 && this.#polls.size < this.#params.concurrentRepolls) {
       if (!this.#startPoll()) break;
     }
+  }
+
+  /**
+   * Whether the next poll must wait because nothing has progressed for a while (then one timer starts
+   * it later): after paceAfterMs without a successful poll, a block added or one accepted, each poll
+   * waits (stalled − paceAfterMs) / paceSlope ms, within paceMinMs..paceMaxMs — 1 s after 22 s with
+   * the defaults. Nodes stuck on blocks they could not agree on spun ~1,000 failed polls a second;
+   * a split that polls can still break (a random sample reaching alpha) is left seconds at full
+   * speed first (test "polls that make no progress are paced").
+   */
+  #paced(): boolean {
+    const { paceAfterMs, paceSlope, paceMinMs, paceMaxMs } = this.#limits;
+    const stalled = this.#scheduler.now() - this.#progressAt;
+    if (this.#failedPollStreak === 0 || stalled < paceAfterMs) return false;
+    const delay = Math.min(paceMaxMs, Math.max(paceMinMs, (stalled - paceAfterMs) / paceSlope));
+    this.#pollPace = this.#scheduler.setTimeout(() => {
+      this.#pollPace = undefined;
+      if (this.#state !== 'running' || this.#processing.size === 0 || this.#polls.size >= this.#params.concurrentRepolls) return;
+      if (this.#enoughReachable()) this.#startPoll();
+    }, delay);
+    return true;
   }
 
   /**
@@ -701,6 +844,7 @@ export class SnowmanEngine {
       if (this.#waiting) {
         this.#log.info('validators reachable; polling resumed', { detail: describeReachability(r, this.#params) });
         this.#waiting = undefined;
+        this.#armFrontierGossip();
       }
       return true;
     }
@@ -737,11 +881,13 @@ export class SnowmanEngine {
     const requestId = this.#newRequestId();
     this.#pollsStarted += 1;
     const self = this.#directSelfPolls && to.length === 1 && to[0]!.equals(this.#nodeId);
-    const poll: Poll = { requestId, pending, votes: new Map(), timer: undefined, self };
+    const poll: Poll = { requestId, pending, pendingWeight: sample.length, votes: new Map(), received: 0, timer: undefined, self };
     this.#polls.set(requestId, poll);
     if (self) {
       // This node's answer is its preference, the tip polled, as a query through the transport says.
       poll.votes.set(tip.key, pending.get(to[0]!.key)!);
+      poll.received = poll.pendingWeight;
+      poll.pendingWeight = 0;
       pending.clear();
       this.#answerSelfPoll(requestId);
       return true;
@@ -829,8 +975,14 @@ export class SnowmanEngine {
       const ok = node.sb.recordPoll(counts);
       allOk &&= ok;
       if (node === root) {
-        if (ok) this.#successfulPolls += 1;
-        else this.#failedPolls += 1;
+        if (ok) {
+          this.#successfulPolls += 1;
+          this.#failedPollStreak = 0;
+          this.#progressAt = this.#scheduler.now();
+        } else {
+          this.#failedPolls += 1;
+          this.#failedPollStreak += 1;
+        }
       }
       let next: TreeNode | undefined;
       for (const c of node.children) {
@@ -853,20 +1005,42 @@ export class SnowmanEngine {
     return allOk;
   }
 
-  async #applyPoll(poll: Poll): Promise<void> {
-    const root = this.#root;
-    if (this.#state !== 'running' || !root) return;
-    // Transitive tally: a vote for B counts for B and each processing ancestor.
+  /** Transitive tally of `votes`: a vote for B counts for B and each processing ancestor. */
+  #tally(votes: ReadonlyMap<string, number>, onUnknown?: (key: string, weight: number) => void): Map<string, number> {
     const tally = new Map<string, number>();
-    let weightOfPoll = 0;
-    for (const [key, weight] of poll.votes) {
-      weightOfPoll += weight;
+    for (const [key, weight] of votes) {
       const target = this.#voteTarget(key);
-      if (!target && !this.#recentlyDecided.has(key) && key !== root.key) this.#unknownVoteWeight += weight;
+      if (!target) onUnknown?.(key, weight);
       for (let n = target; n; n = this.#processing.get(n.parentKey)) {
         tally.set(n.key, (tally.get(n.key) ?? 0) + weight);
       }
     }
+    return tally;
+  }
+
+  /**
+   * Whether the answers still outstanding could change what `poll` decides (avalanchego's early
+   * termination): no, once everyone answered or failed, once even all of them could not bring alpha,
+   * or once no block below alpha could reach it with them. A silent minority of validators then
+   * costs no time (test "a poll ends as soon as its outcome cannot change").
+   */
+  #pollSettled(poll: Poll): boolean {
+    const pending = poll.pendingWeight;
+    if (pending <= 0) return true;
+    const alpha = this.#params.alpha;
+    if (poll.received + pending < alpha) return true;
+    if (pending >= alpha) return false; // even a block nobody voted for yet could reach alpha
+    for (const t of this.#tally(poll.votes).values()) if (t < alpha && t + pending >= alpha) return false;
+    return true;
+  }
+
+  async #applyPoll(poll: Poll): Promise<void> {
+    const root = this.#root;
+    if (this.#state !== 'running' || !root) return;
+    const weightOfPoll = poll.received;
+    const tally = this.#tally(poll.votes, (key, weight) => {
+      if (!this.#recentlyDecided.has(key) && key !== root.key) this.#unknownVoteWeight += weight;
+    });
     this.#voteWeight += weightOfPoll;
     // A poll of this node alone that voted for what is still its preference would get the same
     // answer again at once (nothing else runs in between): it is asked again here, each time
@@ -906,6 +1080,10 @@ export class SnowmanEngine {
       this.#processing.delete(chosenKey);
       this.#recentlyDecided.add(chosenKey);
       this.#root = chosen;
+      this.#lastAcceptedAt = this.#progressAt = this.#scheduler.now();
+      this.#txsWaitingSince = undefined;
+      this.#clearBehind();
+      this.#armFrontierGossip();
       this.#log.debug('block accepted', { block: chosen.block.id.toString(), height: chosen.height });
       const stack = root.children.filter((k) => k !== chosenKey).reverse();
       while (stack.length > 0) {
@@ -931,6 +1109,18 @@ export class SnowmanEngine {
     }
   }
 
+  /** Cancels the poll, pacing, recheck and gossip timers and forgets the polls in flight. */
+  #cancelTimers(): void {
+    this.#pollRetry?.cancel();
+    this.#pollRetry = undefined;
+    this.#pollPace?.cancel();
+    this.#pollPace = undefined;
+    this.#frontierTimer?.cancel();
+    this.#frontierTimer = undefined;
+    for (const poll of this.#polls.values()) poll.timer?.cancel();
+    this.#polls.clear();
+  }
+
   /**
    * Stops deciding for good (stop() still cleans up): after a failed accept, or when the chain's
    * VM misbehaved (a call that never settled, an uncaught error). The reason shows in `stats`.
@@ -944,10 +1134,7 @@ export class SnowmanEngine {
     this.#log.fatal('consensus halted', { reason });
     this.#abort.abort();
     this.#backoff?.wake();
-    this.#pollRetry?.cancel();
-    this.#pollRetry = undefined;
-    for (const poll of this.#polls.values()) poll.timer?.cancel();
-    this.#polls.clear();
+    this.#cancelTimers();
     try {
       this.#onHalt?.(reason);
     } catch (err) {
@@ -1030,7 +1217,8 @@ export class SnowmanEngine {
       key === this.#root?.key ||
       this.#held.has(key) ||
       this.#recentlyDecided.has(key) ||
-      this.#getsByBlock.has(key)
+      this.#getsByBlock.has(key) ||
+      this.#failedLately(key)
     );
   }
 
@@ -1083,7 +1271,7 @@ export class SnowmanEngine {
         }
       }
       const vote = await this.#voteAtHeight(block ? heightOf(block) : undefined);
-      if (this.#state === 'running' && vote) this.#transport.chits(from, requestId, vote);
+      if (this.#state === 'running' && vote) this.#transport.chits(from, requestId, vote, this.#root?.block.id);
     } catch (err) {
       this.#log.warn('push query handling failed', { from: String(from), error: describe(err) });
     }
@@ -1099,32 +1287,118 @@ export class SnowmanEngine {
     try {
       const key = blockId.key;
       const known = this.#processing.get(key) ?? (key === this.#root?.key ? this.#root : undefined);
-      if (!known && !this.#held.has(key) && !this.#recentlyDecided.has(key)) this.#fetch(blockId, key, from);
+      if (!known && !this.#held.has(key) && !this.#recentlyDecided.has(key) && !this.#failedLately(key)) this.#fetch(blockId, key, from);
       const vote = await this.#voteAtHeight(known?.height);
-      if (this.#state === 'running' && vote) this.#transport.chits(from, requestId, vote);
+      if (this.#state === 'running' && vote) this.#transport.chits(from, requestId, vote, this.#root?.block.id);
     } catch (err) {
       this.#log.warn('pull query handling failed', { from: String(from), error: describe(err) });
     }
   }
 
-  /** A validator's answer to one of our polls. */
-  onChits(from: ShortId, requestId: number, preferred: Id): void {
+  /**
+   * A validator's answer to one of our polls (or to our frontier gossip): its vote, and the last
+   * block it accepted when it differs from the vote (`accepted`). An accepted block this node lacks
+   * is fetched from the voter (#noteAccepted).
+   */
+  onChits(from: ShortId, requestId: number, preferred: Id, accepted?: Id): void {
     if (this.#state !== 'running') return;
     try {
+      if (accepted) this.#noteAccepted(from, accepted);
+      this.#armFrontierGossip();
       const poll = this.#polls.get(requestId);
       if (!poll) return;
       const fromKey = from.key;
       const weight = poll.pending.get(fromKey);
       if (weight === undefined) return; // not asked, or answered already
       poll.pending.delete(fromKey);
+      poll.pendingWeight -= weight;
+      poll.received += weight;
       const key = preferred.key;
       poll.votes.set(key, (poll.votes.get(key) ?? 0) + weight);
       if (this.#held.has(key)) this.#fetchMissingAncestor(key, from);
       else if (!this.#knows(key)) this.#fetch(preferred, key, from);
-      if (poll.pending.size === 0) this.#finishPoll(requestId);
+      if (this.#pollSettled(poll)) this.#finishPoll(requestId);
     } catch (err) {
       this.#log.warn('chits handling failed', { error: describe(err) });
     }
+  }
+
+  /**
+   * A validator says it accepted `accepted`. When this node has not: the block (and, one Get at a
+   * time, its missing ancestors) is fetched from that validator and then polled like any other, so a
+   * node that missed blocks catches up while running; `stats.behind` says so until it has (test
+   * "a node that missed blocks catches up from the accepted block in chits").
+   */
+  #noteAccepted(from: ShortId, accepted: Id): void {
+    const root = this.#root;
+    if (!root) return;
+    const key = accepted.key;
+    if (key === root.key || this.#recentlyDecided.has(key) || this.#failedLately(key)) return;
+    const processing = this.#processing.get(key);
+    const held = this.#held.get(key);
+    const height = processing?.height ?? (held ? heightOf(held.block) : undefined);
+    if (height !== undefined && height <= root.height) return;
+    if (!this.#behind || (height !== undefined && (this.#behind.height === undefined || height > this.#behind.height))) {
+      this.#behind = { key, height, since: this.#behind?.since ?? this.#scheduler.now() };
+    }
+    if (processing) return; // polls decide it
+    if (held) this.#fetchMissingAncestor(key, from);
+    else if (!this.#getsByBlock.has(key)) this.#fetch(accepted, key, from);
+  }
+
+  /** stats.behind: peers reported accepted blocks above ours and nothing was accepted here for behindAfterMs. */
+  #behindReport(): EngineStats['behind'] {
+    const b = this.#behind;
+    if (!b) return undefined;
+    const forMs = this.#scheduler.now() - Math.max(b.since, this.#lastAcceptedAt);
+    return forMs >= this.#limits.behindAfterMs ? { peerHeight: b.height, forMs } : undefined;
+  }
+
+  /** Forgets the behind report once this node has reached it (or found it at a decided height). */
+  #clearBehind(): void {
+    const b = this.#behind;
+    const root = this.#root;
+    if (!b || !root) return;
+    if (b.key === root.key || (b.height !== undefined && b.height <= root.height) || (b.height === undefined && this.#recentlyDecided.has(b.key))) {
+      this.#behind = undefined;
+    }
+  }
+
+  /**
+   * While nothing is processing, every frontierGossipMs: a PullQuery for our last accepted block to
+   * one validator other than this node. Its Chits name its last accepted block (#noteAccepted), so a
+   * node that missed the last blocks of a quiet chain hears of them (avalanchego's accepted-frontier
+   * gossip). One timer per chain, armed only while another validator could answer: a one-node chain,
+   * or one waiting for validators, schedules nothing (test "an idle engine … schedules nothing").
+   * Armed again at start, after an accept, when polls resume and when a validator answers.
+   */
+  #armFrontierGossip(): void {
+    if (this.#frontierTimer || this.#state !== 'running' || this.#waiting || this.#limits.frontierGossipMs <= 0) return;
+    if (this.#otherValidators().length === 0) return;
+    this.#frontierTimer = this.#scheduler.setTimeout(() => {
+      this.#frontierTimer = undefined;
+      if (this.#state !== 'running' || this.#waiting) return;
+      try {
+        if (this.#processing.size === 0) this.#gossipFrontier();
+      } catch (err) {
+        this.#log.warn('frontier gossip failed', { error: describe(err) });
+      }
+      this.#armFrontierGossip();
+    }, this.#limits.frontierGossipMs);
+  }
+
+  #otherValidators(): ShortId[] {
+    return this.#validators.sample(this.#params.k).filter((n) => !n.equals(this.#nodeId));
+  }
+
+  #gossipFrontier(): void {
+    const root = this.#root;
+    const others = this.#otherValidators();
+    const to = others[this.#frontierTurn++ % Math.max(1, others.length)];
+    if (!root || !to) return;
+    const requestId = this.#newRequestId();
+    if (this.#transport.pullQuery) this.#transport.pullQuery([to], requestId, root.block.id);
+    else this.#transport.pushQuery([to], requestId, root.block.bytes);
   }
 
   /** A query (or Get) to `from` failed: it counts nothing. */
@@ -1139,8 +1413,11 @@ export class SnowmanEngine {
         return;
       }
       const poll = this.#polls.get(requestId);
-      if (!poll || !poll.pending.delete(fromKey)) return;
-      if (poll.pending.size === 0) this.#finishPoll(requestId);
+      const weight = poll?.pending.get(fromKey);
+      if (!poll || weight === undefined) return;
+      poll.pending.delete(fromKey);
+      poll.pendingWeight -= weight;
+      if (this.#pollSettled(poll)) this.#finishPoll(requestId);
     } catch (err) {
       this.#log.warn('query failure handling failed', { error: describe(err) });
     }

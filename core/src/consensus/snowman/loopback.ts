@@ -6,7 +6,8 @@ export interface LoopbackTarget {
   onPushQuery(from: ShortId, requestId: number, bytes: Uint8Array): Promise<void>;
   /** A poll by block ID (optional: the engine handles it). */
   onPullQuery?(from: ShortId, requestId: number, blockId: Id): Promise<void>;
-  onChits(from: ShortId, requestId: number, preferred: Id): void;
+  /** `accepted`: the voter's last accepted block, when it said. */
+  onChits(from: ShortId, requestId: number, preferred: Id, accepted?: Id): void;
   onQueryFailed(from: ShortId, requestId: number): void;
   onGet(from: ShortId, requestId: number, blockId: Id): Promise<void>;
   onPut(from: ShortId, requestId: number, bytes: Uint8Array): Promise<void>;
@@ -36,8 +37,8 @@ export class LoopbackTransport implements EngineTransport {
     if (to.some((id) => id.equals(this.self))) this.defer(() => void this.#target?.onPushQuery(this.self, requestId, block));
   }
 
-  chits(to: ShortId, requestId: number, preferred: Id): void {
-    if (to.equals(this.self)) this.defer(() => this.#target?.onChits(this.self, requestId, preferred));
+  chits(to: ShortId, requestId: number, preferred: Id, accepted?: Id): void {
+    if (to.equals(this.self)) this.defer(() => this.#target?.onChits(this.self, requestId, preferred, accepted));
   }
 
   get(to: ShortId, requestId: number, blockId: Id): void {

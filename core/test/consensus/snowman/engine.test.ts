@@ -115,8 +115,8 @@ test('19 successful polls then a failed one: the count starts over', async () =>
   await h.engine.stop();
 });
 
-test('a block whose verify throws is dropped, and so are its descendants', async () => {
-  const h = harness();
+test('a block whose verify throws is dropped for a while with its held descendants, not remembered as decided; it is verified again when it comes back', async () => {
+  const h = harness({ limits: { failedVerifyTtlMs: 2_000 } });
   await h.engine.start();
   const bad = h.vm.makeBlock(h.vm.genesis, { invalid: true });
   const child = h.vm.makeBlock(bad);
@@ -126,21 +126,42 @@ test('a block whose verify throws is dropped, and so are its descendants', async
   assert.is(bad.status, 'processing', 'never verified, never decided');
   await h.engine.issue(child);
   assert.is(h.engine.processing, 0);
-  assert.is(h.engine.held, 0);
+  assert.is(h.engine.held, 1, 'a child of a block that failed waits (its parent may pass when it comes again)');
   assert.is(child.verifyCalls, 0);
-  // Issuing it again does not verify it again.
+  // Issuing it again within the TTL does not verify it again.
   await h.engine.issue(bad);
   assert.is(bad.verifyCalls, 1);
   assert.is(h.transport.sent.length, 0, 'nothing to poll');
-  // A child held before its parent turned out invalid is dropped with it.
+  // A child held before its parent failed is let go with it.
   const bad2 = h.vm.makeBlock(h.vm.genesis, { invalid: true });
   const orphan = h.vm.makeBlock(bad2);
   await h.engine.issue(orphan);
-  assert.is(h.engine.held, 1);
+  assert.is(h.engine.held, 2);
   await h.engine.issue(bad2);
-  assert.is(h.engine.held, 0);
+  assert.is(h.engine.held, 1);
   assert.is(orphan.verifyCalls, 0);
   assert.is(h.vm.acceptCalls + h.vm.rejectCalls, 0);
+  // Past the TTL a block that verifies now (its verify failed for a while: a parent the VM had not
+  // registered, a timestamp ahead of this node's clock) is verified again and joins, with its child.
+  // On main before this, it and every descendant were remembered as decided: the C-Chain stalled.
+  const flaky = h.vm.makeBlock(h.vm.genesis);
+  const flakyChild = h.vm.makeBlock(flaky);
+  const verify = flaky.verify.bind(flaky);
+  let tries = 0;
+  flaky.verify = async () => {
+    if (tries++ === 0) throw new Error('parent is not verified');
+    return verify();
+  };
+  await h.engine.issue(flaky);
+  assert.is(h.engine.processing, 0);
+  await h.engine.issue(flaky);
+  assert.is(tries, 1, 'not again within the TTL');
+  h.clock.advanceTo(2_001);
+  await h.engine.issue(flakyChild);
+  assert.is(h.engine.held, 2, 'the child waits for its parent');
+  await h.engine.issue(flaky);
+  assert.is(tries, 2);
+  assert.is(h.engine.processing, 2, 'the block and its child joined');
   assert.equal(h.vm.violations, []);
   await h.engine.stop();
 });

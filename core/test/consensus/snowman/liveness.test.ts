@@ -75,7 +75,7 @@ test('1 of 5 validators reachable: a built block is never polled, a few timers r
   assert.is(waits.length, 1, 'logged once in 30 s (then once a minute)');
   assert.is(waits[0]!.level, 'warn');
   assert.is(waits[0]!.detail, '1 of 5 connected, 20% of stake, need 75%');
-  assert.equal(h.engine.stats.waiting, { validators: 5, reachable: 1, benched: 0, totalWeight: 20, reachableWeight: 4 });
+  assert.equal(h.engine.stats.waiting, { validators: 5, reachable: 1, benched: 0, unresponsive: 0, totalWeight: 20, reachableWeight: 4, unresponsiveWeight: 0 });
   await runClock(h.clock, 90_000);
   assert.is(h.msgs('waiting for validators').length, 2, 'again after a minute');
 
