@@ -147,7 +147,13 @@ async function startNetwork(o: RunnerOptions): Promise<number> {
   let control: Server | undefined;
   let done: (code: number) => void = () => {};
   const finished = new Promise<number>((r) => (done = r));
-  const save = () => writeNetworkFile(o.dir, { ...(control ? { runner: { pid: process.pid, control: controlPath(o.dir) } } : {}), nodes: slots.map((s) => s.record) });
+  /** Writes network.json, one write at a time; none once stopping (stopAll removes the file after the last). */
+  let saving: Promise<void> = Promise.resolve();
+  const save = (): Promise<void> => {
+    if (stopping) return saving;
+    const file: NetworkFile = { ...(control ? { runner: { pid: process.pid, control: controlPath(o.dir) } } : {}), nodes: slots.map((s) => s.record) };
+    return (saving = saving.catch(() => {}).then(() => writeNetworkFile(o.dir, file)));
+  };
 
   const stopAll = (why: string): Promise<void> =>
     (stopping ??= (async () => {
@@ -155,6 +161,7 @@ async function startNetwork(o: RunnerOptions): Promise<number> {
       o.out(`stopping ${live.length} node(s): ${why}`);
       control?.close();
       await Promise.all(live.map((s) => stopChild(s.child!)));
+      await saving.catch(() => {});
       await rm(join(o.dir, 'network.json'), { force: true });
     })());
 
@@ -199,6 +206,7 @@ async function startNetwork(o: RunnerOptions): Promise<number> {
       try {
         await launch(slot);
       } catch (e) {
+        if (stopping) throw e; // stopAll stops it
         slot.child?.kill('SIGKILL');
         r.state = 'down';
         r.exit = 'did not come back';
@@ -242,7 +250,10 @@ async function startNetwork(o: RunnerOptions): Promise<number> {
     up = true;
     o.out(`${o.nodes} node(s) running; Ctrl-C stops them all. A node that exits is reported and the others keep running; cornice network restart <i> starts it again`);
   } catch (e) {
+    // Stopping already: Ctrl-C while the nodes came up, which is no failure.
+    const interrupted = stopping !== undefined;
     await stopAll((e as Error).message);
+    if (interrupted) return 0;
     throw e;
   } finally {
     if (!up) for (const signal of signals) process.off(signal, onSignal);
