@@ -530,8 +530,8 @@ export class PlatformVM implements BlockHost, PlatformBackend {
     const parked = new Map<string, PooledTx[]>();
     const apply = async (pooled: PooledTx): Promise<boolean> => {
       if (await nonceAhead(pooled.tx, pool)) {
-        const key = payerOf(pooled.tx).key;
-        parked.set(key, [...(parked.get(key) ?? []), pooled]);
+        const payer = payerOf(pooled.tx).key;
+        parked.set(payer, [...(parked.get(payer) ?? []), pooled]);
         return false;
       }
       const attempt = new StateDiff(() => pool);
