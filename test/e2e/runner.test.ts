@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { postRpc } from '@cornice/core/testing';
-import { freePort, LOCAL_NODE_IDS, until } from '../src/network.js';
+import { freePortBlock, LOCAL_NODE_IDS, until } from '../src/network.js';
 import { CORNICE_BIN, runCli } from '../src/process.js';
 
 interface Runner {
@@ -30,6 +30,23 @@ function startRunner(args: string[]): Runner {
   // 'exit', not 'close': the nodes share the runner's stderr, so its pipes stay open while they run.
   const exited = new Promise<number | null>((resolve) => proc.on('exit', (code) => resolve(code)));
   return { proc, out: () => out, exited };
+}
+
+/** Waits until the runner printed `text`; fails at once, with what it printed, if it exits first. */
+async function printed(runner: Runner, text: string, maxMs: number): Promise<void> {
+  let gone = false;
+  void runner.exited.then(() => (gone = true));
+  await until(
+    JSON.stringify(text),
+    async () => {
+      if (runner.out().includes(text)) return true;
+      if (gone) throw new Error(`the runner exited (code ${runner.proc.exitCode}) before printing ${JSON.stringify(text)}; it printed:\n${runner.out()}`);
+      return undefined;
+    },
+    maxMs,
+  ).catch((e: Error) => {
+    throw gone ? e : new Error(`${e.message}; the runner printed:\n${runner.out()}`);
+  });
 }
 
 interface Recorded {
@@ -71,10 +88,10 @@ async function cleanUp(runner: Runner | undefined, dir: string): Promise<void> {
 
 test('two nodes: start prints URLs and node IDs, status sees both connected, restart of a running node, stop stops them all', async () => {
   const dir = await mkdtemp(join(tmpdir(), 'cornice-e2e-runner-'));
-  const base = await freePort();
+  const base = await freePortBlock(4);
   let runner: Runner | undefined = startRunner(['--nodes=2', `--dir=${dir}`, `--base-port=${base}`, '--', '--log-level=info']);
   try {
-    await until('both nodes started', async () => (runner!.out().includes('2 node(s) running') ? true : undefined), 60_000);
+    await printed(runner, '2 node(s) running', 60_000);
     assert.match(runner.out(), new RegExp(`node 1: http://127\\.0\\.0\\.1:${base}  node ID LHgqGqV1QYBuyTywXEvmswXme3iH8myRY  staking 127\\.0\\.0\\.1:${base + 1}`));
     assert.match(runner.out(), new RegExp(`node 2: http://127\\.0\\.0\\.1:${base + 2}  node ID BrUCFthHgbBG5SkGZsVRRtxPh9uYufHr7`));
     const status = await until('both connected', async () => {
@@ -109,7 +126,7 @@ test('two nodes: start prints URLs and node IDs, status sees both connected, res
 
     // Ctrl-C (SIGINT) on start stops the nodes too.
     runner = startRunner(['--nodes', '1', '--dir', dir, '--base-port', String(base)]);
-    await until('node 1 started again', async () => (runner!.out().includes('1 node(s) running') ? true : undefined), 60_000);
+    await printed(runner, '1 node(s) running', 60_000);
     runner.proc.kill('SIGINT');
     assert.is(await runner.exited, 0);
     assert.match(runner.out(), /stopping 1 node\(s\): interrupted/);
@@ -121,13 +138,13 @@ test('two nodes: start prints URLs and node IDs, status sees both connected, res
 
 test('five nodes: kill -9 of one is reported and the others keep answering; restart brings it back to healthy; without the runner, restart and stop still work', async () => {
   const dir = await mkdtemp(join(tmpdir(), 'cornice-e2e-runner5-'));
-  const base = await freePort();
+  const base = await freePortBlock(10);
   const runner = startRunner(['--nodes', '5', '--dir', dir, '--base-port', String(base)]);
   try {
-    await until('five nodes started', async () => (runner.out().includes('5 node(s) running') ? true : undefined), 180_000);
+    await printed(runner, '5 node(s) running', 180_000);
     const victim = (await networkFile(dir)).nodes[2]!;
     process.kill(victim.pid, 'SIGKILL');
-    await until('the death reported', async () => (runner.out().includes('node 3 exited (SIGKILL)') ? true : undefined));
+    await printed(runner, 'node 3 exited (SIGKILL)', 30_000);
     assert.match(runner.out(), /node 3 exited \(SIGKILL\); the other nodes keep running\. Start it again: cornice network restart 3 --dir=/);
     // The others keep running and answering; the runner too.
     for (const i of [1, 2, 4, 5]) assert.is(await nodeIdAt(`http://127.0.0.1:${base + 2 * (i - 1)}`), LOCAL_NODE_IDS[i - 1], `node ${i}`);
