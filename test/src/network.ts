@@ -28,6 +28,30 @@ export function freePort(): Promise<number> {
   });
 }
 
+function canListen(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const s = createServer();
+    s.once('error', () => resolve(false));
+    s.listen(port, '127.0.0.1', () => s.close(() => resolve(true)));
+  });
+}
+
+/**
+ * The first of `count` consecutive free ports on 127.0.0.1, below the ephemeral range (Linux's
+ * 32768–60999): a base port from freePort() lies inside it, where the outgoing connections of
+ * every process on the machine take their local ports, so one of the ports after it was sometimes
+ * taken by the time a node listened there ("staking port … is in use").
+ */
+export async function freePortBlock(count: number): Promise<number> {
+  for (let attempt = 0; attempt < 50; attempt++) {
+    const base = 20_000 + Math.floor(Math.random() * (12_000 - count));
+    let free = true;
+    for (let p = base; p < base + count && free; p++) free = await canListen(p);
+    if (free) return base;
+  }
+  throw new Error(`no ${count} consecutive free ports between 20000 and 32000`);
+}
+
 export interface NetNode {
   index: number;
   stakingPort: number;

@@ -12,6 +12,7 @@
  *   flags (db-dir, staking files, profile-dir) follow the final values of those flags.
  * - `--help` anywhere returns the help text without checking anything else; `--version` is answered
  *   once the command line parses, before the environment and config file are read.
+ * The command-line rules are parseCommandLine's, which `cornice network` (runner/args.ts) shares.
  */
 import { readFileSync } from 'node:fs';
 import { homedir as osHomedir } from 'node:os';
@@ -59,7 +60,7 @@ function errorText(err: unknown): string {
 }
 
 /** Converts a command-line or environment string, or throws naming `where` (`--x` or `CORNICE_X`). */
-function fromString(flag: Flag, raw: string, where: string, source: FlagSource, ctx: ValueContext): unknown {
+function fromString(flag: CommandLineFlag, raw: string, where: string, source: FlagSource, ctx: ValueContext): unknown {
   const value = flag.type.fromString(raw, ctx);
   const problem = value === undefined ? flag.type.expected : flag.validate?.(value);
   if (problem !== undefined) {
@@ -71,28 +72,57 @@ function fromString(flag: Flag, raw: string, where: string, source: FlagSource, 
   return value;
 }
 
-function unknownFlag(arg: string): ConfigError {
+function unknownFlag(arg: string, help: string): ConfigError {
   const eq = arg.indexOf('=');
   const shown = eq < 0 ? arg : arg.slice(0, eq);
-  return new ConfigError('UnknownFlag', `unknown flag ${shown} ${seeHelp}`, { flag: shown });
+  return new ConfigError('UnknownFlag', `unknown flag ${shown} ${help}`, { flag: shown });
 }
 
-function wantsHelp(argv: readonly string[]): boolean {
+/** Whether a command line asks for help: `--help` (or `--help=true`, `--help=1`) anywhere. */
+export function wantsHelp(argv: readonly string[]): boolean {
   return argv.some((a) => a === '--help' || a === '--help=true' || a === '--help=1');
 }
 
-function parseArgs(argv: readonly string[], ctx: ValueContext): Values {
-  const out: Values = new Map();
+/** What the command-line rules need of a flag (a node flag's row, or another command's). */
+export type CommandLineFlag = Pick<Flag, 'name' | 'type' | 'validate'>;
+
+export interface CommandLineOptions<F extends CommandLineFlag> {
+  /** The flag named `name` (without dashes), if this command has it. */
+  find(name: string): F | undefined;
+  /** Ends error messages: `(see cornice --help)`. */
+  help: string;
+  /** Arguments that are not flags are collected (default: refused as unexpected). */
+  positionals?: boolean;
+  /** For `~` expansion. */
+  ctx: ValueContext;
+}
+
+/**
+ * The node's command-line rules, for any table of flags: `--flag=value`, `--flag value`; a bare
+ * boolean `--flag` means true and never takes the next argument; a repeated flag: the last one
+ * wins; a value is checked by the flag's type and validate, errors name the flag and the expected
+ * value. Used by the node (parseConfig) and by `cornice network` (runner/args.ts).
+ */
+export function parseCommandLine<F extends CommandLineFlag>(
+  argv: readonly string[],
+  o: CommandLineOptions<F>,
+): { values: Map<F, unknown>; positionals: string[] } {
+  const values = new Map<F, unknown>();
+  const positionals: string[] = [];
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
     if (arg === '--' || !arg.startsWith('-') || arg === '-') {
-      throw new ConfigError('UnexpectedArgument', `unexpected argument ${quote(arg)} ${seeHelp}`, { argument: arg });
+      if (o.positionals && arg !== '--') {
+        positionals.push(arg);
+        continue;
+      }
+      throw new ConfigError('UnexpectedArgument', `unexpected argument ${quote(arg)} ${o.help}`, { argument: arg });
     }
-    if (!arg.startsWith('--')) throw unknownFlag(arg);
+    if (!arg.startsWith('--')) throw unknownFlag(arg, o.help);
     const eq = arg.indexOf('=');
     const name = eq < 0 ? arg.slice(2) : arg.slice(2, eq);
-    const flag = findFlag(name);
-    if (!flag || !flag.sources.includes('cli')) throw unknownFlag(arg);
+    const flag = o.find(name);
+    if (!flag) throw unknownFlag(arg, o.help);
     const where = `--${name}`;
     let raw: string;
     if (eq >= 0) {
@@ -108,9 +138,17 @@ function parseArgs(argv: readonly string[], ctx: ValueContext): Values {
       }
     }
     if (raw === '' && !(eq >= 0 && flag.type.allowsEmpty)) throw new ConfigError('MissingValue', `missing value for ${where}`, { flag: name });
-    out.set(flag, fromString(flag, raw, where, 'cli', ctx));
+    values.set(flag, fromString(flag, raw, where, 'cli', o.ctx));
   }
-  return out;
+  return { values, positionals };
+}
+
+function parseArgs(argv: readonly string[], ctx: ValueContext): Values {
+  const find = (name: string) => {
+    const flag = findFlag(name);
+    return flag && flag.sources.includes('cli') ? flag : undefined;
+  };
+  return parseCommandLine(argv, { find, help: seeHelp, ctx }).values;
 }
 
 function parseEnv(env: Record<string, string | undefined>, ctx: ValueContext): Values {
@@ -237,9 +275,9 @@ export function helpText(): string {
     'Runs a Cornice node.',
     '',
     'Commands:',
-    '  cornice network start|stop|status   a local network of node processes (cornice network for its flags)',
-    '  cornice vm-id <name>                the vmID (cb58) of a VM name',
-    '  cornice genesis encode <file|->     the cb58 of a file\'s bytes (or stdin\'s), for "genesisData"',
+    '  cornice network start|stop|status|restart   a local network of node processes (see cornice network --help)',
+    '  cornice vm-id <name>                        the vmID (cb58) of a VM name',
+    '  cornice genesis encode <file|->             the cb58 of a file\'s bytes (or stdin\'s), for "genesisData"',
     '',
     'Flags:',
   ];

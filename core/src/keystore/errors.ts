@@ -20,6 +20,8 @@ export type KeystoreErrorCode =
   | 'Busy'
   /** The password strength check did not finish in time: the password is refused (fail closed). */
   | 'StrengthCheckTimeout'
+  /** The password strength checker's worker did not start within its (generous) start-up bound. */
+  | 'StrengthCheckUnavailable'
   /** importUser got a blob that does not decode, is out of bounds, costs more to derive than this node allows, or fails authentication. */
   | 'BadExport'
   /** The user's data is too large to export. */

@@ -1,6 +1,9 @@
 /**
  * Worker thread that scores passwords with zxcvbn (see password.ts for why it is not run on the
- * main thread). Messages in: {id, password, userInputs}; out: {id, score} or {id, failed: true}.
+ * main thread). Once zxcvbn and its dictionaries are loaded and one warm-up score has run (so
+ * nothing zxcvbn does on first use is left), it posts {ready: true}: the scorer's deadlines run only
+ * from then on.
+ * Messages in: {id, password, userInputs}; out: {id, score} or {id, failed: true}.
  */
 import { createRequire } from 'node:module';
 import { parentPort } from 'node:worker_threads';
@@ -12,8 +15,12 @@ export interface ScoreRequest {
   userInputs: string[];
 }
 export type ScoreResponse = { id: number; score: number } | { id: number; failed: true };
+/** What a worker posts: once {ready: true}, then one response per request. */
+export type WorkerMessage = ScoreResponse | { ready: true };
 
 const zxcvbn = createRequire(import.meta.url)('zxcvbn') as typeof zxcvbnType;
+
+zxcvbn('warm-up Password1!', []);
 
 parentPort?.on('message', (req: ScoreRequest) => {
   let res: ScoreResponse;
@@ -24,3 +31,5 @@ parentPort?.on('message', (req: ScoreRequest) => {
   }
   parentPort?.postMessage(res);
 });
+
+parentPort?.postMessage({ ready: true } satisfies WorkerMessage);

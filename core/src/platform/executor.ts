@@ -85,9 +85,30 @@ export function signerOf(tx: IssuableTx, sig: Uint8Array, what = 'signature'): S
   }
 }
 
-/** The payer of a tx: recovered from its payer signature (reference: there is no payer field). */
+const payers = new WeakMap<object, ShortId>();
+
+/**
+ * The payer of a tx: recovered from its payer signature (reference: there is no payer field);
+ * cached per tx object (the mempool's txs are asked again at every issue and build).
+ */
 export function payerOf(tx: IssuableTx): ShortId {
-  return 'payerSig' in tx ? signerOf(tx, tx.payerSig, 'payer signature') : signerOf(tx, tx.sig);
+  let payer = payers.get(tx);
+  if (!payer) payers.set(tx, (payer = 'payerSig' in tx ? signerOf(tx, tx.payerSig, 'payer signature') : signerOf(tx, tx.sig)));
+  return payer;
+}
+
+/**
+ * Whether `tx` is from an account whose next nonce on `state` is below the tx's: it can apply only
+ * after the account's txs before it (false when its payer cannot be recovered: it never applies).
+ */
+export async function nonceAhead(tx: IssuableTx, state: StateReader): Promise<boolean> {
+  let payer: ShortId;
+  try {
+    payer = payerOf(tx);
+  } catch {
+    return false;
+  }
+  return tx.nonce > (await state.account(payer)).nonce + 1n;
 }
 
 const txIds = new WeakMap<object, Id>();

@@ -2,8 +2,9 @@
  * Txs waiting for a block, by kind (decision, atomic, timed), in arrival order, deduplicated by tx
  * ID and bounded in number. Listeners are told when something is added.
  */
-import type { Id } from '@cornice/sdk';
+import type { Id, ShortId } from '@cornice/sdk';
 import { PlatformError } from './errors.js';
+import { payerOf } from './executor.js';
 import type { AtomicTx, DecisionTx, IssuableTx, TimedTx } from './model.js';
 
 export const DEFAULT_MEMPOOL_CAPACITY = 4096;
@@ -41,6 +42,19 @@ export class Mempool {
   /** The pooled txs of one kind, oldest first. */
   ofKind(kind: PoolKind): PooledTx[] {
     return [...(kind === 'decision' ? this.decision : kind === 'atomic' ? this.atomic : this.timed).values()];
+  }
+
+  /** Whether a pooled tx (but those in `skip`, by ID key) is `payer`'s with nonce `nonce`. */
+  holds(payer: ShortId, nonce: bigint, skip: ReadonlySet<string>): boolean {
+    for (const pooled of [...this.decision.values(), ...this.atomic.values(), ...this.timed.values()]) {
+      if (pooled.tx.nonce !== nonce || skip.has(pooled.id.key)) continue;
+      try {
+        if (payerOf(pooled.tx).equals(payer)) return true;
+      } catch {
+        // unsigned: not anyone's
+      }
+    }
+    return false;
   }
 
   add(id: Id, tx: IssuableTx): void {

@@ -35,13 +35,15 @@ import {
   applyDecisionTx,
   checkProposalTime,
   nextStakerChange,
+  nonceAhead,
+  payerOf,
   prefersCommit,
   proposalOutcomes,
   validatorWeights,
   type ExecutorContext,
 } from './executor.js';
 import { BlockStore, PlatformBlock, type BlockHost } from './blocks.js';
-import { DEFAULT_MEMPOOL_CAPACITY, KIND_ORDER, Mempool, kindOf } from './mempool.js';
+import { DEFAULT_MEMPOOL_CAPACITY, KIND_ORDER, Mempool, type PooledTx } from './mempool.js';
 import { systemScheduler } from '../consensus/snowman/scheduler.js';
 import type { Scheduler } from '../consensus/snowman/types.js';
 import {
@@ -101,8 +103,8 @@ export class PlatformVM implements BlockHost, PlatformBackend {
   #atomic: { chainId: Id; assetId: Id } | undefined;
   #shutDown = false;
   readonly #issuing = serializer();
-  /** issueTx's check states for one preferred block (see #poolLayer). */
-  #poolState: { preferred: string; layers: StateDiff[] } | undefined;
+  /** issueTx's check state for one preferred block (see #poolDiff). */
+  #poolState: { preferred: string; pool: StateDiff } | undefined;
 
   constructor(private readonly deps: PlatformVMDeps) {
     this.#mempool = new Mempool(() => this.#wake(), deps.mempoolCapacity ?? DEFAULT_MEMPOOL_CAPACITY);
@@ -175,50 +177,71 @@ export class PlatformVM implements BlockHost, PlatformBackend {
     const parentId = preferred.id;
     const parent = () => this.#stateAt(parentId);
     const c = this.#executorContext();
-
     const taken = this.#onPreferredBranch();
-    const decisions = [...this.#mempool.decision.values()].filter((p) => !taken.has(p.id.key));
-    if (decisions.length > 0) {
-      const diff = new StateDiff(parent);
-      const txs = [];
-      for (const { id, tx } of decisions) {
-        if (txs.length >= BATCH_SIZE) break;
-        const attempt = new StateDiff(() => diff);
+    // A tx whose nonce is ahead of its account's waits (stays pooled) while the account's next tx is
+    // pooled; a build that dropped txs and skipped waiting ones goes once more, so that a tx whose
+    // predecessor was just dropped is dropped now too (nonces.test.ts "… dropped too, in the same build").
+    for (let pass = 0; ; pass++) {
+      const sizeBefore = this.#mempool.size;
+      let waited = false;
+      const decisions = [...this.#mempool.decision.values()].filter((p) => !taken.has(p.id.key));
+      if (decisions.length > 0) {
+        const diff = new StateDiff(parent);
+        const txs = [];
+        for (const { id, tx } of decisions) {
+          if (txs.length >= BATCH_SIZE) break;
+          const attempt = new StateDiff(() => diff);
+          try {
+            await applyDecisionTx(tx, attempt, c);
+            attempt.mergeInto(diff);
+            txs.push(tx);
+          } catch (e) {
+            if (await this.#waits(tx, diff, taken)) waited = true;
+            else this.#drop(id, e);
+          }
+        }
+        if (txs.length > 0) return this.#newBlock({ kind: 'standard', parentId, txs }, preferred.height + 1);
+      }
+      for (const { id, tx } of [...this.#mempool.atomic.values()]) {
+        if (taken.has(id.key)) continue;
         try {
-          await applyDecisionTx(tx, attempt, c);
-          attempt.mergeInto(diff);
-          txs.push(tx);
+          await applyAtomicTx(tx, new StateDiff(parent), c);
+          return this.#newBlock({ kind: 'atomic', parentId, tx }, preferred.height + 1);
         } catch (e) {
-          this.#drop(id, e);
+          if (await this.#waits(tx, parent(), taken)) waited = true;
+          else this.#drop(id, e);
         }
       }
-      if (txs.length > 0) return this.#newBlock({ kind: 'standard', parentId, txs }, preferred.height + 1);
+      const next = await this.#nextProposal(parent(), taken);
+      if (next.proposal) return this.#newBlock({ kind: 'proposal', parentId, tx: next.proposal }, preferred.height + 1);
+      if (pass > 0 || !(waited || next.waited) || this.#mempool.size === sizeBefore) break;
     }
-    for (const { id, tx } of [...this.#mempool.atomic.values()]) {
-      if (taken.has(id.key)) continue;
-      try {
-        await applyAtomicTx(tx, new StateDiff(parent), c);
-        return this.#newBlock({ kind: 'atomic', parentId, tx }, preferred.height + 1);
-      } catch (e) {
-        this.#drop(id, e);
-      }
-    }
-    const proposal = await this.#nextProposal(parent(), taken);
-    if (proposal) return this.#newBlock({ kind: 'proposal', parentId, tx: proposal }, preferred.height + 1);
     throw new PlatformError('NothingToBuild', 'nothing to build: no pending txs and no validator set change due');
+  }
+
+  /**
+   * Whether `tx`, refused on `state`, is from an account whose nonce on `state` is behind the tx's
+   * while the mempool holds (off the preferred branch) the account's next tx: it then waits for it.
+   */
+  async #waits(tx: IssuableTx, state: StateReader, taken: ReadonlySet<string>): Promise<boolean> {
+    if (!(await nonceAhead(tx, state))) return false;
+    const payer = payerOf(tx);
+    return this.#mempool.holds(payer, (await state.account(payer)).nonce + 1n, taken);
   }
 
   /**
    * The proposal due on a decision state (reference §6.7 priority): a reward when chain time is the
    * next Default Subnet staker's end, an advance of time when local time reached the next staker
-   * change, else the first pending timed tx that still starts far enough ahead.
+   * change, else the first pending timed tx that still starts far enough ahead (`waited`: a
+   * timed tx was skipped because its account's earlier tx is still pooled).
    */
-  async #nextProposal(state: StateReader, taken: ReadonlySet<string>): Promise<ProposalTx | undefined> {
+  async #nextProposal(state: StateReader, taken: ReadonlySet<string>): Promise<{ proposal?: ProposalTx; waited?: boolean }> {
     const next = (await state.currentStakers(DEFAULT_SUBNET_ID))[0];
-    if (next && next.tx.end === state.timestamp()) return { kind: 'rewardValidator', txId: next.txId };
+    if (next && next.tx.end === state.timestamp()) return { proposal: { kind: 'rewardValidator', txId: next.txId } };
     const change = await nextStakerChange(state, await allSubnets(state));
     const now = this.now();
-    if (change !== undefined && now >= change) return { kind: 'advanceTime', time: change };
+    if (change !== undefined && now >= change) return { proposal: { kind: 'advanceTime', time: change } };
+    let waited = false;
     for (const { id, tx } of [...this.#mempool.timed.values()]) {
       if (taken.has(id.key)) continue;
       if (tx.start < now + SYNC_BOUND_SECONDS) {
@@ -229,12 +252,13 @@ export class PlatformVM implements BlockHost, PlatformBackend {
       }
       try {
         await proposalOutcomes(tx, () => state, this.#executorContext());
-        return tx;
+        return { proposal: tx };
       } catch (e) {
-        this.#drop(id, e);
+        if (await this.#waits(tx, state, taken)) waited = true;
+        else this.#drop(id, e);
       }
     }
-    return undefined;
+    return { waited };
   }
 
   /** Removes a tx that no longer applies from the mempool, saying why. */
@@ -245,13 +269,13 @@ export class PlatformVM implements BlockHost, PlatformBackend {
   }
 
   /**
-   * IDs of the txs in the processing blocks of the preferred branch. Txs stay in the mempool until
-   * their block is accepted; these are already in the preferred state, so building and issueTx's
-   * checks skip them.
+   * IDs of the txs in the processing blocks of the preferred branch (from `from` down). Txs stay in
+   * the mempool until their block is accepted; these are already in the preferred state, so building
+   * and issueTx's checks skip them.
    */
-  #onPreferredBranch(): Set<string> {
+  #onPreferredBranch(from: Id = this.#preferred): Set<string> {
     const out = new Set<string>();
-    for (let b = this.#live.get(this.#preferred.key); b && b.status === 'processing'; b = this.#live.get(b.parentId.key)) {
+    for (let b = this.#live.get(from.key); b && b.status === 'processing'; b = this.#live.get(b.parentId.key)) {
       for (const tx of txsOf(b.fields)) out.add(txIdOf(tx).key);
     }
     return out;
@@ -467,52 +491,70 @@ export class PlatformVM implements BlockHost, PlatformBackend {
     if ('start' in tx && tx.start < this.now() + SYNC_BOUND_SECONDS) {
       throw new PlatformError('InvalidTx', `start time must be in the future: at least ${SYNC_BOUND_SECONDS} s after the node's time (${this.now()}), got ${tx.start}`);
     }
-    // Checked on the preferred state after the pooled txs a build takes before it (decision, then
-    // atomic, then timed), so nonces can follow each other, and a tx that passes here is not dropped
-    // at build for a nonce out of order.
+    // Checked on the preferred state after every pooled tx (#poolDiff), so the txs of one account
+    // follow each other whatever their kinds, and a tx that passes here is not dropped at build for
+    // its nonce: a build waits for the account's earlier txs (#waits). Test: nonces.test.ts.
     const c = this.#executorContext();
-    const layer = KIND_ORDER.indexOf(kindOf(tx));
-    const { state, pool } = await this.#poolLayer(layer, c);
+    const { state, pool } = await this.#poolDiff(c);
     const attempt = new StateDiff(() => pool);
     await applyAsAccepted(tx, attempt, c);
     this.#mempool.add(id, tx);
-    // Unless a block or preference change dropped these layers meanwhile (they are then rebuilt from
-    // the mempool, this tx included): add the tx, and drop the layers of later kinds, computed without it.
-    if (this.#poolState === state) {
-      attempt.mergeInto(pool);
-      state.layers.length = layer + 1;
-    }
+    // Unless a block or preference change dropped that state meanwhile (it is then rebuilt from the
+    // mempool, this tx included): add the tx to it.
+    if (this.#poolState === state) attempt.mergeInto(pool);
     return id;
   }
 
   /**
-   * The preferred state with the pooled txs of kinds up to KIND_ORDER[layer] applied (those not
-   * already on the preferred branch), one diff per kind on top of the one before. Kept until the
-   * preference changes or the mempool loses a tx.
+   * The preferred state with every pooled tx applied (those not already on the preferred branch), in
+   * the order builds take them: by kind (decision, atomic, timed), in arrival order, except that a tx
+   * whose nonce is ahead of its account's goes right after the account's tx before it (a build
+   * waits for that one, then takes it first again: decision and atomic txs come before timed ones).
+   * Between accounts the order matters little: a decision or atomic tx depends on no timed tx of
+   * another account (only on subnets, UTXOs, and its own account's nonce and balance, which only its
+   * own txs take from). Kept until the preference changes or the mempool loses a tx.
    */
-  async #poolLayer(layer: number, c: ExecutorContext): Promise<{ state: { preferred: string; layers: StateDiff[] }; pool: StateDiff }> {
+  async #poolDiff(c: ExecutorContext): Promise<{ state: { preferred: string; pool: StateDiff }; pool: StateDiff }> {
     const key = this.#preferred.key;
-    if (this.#poolState?.preferred !== key) this.#poolState = { preferred: key, layers: [] };
-    const state = this.#poolState;
-    const taken = this.#onPreferredBranch();
-    const base = this.#preferredDecisionState();
-    while (state.layers.length <= layer) {
-      const i = state.layers.length;
-      const below = state.layers[i - 1];
-      const diff = new StateDiff(() => below ?? base);
-      for (const pooled of this.#mempool.ofKind(KIND_ORDER[i]!)) {
+    if (this.#poolState?.preferred === key) return { state: this.#poolState, pool: this.#poolState.pool };
+    // A processing proposal at the tip: its tx is not in the state it builds on, so it counts as pooled
+    // (nonces.test.ts "… in a processing proposal block").
+    const tip = this.#live.get(key);
+    const base = tip && !tip.isDecision && tip.status !== 'accepted' ? tip.parentId : this.#preferred;
+    const taken = this.#onPreferredBranch(base);
+    const below = this.#preferredDecisionState();
+    const pool = new StateDiff(() => below);
+    const state = { preferred: key, pool };
+    this.#poolState = state;
+    /** Txs waiting for their account's earlier tx, by account. */
+    const parked = new Map<string, PooledTx[]>();
+    const apply = async (pooled: PooledTx): Promise<boolean> => {
+      if (await nonceAhead(pooled.tx, pool)) {
+        const payer = payerOf(pooled.tx).key;
+        parked.set(payer, [...(parked.get(payer) ?? []), pooled]);
+        return false;
+      }
+      const attempt = new StateDiff(() => pool);
+      try {
+        await applyAsAccepted(pooled.tx, attempt, c);
+      } catch {
+        return false; // a pooled tx that no longer applies is dropped at build time
+      }
+      attempt.mergeInto(pool);
+      return true;
+    };
+    for (const kind of KIND_ORDER) {
+      for (const pooled of this.#mempool.ofKind(kind)) {
         if (taken.has(pooled.id.key)) continue;
-        const attempt = new StateDiff(() => diff);
-        try {
-          await applyAsAccepted(pooled.tx, attempt, c);
-          attempt.mergeInto(diff);
-        } catch {
-          // a pooled tx that no longer applies is dropped at build time
+        // Then the account's parked txs that now follow, in nonce order.
+        for (let p: PooledTx | undefined = pooled; p && (await apply(p)); ) {
+          const waiting = parked.get(payerOf(p.tx).key);
+          const at = waiting?.findIndex((w) => w.tx.nonce === p!.tx.nonce + 1n) ?? -1;
+          p = at >= 0 ? waiting!.splice(at, 1)[0] : undefined;
         }
       }
-      state.layers.push(diff);
     }
-    return { state, pool: state.layers[layer]! };
+    return { state, pool };
   }
 
   async blockchainStatus(chainId: Id): Promise<BlockchainStatus> {

@@ -477,14 +477,14 @@ test('txs of one account across kinds: what issueTx accepts is built in nonce or
   const h = await startVM();
   await h.vm.issueTx(subnetTx(1n, [PrivateKey.generate()], 1));
   await h.vm.issueTx(validatorTx(h, { nonce: 2n }));
-  // A build takes decision txs before timed ones: nonce 3 would come before nonce 2 and be dropped.
-  await rejects(h.vm.issueTx(subnetTx(3n, [PrivateKey.generate()], 1)), /expected tx nonce to be 2 but was 3/, 'InvalidTx');
-  assert.equal((await settle(h.vm)).map((b) => b.kind), ['standard', 'proposal', 'commit']);
-  assert.is((await h.vm.accepted().account(EWOQ.address)).nonce, 2n);
-  assert.is((await h.vm.accepted().pendingStakers(DEFAULT_SUBNET_ID)).length, 1);
-  // Once the timed tx is in, the next decision tx is fine.
+  // A build takes decision txs before timed ones: nonce 3 waits in the mempool for nonce 2 (it was
+  // refused here until issue 31 point 7; see nonces.test.ts).
   await h.vm.issueTx(subnetTx(3n, [PrivateKey.generate()], 1));
-  assert.equal((await settle(h.vm)).map((b) => b.kind), ['standard']);
+  await rejects(h.vm.issueTx(subnetTx(5n, [PrivateKey.generate()], 1)), /expected tx nonce to be 4 but was 5/, 'InvalidTx');
+  assert.equal((await settle(h.vm)).map((b) => b.kind), ['standard', 'proposal', 'commit', 'standard']);
+  assert.is((await h.vm.accepted().account(EWOQ.address)).nonce, 3n);
+  assert.is((await h.vm.accepted().pendingStakers(DEFAULT_SUBNET_ID)).length, 1);
+  assert.is((await h.vm.accepted().subnets()).length, 2);
 });
 
 test('issueTx stays cheap with a large mempool: each pooled signature is recovered once, not at every issue', async () => {
