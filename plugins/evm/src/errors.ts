@@ -30,7 +30,9 @@ export type EvmChainErrorCode =
   /** waitForEvent's signal aborted. */
   | 'Aborted'
   /** A chain-rules hook broke its contract (e.g. wrote to a state it may only read). */
-  | 'RulesFailed';
+  | 'RulesFailed'
+  /** A peer's tx gossip that does not decode. */
+  | 'MalformedGossip';
 
 /** Every error the EVM chain throws on purpose, besides NotFoundError and the RPC-facing EvmRpcError. */
 export class EvmChainError extends NodeError<EvmChainErrorCode> {}

@@ -9,6 +9,7 @@ import {
   type ChainContext,
   type ChainHandler,
   type ChainVM,
+  type ShortId,
   type VMEvent,
   type VMInit,
   type VMState,
@@ -20,6 +21,7 @@ import { EvmChain, type EvmChainOptions } from './chain/chain.js';
 import { parseChainConfig } from './chain-config.js';
 import { EvmChainError } from './errors.js';
 import { EVM_VM_VERSION } from './version.js';
+import { decodeTxGossip, encodeTxGossip } from './gossip.js';
 import { createEthRpc, type EthMethod, type EthRpc } from './rpc/index.js';
 
 
@@ -60,6 +62,41 @@ export class EvmVM implements ChainVM {
     this.#ctx = ctx;
     this.#chain = await EvmChain.open(ctx, init.genesis, { ...this.opts, ...fromConfig }, init.upgrade);
     this.#backend = new ChainBackend(this.#chain, this.opts.networkId ?? 1n);
+    this.#backend.onAdmitted = (raw) => this.#queueGossip(raw);
+  }
+
+  /**
+   * Txs another node gossiped (gossip.ts): each admitted like one sent to this node, in order (a
+   * sender's nonces follow each other), and not gossiped again; one that fails its checks is skipped.
+   * Without gossip a tx waited for the node it was sent to to propose: transfers sent round-robin to
+   * five nodes went one per block.
+   */
+  async onGossip(_from: ShortId, payload: Uint8Array): Promise<void> {
+    const backend = this.backend;
+    for (const raw of decodeTxGossip(payload)) {
+      if (this.#shutDown) return;
+      await backend.admitGossiped(raw).catch(() => undefined);
+    }
+  }
+
+  /** Txs admitted through the RPC in this turn, gossiped together at its end. */
+  #toGossip: Uint8Array[] = [];
+
+  #queueGossip(raw: Uint8Array): void {
+    if (this.#toGossip.length === 0) setImmediate(() => this.#flushGossip());
+    this.#toGossip.push(raw);
+  }
+
+  #flushGossip(): void {
+    const txs = this.#toGossip;
+    this.#toGossip = [];
+    if (this.#shutDown || !this.#ctx) return;
+    try {
+      for (const payload of encodeTxGossip(txs)) this.#ctx.network.gossip(payload);
+    } catch (e) {
+      // Best effort: the txs are pooled here and reach the others in this node's blocks.
+      this.#chain?.log.warn('could not gossip admitted txs', { txs: txs.length, error: (e as Error).message });
+    }
   }
 
   /** The chain (after initialize): for tests, benches and extensions. */

@@ -72,6 +72,8 @@ export class ChainBackend implements EvmBackend {
   readonly networkId: bigint;
   readonly accepted$: Observable<AcceptedBlock>;
   readonly pending$: Observable<TxView>;
+  /** Called with the raw bytes of each tx admitted through the RPC (the VM gossips them). */
+  onAdmitted: ((raw: Uint8Array) => void) | undefined;
   readonly #receiptCache = new WeakMap<EvmBlock, ReceiptCacheEntry>();
   readonly #viewCache = new WeakMap<EvmBlock, BlockView>();
 
@@ -232,6 +234,17 @@ export class ChainBackend implements EvmBackend {
   // ------------------------------------------------------------------ admission
 
   async sendRawTransaction(raw: Uint8Array): Promise<Hash> {
+    const hash = await this.#admitRaw(raw);
+    this.onAdmitted?.(raw);
+    return hash;
+  }
+
+  /** A tx another node gossiped: admitted with the same checks as one sent here, and not gossiped again. */
+  admitGossiped(raw: Uint8Array): Promise<Hash> {
+    return this.#admitRaw(raw);
+  }
+
+  async #admitRaw(raw: Uint8Array): Promise<Hash> {
     const max = this.chain.options.maxTxBytes ?? 128 * 1024;
     if (raw.length > max) throw rpcErr(`oversized data: transaction size ${raw.length}, limit ${max}`);
     if (raw.length === 0) throw rpcErr('typed transaction too short');
@@ -336,7 +349,9 @@ export class ChainBackend implements EvmBackend {
     } catch (e) {
       throw rpcErr(`invalid transaction: ${shortReason(e)}`);
     }
-    return this.admit(signed);
+    const hash = await this.admit(signed);
+    this.onAdmitted?.(signed.serialize());
+    return hash;
   }
 
   // ------------------------------------------------------------------ execution
