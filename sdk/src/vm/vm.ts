@@ -72,7 +72,9 @@ export interface ChainHandler {
  *   the node. Throw Errors (a stack is how the node knows whose fault it is).
  * - `buildBlock` failing (throwing, or returning a block that fails `verify` or is not new) is
  *   logged at warn and retried with exponential backoff (100 ms doubling to 30 s) on the next
- *   'pendingTxs', so `waitForEvent` may keep answering while the VM recovers.
+ *   'pendingTxs', so `waitForEvent` may keep answering while the VM recovers. An error whose `code`
+ *   is 'NothingToBuild' (the pending txs went into another node's block meanwhile) is routine on a
+ *   network: logged at debug, with the same backoff.
  */
 export interface ChainVM {
   initialize(ctx: ChainContext, init: VMInit): Promise<void>;

@@ -481,13 +481,15 @@ export class SnowmanEngine {
   }
 
   /** Builds one block and issues it; undefined when a new block joined the tree, else what went wrong. */
-  async #build(): Promise<{ problem: string; [field: string]: unknown } | undefined> {
+  async #build(): Promise<{ problem: string; level?: 'warn' | 'debug'; [field: string]: unknown } | undefined> {
     if (this.#state !== 'running') return undefined;
     let block: Block;
     try {
       block = await this.#vm.buildBlock();
     } catch (err) {
-      return { problem: 'buildBlock failed', error: describe(err) };
+      // The txs went into another node's block meanwhile: routine on a network (see ChainVM).
+      const routine = (err as { code?: unknown } | null)?.code === 'NothingToBuild';
+      return { problem: routine ? 'nothing to build' : 'buildBlock failed', error: describe(err), ...(routine ? { level: 'debug' as const } : {}) };
     }
     const result = await this.#add(block, undefined);
     if (result === 'added' || result === 'held' || this.#state !== 'running') return undefined;
@@ -495,11 +497,11 @@ export class SnowmanEngine {
   }
 
   /** Logs a failed build at warn and sleeps for the next backoff step (stop() cuts it short). */
-  async #buildFailed(problem: string, fields: Record<string, unknown>): Promise<void> {
+  async #buildFailed(problem: string, { level = 'warn', ...fields }: Record<string, unknown> & { level?: 'warn' | 'debug' }): Promise<void> {
     this.#buildFailures += 1;
     const { buildBackoffMinMs: min, buildBackoffMaxMs: max } = this.#limits;
     const delayMs = Math.min(max, min * 2 ** Math.min(this.#buildFailures - 1, 30));
-    this.#log.warn(problem, { ...fields, failures: this.#buildFailures, retryInMs: delayMs });
+    this.#log[level](problem, { ...fields, failures: this.#buildFailures, retryInMs: delayMs });
     await this.#sleep(delayMs);
   }
 
@@ -621,6 +623,8 @@ export class SnowmanEngine {
       const key = block.id.key;
       const result = await this.#addOne(block, key, source);
       firstResult ??= result;
+      // The block a peer said it accepted, now fetched: how far behind this node is.
+      if (this.#behind?.key === key && this.#behind.height === undefined) this.#behind.height = heightOf(block);
       if (result === 'added') {
         added = true;
         for (const child of this.#takeHeldChildren(key)) work.push(child);

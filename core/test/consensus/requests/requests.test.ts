@@ -55,6 +55,33 @@ test('benchlist: benched after N consecutive failures spanning the minimum durat
   assert.not.ok(b.failed('c'), 'an answer cleared the record');
 });
 
+test('benchlist: a benched validator is back once heard from (it was benched for the whole duration before)', () => {
+  let now = 0;
+  const b = new Benchlist({ failThreshold: 2, minFailingDurationMs: 0, durationMs: 900_000 }, () => now);
+  b.failed('a');
+  assert.ok(b.failed('a'));
+  now = 60_000;
+  assert.ok(b.isBenched('a'));
+  assert.ok(b.answered('a'), 'it was benched');
+  assert.not.ok(b.isBenched('a'), 'a message of its own: back at once');
+  assert.not.ok(b.answered('a'));
+});
+
+test('benchlist: benching stops at maxPortion of the stake; isFailing after three failures in a row', () => {
+  const weights: Record<string, number> = { a: 20, b: 20, c: 20, d: 20, e: 20 };
+  const b = new Benchlist({ failThreshold: 1, minFailingDurationMs: 0, durationMs: 60_000, maxPortion: 0.25 }, () => 0, {
+    weightOf: (k) => weights[k] ?? 0,
+    total: () => 100,
+  });
+  assert.ok(b.failed('a'), 'a fifth of the stake fits in a quarter');
+  assert.not.ok(b.failed('b'), 'two fifths do not: b keeps being asked (its queries time out)');
+  assert.is(b.size, 1);
+  assert.ok(b.isFailing('b') === false && (b.failed('b'), b.failed('b'), b.isFailing('b')), 'three failures in a row: not answering');
+  b.answered('b');
+  assert.not.ok(b.isFailing('b'));
+  assert.throws(() => new Benchlist({ failThreshold: 1, minFailingDurationMs: 0, durationMs: 1, maxPortion: 2 }, () => 0), /maxPortion/);
+});
+
 function senderWith(opts: { connected: (id: ShortId) => boolean; failThreshold?: number }) {
   const clock = new EventQueue();
   const link = new RecordingTransport(nodeIdOf(1));
@@ -138,6 +165,18 @@ test('sender: stop cancels every deadline and delivers nothing more', () => {
   assert.is(s.clock.pending, 0);
   s.sender.onChits(a, 1, Id.empty);
   assert.equal(s.heard, []);
+});
+
+test('sender: status says unresponsive after three timeouts in a row; any message from the node clears it', () => {
+  const s = senderWith({ connected: () => true, failThreshold: 100 });
+  for (let rid = 1; rid <= 3; rid++) {
+    assert.is(s.sender.status(a), 'reachable');
+    s.sender.pushQuery([a], rid, new Uint8Array([1]));
+    s.clock.runNext();
+  }
+  assert.is(s.sender.status(a), 'unresponsive');
+  void s.sender.onPushQuery(a, 50, new Uint8Array([1]));
+  assert.is(s.sender.status(a), 'reachable', 'it queried us: it is alive');
 });
 
 test.run();

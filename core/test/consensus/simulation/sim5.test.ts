@@ -45,6 +45,15 @@ for (let seed = 1; seed <= 3; seed++) {
   });
 }
 
+// A frozen validator (SIGSTOP) answers nothing, as the silent adversary: a fifth of the stake. Polls
+// end once 16 of 20 votes agree and the silent one is left out of the draws after three timeouts:
+// 20 blocks in 5-7 s of virtual time (35-200 s while every poll drew it and waited for it).
+for (let seed = 1; seed <= 3; seed++) {
+  test(`default parameters, one of five frozen: 20 blocks within 15 s, seed ${seed}`, async () => {
+    await safeAndLive({ seed, honest: 4, adversaries: 1, adversary: { strategy: 'silent' }, targetBlocks: 20, maxVirtualMs: 15_000 });
+  });
+}
+
 test('deterministic: the same seed gives the same run', async () => {
   const a = await runSimulation({ ...base, seed: 11 });
   const b = await runSimulation({ ...base, seed: 11 });

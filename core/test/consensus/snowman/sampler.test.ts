@@ -31,6 +31,23 @@ test('samples k with replacement, proportionally to weight; zero weight never dr
   assert.is(counts.get(c.key), undefined);
 });
 
+test('a validator that is not answering is left out of the draws, up to maxLeftOut of the stake (disconnected first)', () => {
+  const ids = [1, 2, 3, 4, 5].map(nodeIdOf);
+  const status = new Map<string, 'reachable' | 'unresponsive' | 'disconnected' | 'benched'>(ids.map((id) => [id.key, 'reachable']));
+  const s = new WeightedSampler(ids.map((nodeId) => ({ nodeId, weight: 100 })), seeded(3), (id) => status.get(id.key)!, 0.25);
+  const drawn = () => new Set(Array.from({ length: 50 }, () => s.sample(20)).flat().map((id) => id.key));
+  assert.is(drawn().size, 5);
+  status.set(ids[2]!.key, 'unresponsive');
+  assert.not.ok(drawn().has(ids[2]!.key), 'a frozen fifth of the stake gets no seats: every poll can reach alpha on the others');
+  status.set(ids[3]!.key, 'disconnected');
+  const d = drawn();
+  assert.not.ok(d.has(ids[3]!.key), 'the disconnected one goes first');
+  assert.ok(d.has(ids[2]!.key), 'two fifths exceed the quarter: the unresponsive one is drawn again');
+  assert.is(new WeightedSampler(ids.map((nodeId) => ({ nodeId, weight: 100 })), seeded(3), () => 'unresponsive', 0.25).sample(20).length, 20, 'everyone silent: drawn as before');
+  const plain = new WeightedSampler(ids.map((nodeId) => ({ nodeId, weight: 100 })), seeded(3), (id) => status.get(id.key)!);
+  assert.ok(new Set(Array.from({ length: 50 }, () => plain.sample(20)).flat().map((id) => id.key)).has(ids[3]!.key), 'maxLeftOut 0 (the default): everyone drawn');
+});
+
 test('one validator fills the whole bag; no validators give an empty one', () => {
   const a = nodeIdOf(1);
   const one = new WeightedSampler([{ nodeId: a, weight: 1 }]);
