@@ -24,7 +24,7 @@ const fixture = (f) => fileURLToPath(new URL(`../core/fixtures/staking/local/${f
 const NODE1_ID = 'LHgqGqV1QYBuyTywXEvmswXme3iH8myRY';
 
 /** Starts node `i`; resolves once its HTTP API answers; collects its JSON log lines. */
-async function startNode(i, dir, beaconPort, stakingPort, extra = []) {
+export async function startNode(i, dir, beaconPort, stakingPort, extra = []) {
   const httpPort = await freePort();
   const args = [...extra, `--data-dir=${join(dir, `node${i}`)}`, `--http-port=${httpPort}`, `--staking-port=${stakingPort}`, '--staking-host=127.0.0.1', '--log-level=info'];
   if (i <= 5) args.push(`--staking-tls-cert-file=${fixture(`staker${i}.crt`)}`, `--staking-tls-key-file=${fixture(`staker${i}.key`)}`);
@@ -55,7 +55,7 @@ async function startNode(i, dir, beaconPort, stakingPort, extra = []) {
   }
   await untilChainsStarted(url, proc);
   const exited = new Promise((resolve) => proc.on('close', resolve));
-  return { url, logs, pid: proc.pid, startedAt: t0, stop: () => (proc.kill('SIGTERM'), exited) };
+  return { url, logs, pid: proc.pid, startedAt: t0, stop: () => (proc.kill('SIGTERM'), exited), kill: () => (proc.kill('SIGKILL'), exited) };
 }
 
 /** CPU ms a process used so far, all its threads (utime + stime from /proc, in clock ticks of 10 ms). */
@@ -65,7 +65,7 @@ function cpuMs(pid) {
   return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 
-async function until(what, read, maxMs = 120_000) {
+export async function until(what, read, maxMs = 120_000) {
   const t0 = performance.now();
   for (;;) {
     const v = await read();
