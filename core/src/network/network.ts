@@ -19,6 +19,8 @@ import type { Id, Logger, ShortId } from '@cornice/sdk';
 import type { BootstrapTarget, BootstrapTransport } from '../consensus/bootstrap/types.js';
 import type { EngineTransport, LoopbackTarget } from '../consensus/index.js';
 import { peerCertificate, type StakingCert } from '../staking/cert.js';
+import { DEFAULT_INBOUND_LIMITS, InboundGate, type Handshake, type InboundLimits } from './inbound.js';
+import { limitWarnings } from './log-limit.js';
 import { MAX_PEERS, type ChainMessage, type IpPort, type Message, type PeerInfo } from './messages.js';
 import { DEFAULT_PEER_LIMITS, Peer, type LocalIdentity, type PeerLimits } from './peer.js';
 import type { ChainLink, EngineNetwork, PeerSummary } from './types.js';
@@ -45,8 +47,8 @@ export interface NetworkOptions {
   now?: () => number;
 }
 
-export interface NetworkLimits extends PeerLimits {
-  /** Most peers connected at once. */
+export interface NetworkLimits extends PeerLimits, InboundLimits {
+  /** Most peers connected at once (handshaking connections are bounded apart: maxHandshaking). */
   maxPeers: number;
   /** TCP+TLS connect bound when dialling (ms). */
   dialTimeoutMs: number;
@@ -57,16 +59,29 @@ export interface NetworkLimits extends PeerLimits {
   maxDialFailures: number;
   /** How often a peer is asked for its peers (ms). */
   peerListIntervalMs: number;
+  /**
+   * A connection from a node already connected is refused, except while the existing connection is
+   * younger than this (ms): both nodes dialling each other at once, where the tie rule picks one.
+   */
+  simultaneousDialWindowMs: number;
+  /** A peer that sent nothing for this long is sent a Ping (ms). */
+  pingIntervalMs: number;
+  /** A peer that sent nothing for this long (not even a Pong) is dropped (ms). */
+  peerIdleTimeoutMs: number;
 }
 
 export const DEFAULT_NETWORK_LIMITS: NetworkLimits = {
   ...DEFAULT_PEER_LIMITS,
+  ...DEFAULT_INBOUND_LIMITS,
   maxPeers: 256,
   dialTimeoutMs: 10_000,
   dialBackoffMs: 1_000,
   maxDialBackoffMs: 60_000,
   maxDialFailures: 10,
   peerListIntervalMs: 60_000,
+  simultaneousDialWindowMs: 10_000,
+  pingIntervalMs: 20_000,
+  peerIdleTimeoutMs: 60_000,
 };
 
 /** An address worth dialling. */
@@ -96,7 +111,12 @@ export class Network implements EngineNetwork {
   readonly #o: NetworkOptions;
   readonly #limits: NetworkLimits;
   readonly #log: Logger;
+  /** The same, with warn lines (drops, refusals, throttling) limited per message: a flood does not flood the log. */
+  readonly #warn: Logger;
   readonly #now: () => number;
+  readonly #gate: InboundGate;
+  /** Inbound connections in their handshake, by `address|port` (the TCP socket's and the TLS socket's). */
+  readonly #handshakes = new Map<string, { h: Handshake; deadline: ReturnType<typeof setTimeout> }>();
   readonly #nonce = randomBytes(8).readBigUInt64BE();
   /** Ready peers by node ID key. */
   readonly #peers = new Map<string, Peer>();
@@ -111,6 +131,7 @@ export class Network implements EngineNetwork {
   #server: Server | undefined;
   #listen: IpPort = { ip: '0.0.0.0', port: 0 };
   #peerListTimer: ReturnType<typeof setInterval> | undefined;
+  #pingTimer: ReturnType<typeof setInterval> | undefined;
   #stopped = false;
 
   constructor(opts: NetworkOptions) {
@@ -118,6 +139,8 @@ export class Network implements EngineNetwork {
     this.#limits = { ...DEFAULT_NETWORK_LIMITS, ...opts.limits };
     this.#log = opts.log;
     this.#now = opts.now ?? Date.now;
+    this.#warn = limitWarnings(opts.log, this.#now);
+    this.#gate = new InboundGate(this.#limits, this.#now);
   }
 
   /** Listens, then dials the bootstrap nodes; resolves with the port listened on. */
@@ -128,13 +151,9 @@ export class Network implements EngineNetwork {
       requestCert: true,
       rejectUnauthorized: false,
       minVersion: 'TLSv1.3',
-      handshakeTimeout: this.#limits.handshakeTimeoutMs,
+      // TLS and Version together have one deadline, set per connection in #inbound.
     });
-    server.on('connection', (socket: Socket) => {
-      // Connections of any state (handshaking or peers) are bounded, so silent ones cannot pile up.
-      if (this.#sockets.size >= 2 * this.#limits.maxPeers) return void socket.destroy();
-      this.#track(socket);
-    });
+    server.on('connection', (socket: Socket) => this.#inbound(socket));
     server.on('secureConnection', (socket) => this.#accepted(socket));
     server.on('tlsClientError', (e, socket) => {
       this.#log.debug('inbound TLS handshake failed', { error: e.message });
@@ -155,6 +174,8 @@ export class Network implements EngineNetwork {
     for (const b of this.#o.bootstrappers) this.#learn({ ip: b.ip, port: b.port, nodeId: b.nodeId }, true);
     this.#peerListTimer = setInterval(() => this.#askForPeers(), this.#limits.peerListIntervalMs);
     this.#peerListTimer.unref?.();
+    this.#pingTimer = setInterval(() => this.#checkLiveness(), this.#limits.pingIntervalMs);
+    this.#pingTimer.unref?.();
     this.#log.info('staking server listening', { host: this.#o.host || '0.0.0.0', port, advertised: `${this.#listen.ip}:${port}` });
     return { ip: this.#listen.ip, port };
   }
@@ -163,6 +184,7 @@ export class Network implements EngineNetwork {
   async stop(): Promise<void> {
     this.#stopped = true;
     clearInterval(this.#peerListTimer);
+    clearInterval(this.#pingTimer);
     for (const k of this.#known.values()) clearTimeout(k.timer);
     for (const p of [...this.#peers.values(), ...this.#pending]) p.close('node stopping');
     // Dials and inbound connections still in their TLS handshake (server.close waits for those).
@@ -279,14 +301,79 @@ export class Network implements EngineNetwork {
     return { networkId: this.#o.networkId, nonce: this.#nonce, listen: this.#listen, version: this.#o.version };
   }
 
+  /**
+   * A new TCP connection on the staking port: admitted by the inbound gate (per-IP cooldown, a bound
+   * on connections in their handshake, oldest evicted) with a deadline for TLS and Version together,
+   * or closed at once. Tests: network/flood.test.ts.
+   */
+  #inbound(socket: Socket): void {
+    if (this.#stopped) return void socket.destroy();
+    const key = `${socket.remoteAddress}|${socket.remotePort}`;
+    const remote = `${normalizeIp(socket.remoteAddress ?? '')}:${socket.remotePort}`;
+    const end = (reason: string) => {
+      this.#warn.warn('closing inbound connection', { remote, reason });
+      socket.destroy();
+    };
+    const h = this.#gate.admit(normalizeIp(socket.remoteAddress ?? ''), end);
+    if (typeof h === 'string') return end(h);
+    this.#track(socket);
+    const deadline = setTimeout(() => end(`no handshake (TLS and Version) within ${this.#limits.handshakeTimeoutMs} ms`), this.#limits.handshakeTimeoutMs);
+    deadline.unref?.();
+    this.#handshakes.set(key, { h, deadline });
+    socket.once('close', () => {
+      clearTimeout(deadline);
+      if (this.#handshakes.get(key)?.h === h) this.#handshakes.delete(key);
+      this.#gate.done(h, false);
+    });
+  }
+
+  /** The handshake of an inbound connection is over (`ok`: it is a peer now): its deadline and slot are released. */
+  #handshakeDone(socket: TLSSocket, ok: boolean): void {
+    const key = `${socket.remoteAddress}|${socket.remotePort}`;
+    const entry = this.#handshakes.get(key);
+    if (!entry) return;
+    this.#handshakes.delete(key);
+    clearTimeout(entry.deadline);
+    this.#gate.done(entry.h, ok);
+  }
+
+  /**
+   * An inbound connection through TLS. Refused at once (before Version): a certificate with this
+   * node's own node ID, a node already connected (unless both dialled each other at once: the tie
+   * rule in #ready decides), a node with another connection in its handshake, or too many peers.
+   * Tests: network.test.ts 'refused: our own node ID', 'refused: a second connection'.
+   */
   #accepted(socket: TLSSocket): void {
-    if (this.#stopped || this.#peers.size + this.#pending.size >= this.#limits.maxPeers) {
+    if (this.#stopped) return void socket.destroy();
+    const nodeId = this.#certNodeId(socket);
+    if (!nodeId) return;
+    const refusal = this.#refusal(nodeId, 'inbound');
+    if (refusal) {
+      this.#warn.warn('refusing peer', { nodeId: nodeId.toString(), remote: `${normalizeIp(socket.remoteAddress ?? '')}:${socket.remotePort}`, reason: refusal });
       socket.destroy();
       return;
     }
-    const nodeId = this.#certNodeId(socket);
-    if (!nodeId) return;
     this.#startPeer(socket, nodeId, 'inbound', { ip: normalizeIp(socket.remoteAddress ?? ''), port: socket.remotePort ?? 0 }, undefined);
+  }
+
+  /** Why a connection of `nodeId` in `direction` is not wanted now, or undefined. */
+  #refusal(nodeId: ShortId, direction: 'inbound' | 'outbound'): string | undefined {
+    if (nodeId.equals(this.#o.nodeId)) return 'its certificate is this node\'s own node ID';
+    const existing = this.#peers.get(nodeId.key);
+    if (existing && !this.#mayReplace(existing, direction)) return 'already connected';
+    for (const p of this.#pending) if (p.direction === direction && p.nodeId.equals(nodeId)) return 'another connection of this node is in its handshake';
+    if (!existing && this.#peers.size >= this.#limits.maxPeers) return `${this.#limits.maxPeers} peers connected already`;
+    return undefined;
+  }
+
+  /**
+   * Whether a new connection in `direction` may still take the place of `existing`: only in the other
+   * direction, and only while `existing` is younger than simultaneousDialWindowMs (both nodes dialled
+   * each other at once). Outside that window a second connection is refused: it could only come from
+   * the holder of that node's key, and taking it would drop a working connection.
+   */
+  #mayReplace(existing: Peer, direction: 'inbound' | 'outbound'): boolean {
+    return existing.direction !== direction && this.#now() - existing.readyAt < this.#limits.simultaneousDialWindowMs;
   }
 
   #certNodeId(socket: TLSSocket): ShortId | undefined {
@@ -295,7 +382,7 @@ export class Network implements EngineNetwork {
       if (!raw || raw.length === 0) throw new Error('no certificate');
       return peerCertificate(new Uint8Array(raw)).nodeId;
     } catch (e) {
-      this.#log.info('dropping connection: unusable peer certificate', { remote: `${socket.remoteAddress}:${socket.remotePort}`, error: (e as Error).message });
+      this.#warn.warn('dropping connection: unusable peer certificate', { remote: `${socket.remoteAddress}:${socket.remotePort}`, error: (e as Error).message });
       socket.destroy();
       return undefined;
     }
@@ -313,7 +400,7 @@ export class Network implements EngineNetwork {
         message: (p, m) => this.#message(p, m),
         closed: (p, reason) => this.#closed(p, reason, dialled),
       },
-      this.#log,
+      this.#warn,
       this.#limits,
       this.#now,
     );
@@ -322,13 +409,18 @@ export class Network implements EngineNetwork {
 
   #ready(peer: Peer, dialled: Known | undefined): void {
     this.#pending.delete(peer);
+    if (peer.direction === 'inbound') this.#handshakeDone(peer.socket, true);
     if (this.#stopped) return peer.close('node stopping');
     const existing = this.#peers.get(peer.nodeId.key);
     if (existing) {
-      // Both dialled each other: keep the connection dialled by the smaller node ID (both sides agree).
+      // Both dialled each other at once: keep the connection dialled by the smaller node ID (both
+      // sides agree). Any other second connection is refused (#mayReplace).
       const preferred = this.#o.nodeId.compare(peer.nodeId) < 0 ? 'outbound' : 'inbound';
-      const keepNew = peer.direction === preferred && existing.direction !== preferred;
-      if (!keepNew) return peer.close('duplicate connection');
+      const keepNew = this.#mayReplace(existing, peer.direction) && peer.direction === preferred;
+      if (!keepNew) {
+        if (!this.#mayReplace(existing, peer.direction)) this.#warn.warn('refusing peer', { nodeId: peer.nodeId.toString(), reason: 'already connected' });
+        return peer.close('duplicate connection');
+      }
     }
     // Before the old connection closes: its closing must not look like a lost peer (to be dialled again).
     this.#peers.set(peer.nodeId.key, peer);
@@ -345,7 +437,9 @@ export class Network implements EngineNetwork {
     this.#pending.delete(peer);
     if (this.#peers.get(peer.nodeId.key) === peer) {
       this.#peers.delete(peer.nodeId.key);
-      this.#log.info('peer disconnected', { nodeId: peer.nodeId.toString(), reason });
+      // At warn (a runner's nodes log at warn): a lost peer is worth seeing; limited like every drop.
+      if (reason === 'node stopping' || reason === 'duplicate connection') this.#log.info('peer disconnected', { nodeId: peer.nodeId.toString(), reason });
+      else this.#warn.warn('peer disconnected', { nodeId: peer.nodeId.toString(), reason });
     }
     if (reason === 'self-connection' && dialled) {
       this.#selfAddrs.add(addrKey(dialled.ip, dialled.port));
@@ -418,7 +512,7 @@ export class Network implements EngineNetwork {
 
   #dial(k: Known): void {
     if (this.#stopped) return;
-    if (this.#peers.size + this.#pending.size >= this.#limits.maxPeers) return this.#scheduleDial(k, 'too many peers');
+    if (this.#peers.size >= this.#limits.maxPeers) return this.#scheduleDial(k, 'too many peers');
     k.dialling = true;
     const socket = connect({
       host: k.ip,
@@ -444,6 +538,14 @@ export class Network implements EngineNetwork {
       if (this.#stopped) return void socket.destroy();
       const nodeId = this.#certNodeId(socket);
       if (!nodeId) return this.#scheduleDial(k, 'unusable certificate');
+      if (nodeId.equals(this.#o.nodeId)) {
+        // This node's own address (or its key in other hands): never dialled again.
+        this.#warn.warn('refusing peer', { ip: `${k.ip}:${k.port}`, reason: 'its certificate is this node\'s own node ID' });
+        socket.destroy();
+        this.#selfAddrs.add(addrKey(k.ip, k.port));
+        this.#known.delete(addrKey(k.ip, k.port));
+        return;
+      }
       if (k.nodeId && !k.nodeId.equals(nodeId)) {
         this.#log.warn('peer at a bootstrap address has another node ID', { ip: `${k.ip}:${k.port}`, expected: k.nodeId.toString(), got: nodeId.toString() });
         socket.destroy();
@@ -455,6 +557,21 @@ export class Network implements EngineNetwork {
       }
       this.#startPeer(socket, nodeId, 'outbound', { ip: k.ip, port: k.port }, k);
     });
+  }
+
+  /**
+   * Pings the peers that sent nothing for pingIntervalMs and drops those silent for peerIdleTimeoutMs:
+   * a connection whose other end is gone without a FIN (a crashed machine, a cut link) does not hold
+   * the node ID's place, which a restarted node needs now that second connections are refused.
+   * Test: network.test.ts 'a peer silent for peerIdleTimeoutMs is dropped'.
+   */
+  #checkLiveness(): void {
+    const t = this.#now();
+    for (const p of [...this.#peers.values()]) {
+      const idle = t - Math.max(p.lastReceived, p.readyAt);
+      if (idle >= this.#limits.peerIdleTimeoutMs) p.drop(`nothing received for ${idle} ms`);
+      else if (idle >= this.#limits.pingIntervalMs) p.send({ op: 'Ping' });
+    }
   }
 
   // ---- messages --------------------------------------------------------------------------------

@@ -68,6 +68,8 @@ export class Peer {
   info: MessageOf<'Version'> | undefined;
   lastSent = 0;
   lastReceived = 0;
+  /** When the handshake finished (this node's clock), 0 before. */
+  readyAt = 0;
   /** Messages dropped because the socket's send buffer was full. */
   droppedSends = 0;
   #closed = false;
@@ -98,7 +100,7 @@ export class Peer {
     socket.on('data', (chunk: Buffer) => this.#onData(chunk));
     socket.on('error', (e) => this.close(`socket error: ${e.message}`));
     socket.on('close', () => this.close('connection closed'));
-    this.#handshakeTimer = setTimeout(() => this.#drop(`no Version within ${limits.handshakeTimeoutMs} ms`), limits.handshakeTimeoutMs);
+    this.#handshakeTimer = setTimeout(() => this.drop(`no Version within ${limits.handshakeTimeoutMs} ms`), limits.handshakeTimeoutMs);
     this.#handshakeTimer.unref?.();
     this.send({ op: 'Version', networkId: self.networkId, nonce: self.nonce, time: BigInt(Math.floor(now() / 1000)), listen: self.listen, version: self.version });
   }
@@ -157,7 +159,7 @@ export class Peer {
     try {
       payloads = this.#decoder.push(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength));
     } catch (e) {
-      return this.#drop(`malformed frame: ${(e as Error).message}`);
+      return this.drop(`malformed frame: ${(e as Error).message}`);
     }
     for (const p of payloads) {
       if (this.#closed) return;
@@ -165,7 +167,7 @@ export class Peer {
       try {
         m = decodeMessage(p);
       } catch (e) {
-        return this.#drop(`malformed message: ${(e as Error).message}`);
+        return this.drop(`malformed message: ${(e as Error).message}`);
       }
       this.lastReceived = this.now();
       this.#handle(m);
@@ -183,15 +185,16 @@ export class Peer {
 
   #handle(m: Message): void {
     if (m.op === 'Version') {
-      if (this.info) return this.#drop('a second Version');
+      if (this.info) return this.drop('a second Version');
       const problem = this.#checkVersion(m);
-      if (problem) return this.#drop(problem);
+      if (problem) return this.drop(problem);
       this.info = m;
+      this.readyAt = this.now();
       clearTimeout(this.#handshakeTimer);
       this.events.ready(this);
       return;
     }
-    if (!this.info) return this.#drop(`${m.op} before the handshake`);
+    if (!this.info) return this.drop(`${m.op} before the handshake`);
     if (m.op === 'Ping') {
       this.send({ op: 'Pong' });
       return;
@@ -214,8 +217,10 @@ export class Peer {
     return undefined;
   }
 
-  #drop(reason: string): void {
-    this.log.info('dropping peer', { nodeId: this.nodeId.toString(), reason });
+  /** Closes the connection for something the peer did; logged at warn (the Network's logger limits how often). */
+  drop(reason: string): void {
+    if (this.#closed) return;
+    this.log.warn('dropping peer', { nodeId: this.nodeId.toString(), reason });
     this.close(reason);
   }
 }

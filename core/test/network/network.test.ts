@@ -12,6 +12,8 @@ import * as assert from 'uvu/assert';
 import { Id, ShortId } from '@cornice/sdk';
 import type { BootstrapTarget } from '../../src/consensus/bootstrap/types.js';
 import type { LoopbackTarget } from '../../src/consensus/index.js';
+import { decodeMessage } from '../../src/network/codec.js';
+import { FrameDecoder } from '../../src/network/framing.js';
 import { GOSSIP_REQUEST_ID, Network, type BootstrapPeer, type NetworkLimits } from '../../src/network/network.js';
 import type { ChainLink } from '../../src/network/types.js';
 import type { StakingCert } from '../../src/staking/cert.js';
@@ -22,7 +24,8 @@ const test = suite('network');
 
 const NETWORK_ID = 12345;
 const VERSION = 'cornice/0.1.0';
-const LIMITS: Partial<NetworkLimits> = { dialBackoffMs: 20, maxDialBackoffMs: 200, dialTimeoutMs: 2_000, handshakeTimeoutMs: 2_000 };
+const LIMITS_WINDOW = 10_000;
+const LIMITS: Partial<NetworkLimits> = { dialBackoffMs: 20, maxDialBackoffMs: 200, dialTimeoutMs: 2_000, handshakeTimeoutMs: 2_000, simultaneousDialWindowMs: LIMITS_WINDOW };
 
 interface Node {
   net: Network;
@@ -40,7 +43,7 @@ test.after.each(async () => {
 
 async function startNode(
   cert: StakingCert,
-  o: { bootstrappers?: readonly Node[] | readonly BootstrapPeer[]; port?: number; publicIp?: string; limits?: Partial<NetworkLimits> } = {},
+  o: { bootstrappers?: readonly Node[] | readonly BootstrapPeer[]; port?: number; publicIp?: string; limits?: Partial<NetworkLimits>; now?: () => number } = {},
 ): Promise<Node> {
   const log = captureLog();
   const bootstrappers = (o.bootstrappers ?? []).map((b) => ('net' in b ? beacon(b) : b));
@@ -55,6 +58,7 @@ async function startNode(
     version: VERSION,
     log,
     limits: { ...LIMITS, ...o.limits },
+    ...(o.now ? { now: o.now } : {}),
   });
   const { port } = await net.start();
   running.push(net);
@@ -68,6 +72,12 @@ const logged = (n: Node, msg: string) => n.log.lines.filter((l) => l.msg === msg
 /** A node ID no test node has. */
 const STRANGER = ShortId.fromBytes(new Uint8Array(20).fill(0xee));
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** A clock a test moves: starts at the real time, `advance(ms)` moves it on. */
+function testClock() {
+  let t = Date.now();
+  return { now: () => t, advance: (ms: number) => void (t += ms) };
+}
+const closedSocket = (s: Socket) => new Promise<void>((resolve) => (s.destroyed ? resolve() : s.once('close', () => resolve())));
 
 /** A and B connected, B having dialled its bootstrap node A. */
 async function connectedPair(): Promise<[Node, Node]> {
@@ -210,6 +220,98 @@ test('both dial: the connection dialled by the smaller node ID wins at the bigge
   assert.is(logged(a, 'peer disconnected').length, 0);
 });
 
+test('refused: a connection whose certificate is this node\'s own node ID (not listed in peers(), logged at warn)', async () => {
+  const [ca, cb] = await testCerts(2);
+  const a = await startNode(ca!);
+  const b = await startNode(cb!, { bootstrappers: [a] });
+  await until(() => linked(a, b), 'B connected');
+  // Someone holding A's key (the local stakers' keys are public) connects to A as A.
+  const impostor = await handNode(ca!);
+  const s = await impostor.dial(a);
+  s.write(impostor.version());
+  await closedSocket(s);
+  assert.equal(keys(a.net.connected()), keys([a.id, b.id]));
+  assert.equal(a.net.peers().map((p) => p.nodeID), [b.id.toString()]);
+  const line = logged(a, 'refusing peer')[0];
+  assert.is(line?.level, 'warn');
+  assert.match(String(line?.fields?.reason), /own node ID/);
+});
+
+test('refused: a node that dials this node at its own address sees its own node ID and never dials it again', async () => {
+  const [ca] = await testCerts(1);
+  const port = await freePort();
+  const a = await startNode(ca!, { port, bootstrappers: [{ ip: '127.0.0.1', port, nodeId: STRANGER }] });
+  await until(() => logged(a, 'refusing peer').length >= 1, 'the dial to itself refused');
+  await sleep(100);
+  assert.is(a.net.peers().length, 0);
+  assert.is(logged(a, 'will dial again').length, 0, 'not dialled again');
+});
+
+test('refused: a second connection from a connected node, once the first is older than the simultaneous-dial window; the first stays', async () => {
+  const [small, big] = await testCerts(2);
+  const clock = testClock();
+  // A (the bigger ID) dials the other node: at A the preferred direction is inbound (dialled by the
+  // smaller ID), so the tie rule alone would let a later inbound connection replace this one.
+  const other = await handNode(small!);
+  const a = await startNode(big!, { bootstrappers: [{ ip: '127.0.0.1', port: other.port, nodeId: small!.nodeId }], now: clock.now });
+  await until(() => other.accepted.length === 1, 'A dialled the other node');
+  const outbound = other.accepted[0]!;
+  outbound.write(other.version());
+  await until(() => a.net.isConnected(small!.nodeId), 'the outbound connection ready');
+  clock.advance(LIMITS_WINDOW + 1);
+  const second = await other.dial(a);
+  second.write(other.version());
+  await closedSocket(second);
+  assert.not.ok(outbound.destroyed, 'the first connection stays');
+  assert.equal(a.net.peers().map((p) => p.direction), ['outbound']);
+  const line = logged(a, 'refusing peer')[0];
+  assert.is(line?.level, 'warn');
+  assert.is(line?.fields?.reason, 'already connected');
+  assert.is(logged(a, 'peer disconnected').length, 0);
+});
+
+test('refused: a second inbound connection from a connected node, at once (before its Version)', async () => {
+  const [ca, cb] = await testCerts(2);
+  const a = await startNode(ca!);
+  const other = await handNode(cb!);
+  const first = await other.dial(a);
+  first.write(other.version());
+  await until(() => a.net.isConnected(cb!.nodeId), 'the first connection ready');
+  const second = await other.dial(a);
+  await closedSocket(second); // no Version written: refused on its certificate alone
+  assert.not.ok(first.destroyed);
+  assert.is(a.net.peers().length, 1);
+  assert.is(logged(a, 'refusing peer')[0]?.fields?.reason, 'already connected');
+});
+
+test('a peer silent for peerIdleTimeoutMs is pinged, then dropped (logged at warn); one that answers stays', async () => {
+  const [ca, cb, cc] = await testCerts(3);
+  const clock = testClock();
+  const a = await startNode(ca!, { now: clock.now, limits: { pingIntervalMs: 10, peerIdleTimeoutMs: 1_000 } });
+  const live = await startNode(cc!, { bootstrappers: [a] });
+  await until(() => linked(a, live), 'a live peer connected');
+  const other = await handNode(cb!);
+  const mute = await other.dial(a);
+  let pinged = false;
+  const frames = new FrameDecoder();
+  mute.on('data', (d: Buffer) => {
+    for (const f of frames.push(new Uint8Array(d))) if (decodeMessage(f).op === 'Ping') pinged = true;
+  });
+  mute.write(other.version());
+  await until(() => a.net.isConnected(cb!.nodeId), 'the mute peer ready');
+  clock.advance(500);
+  await until(() => pinged, 'the mute peer pinged');
+  assert.ok(a.net.isConnected(cb!.nodeId));
+  // The live peer answers its pings (Pong); the mute one never does.
+  await sleep(50);
+  clock.advance(600);
+  await closedSocket(mute);
+  assert.not.ok(a.net.isConnected(cb!.nodeId));
+  assert.match(String(logged(a, 'dropping peer')[0]?.fields?.reason), /^nothing received for \d+ ms$/);
+  assert.is(logged(a, 'dropping peer')[0]?.level, 'warn');
+  assert.ok(a.net.isConnected(live.id), 'the live peer stays');
+});
+
 test('peer lists: C knows only A, learns B from A\'s PeerList and connects to it', async () => {
   const [ca, cb, cc] = await testCerts(3);
   const a = await startNode(ca!);
@@ -307,23 +409,27 @@ async function silentClient(n: Node): Promise<{ closed: () => boolean }> {
   return { closed: () => closed };
 }
 
-test('a connection that never starts its TLS handshake is closed after handshakeTimeoutMs', async () => {
+test('a connection that never starts its TLS handshake is closed after handshakeTimeoutMs (logged at warn)', async () => {
   const [ca] = await testCerts(1);
   const a = await startNode(ca!, { limits: { handshakeTimeoutMs: 100 } });
   const silent = await silentClient(a);
   await until(silent.closed, 'the connection closed by the node', 2_000);
-  assert.is(logged(a, 'inbound TLS handshake failed')[0]?.fields?.error, 'TLS handshake timeout');
+  const line = logged(a, 'closing inbound connection')[0];
+  assert.is(line?.fields?.reason, 'no handshake (TLS and Version) within 100 ms');
+  assert.is(line?.level, 'warn');
 });
 
-test('connections still in their TLS handshake are bounded (2 x maxPeers in all): beyond it a new one is closed at once', async () => {
+test('connections in their handshake are bounded (maxHandshaking): a new one over it evicts the oldest', async () => {
   const [ca] = await testCerts(1);
-  const a = await startNode(ca!, { limits: { handshakeTimeoutMs: 10_000, maxPeers: 1 } });
+  const a = await startNode(ca!, { limits: { handshakeTimeoutMs: 10_000, maxHandshaking: 2 } });
   const first = await silentClient(a);
   const second = await silentClient(a);
+  await sleep(20);
   const third = await silentClient(a);
-  await until(third.closed, 'the third connection closed at once', 2_000);
+  await until(first.closed, 'the oldest connection evicted', 2_000);
   await sleep(100);
-  assert.not.ok(first.closed() || second.closed(), 'the first two wait for their handshake');
+  assert.not.ok(second.closed() || third.closed(), 'the two newest wait for their handshake');
+  assert.match(String(logged(a, 'closing inbound connection')[0]?.fields?.reason), /^evicted: 2 connections in their handshake/);
 });
 
 test('stop() does not wait for a connection that never finishes its TLS handshake', async () => {
