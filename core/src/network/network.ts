@@ -11,19 +11,30 @@
  *
  * Nothing here assumes loopback: a node advertises `--public-ip` when given, otherwise the
  * unspecified address, which a receiver replaces with the address it sees the node connect from.
+ * The advertised address is signed with the staking key (signed-ip.ts): peers relay it in their
+ * PeerLists, and only signed addresses are dialled (address-book.ts, peer-list.ts).
+ *
+ * Parts: inbound.ts (which inbound connections are taken on), peer.ts (one connection),
+ * address-book.ts (what is dialled, with backoff), peer-list.ts (what is relayed and believed),
+ * chain-router.ts (each chain's messages), log-limit.ts (warn lines a flood cannot multiply).
  */
 import { randomBytes } from 'node:crypto';
 import { isIP, type Socket } from 'node:net';
 import { createServer, connect, type Server, type TLSSocket } from 'node:tls';
 import type { Id, Logger, ShortId } from '@cornice/sdk';
-import type { BootstrapTarget, BootstrapTransport } from '../consensus/bootstrap/types.js';
-import type { EngineTransport, LoopbackTarget } from '../consensus/index.js';
-import { peerCertificate, type StakingCert } from '../staking/cert.js';
+import { peerCertificate, type PeerCertificate, type StakingCert } from '../staking/cert.js';
+import { AddressBook, type Known } from './address-book.js';
+import { ChainRouter, GOSSIP_REQUEST_ID } from './chain-router.js';
+import { MAX_PAYLOAD_BYTES } from './framing.js';
 import { DEFAULT_INBOUND_LIMITS, InboundGate, type Handshake, type InboundLimits } from './inbound.js';
 import { limitWarnings } from './log-limit.js';
-import { MAX_PEERS, type ChainMessage, type IpPort, type Message, type PeerInfo } from './messages.js';
+import type { IpPort, Message, MessageOf } from './messages.js';
 import { DEFAULT_PEER_LIMITS, Peer, type LocalIdentity, type PeerLimits } from './peer.js';
+import { ClaimVerifier, peerListEntries } from './peer-list.js';
+import { signIp, verifyIp } from './signed-ip.js';
 import type { ChainLink, EngineNetwork, PeerSummary } from './types.js';
+
+export { GOSSIP_REQUEST_ID };
 
 export interface BootstrapPeer extends IpPort {
   nodeId: ShortId;
@@ -59,6 +70,10 @@ export interface NetworkLimits extends PeerLimits, InboundLimits {
   maxDialFailures: number;
   /** How often a peer is asked for its peers (ms). */
   peerListIntervalMs: number;
+  /** Signed addresses checked per PeerList received (each costs a signature check). */
+  maxPeerListVerifications: number;
+  /** A peer's PeerLists beyond one per this many ms are ignored. */
+  minPeerListSpacingMs: number;
   /**
    * A connection from a node already connected is refused, except while the existing connection is
    * younger than this (ms): both nodes dialling each other at once, where the tie rule picks one.
@@ -79,32 +94,13 @@ export const DEFAULT_NETWORK_LIMITS: NetworkLimits = {
   maxDialBackoffMs: 60_000,
   maxDialFailures: 10,
   peerListIntervalMs: 60_000,
+  maxPeerListVerifications: 128,
+  minPeerListSpacingMs: 1_000,
   simultaneousDialWindowMs: 10_000,
   pingIntervalMs: 20_000,
   peerIdleTimeoutMs: 60_000,
 };
 
-/** An address worth dialling. */
-interface Known {
-  ip: string;
-  port: number;
-  nodeId: ShortId | undefined;
-  bootstrap: boolean;
-  failures: number;
-  timer: ReturnType<typeof setTimeout> | undefined;
-  dialling: boolean;
-}
-
-/** A chain's receivers. */
-interface ChainTargets {
-  engine: LoopbackTarget | undefined;
-  bootstrap: BootstrapTarget | undefined;
-  gossip: ((from: ShortId, payload: Uint8Array) => void) | undefined;
-}
-
-const addrKey = (ip: string, port: number) => `${ip}|${port}`;
-/** A Put under this request ID is an accepted block sent unasked (the reference's GossipMsgRequestID); engines never use it. */
-export const GOSSIP_REQUEST_ID = 0xffff_ffff;
 const UNSPECIFIED = new Set(['0.0.0.0', '::', '']);
 
 export class Network implements EngineNetwork {
@@ -122,14 +118,19 @@ export class Network implements EngineNetwork {
   readonly #peers = new Map<string, Peer>();
   /** Connections not through the handshake yet. */
   readonly #pending = new Set<Peer>();
-  readonly #known = new Map<string, Known>();
-  /** Addresses that turned out to be this node. */
-  readonly #selfAddrs = new Set<string>();
-  readonly #chains = new Map<string, ChainTargets>();
+  /** Each peer's certificate (its DER is relayed in PeerLists; its key checks the peer's signed address). */
+  readonly #certs = new WeakMap<Peer, PeerCertificate>();
+  /** When each connected node's last PeerList was taken (this node's clock). */
+  readonly #peerListAt = new Map<string, number>();
+  readonly #book: AddressBook;
+  readonly #claims: ClaimVerifier;
+  readonly #router: ChainRouter;
   /** Every open socket, inbound or dialled, handshaking or not: stop() ends them all. */
   readonly #sockets = new Set<Socket>();
   #server: Server | undefined;
   #listen: IpPort = { ip: '0.0.0.0', port: 0 };
+  /** The signed claim of #listen (start() signs it). */
+  #listenClaim: { ipTime: bigint; ipSignature: Uint8Array } = { ipTime: 0n, ipSignature: new Uint8Array(0) };
   #peerListTimer: ReturnType<typeof setInterval> | undefined;
   #pingTimer: ReturnType<typeof setInterval> | undefined;
   #stopped = false;
@@ -141,6 +142,24 @@ export class Network implements EngineNetwork {
     this.#now = opts.now ?? Date.now;
     this.#warn = limitWarnings(opts.log, this.#now);
     this.#gate = new InboundGate(this.#limits, this.#now);
+    this.#book = new AddressBook(
+      { ...this.#limits, maxKnown: this.#limits.maxPeers * 4 },
+      { selfId: opts.nodeId, isConnected: (id) => this.#peers.has(id.key), dial: (k) => this.#dial(k), log: opts.log },
+    );
+    this.#claims = new ClaimVerifier({
+      selfId: opts.nodeId,
+      now: this.#now,
+      maxClockSkewSeconds: this.#limits.maxClockSkewSeconds,
+      maxVerifications: this.#limits.maxPeerListVerifications,
+    });
+    this.#router = new ChainRouter({
+      self: opts.nodeId,
+      send: (to, m) => void this.#peers.get(to.key)?.send(m),
+      broadcast: (m) => {
+        for (const p of this.#peers.values()) p.send(m);
+      },
+      log: opts.log,
+    });
   }
 
   /** Listens, then dials the bootstrap nodes; resolves with the port listened on. */
@@ -171,7 +190,10 @@ export class Network implements EngineNetwork {
     const address = server.address();
     const port = typeof address === 'object' && address ? address.port : this.#o.port;
     this.#listen = { ip: this.#o.publicIp ?? (this.#o.host && !UNSPECIFIED.has(this.#o.host) ? this.#o.host : '0.0.0.0'), port };
-    for (const b of this.#o.bootstrappers) this.#learn({ ip: b.ip, port: b.port, nodeId: b.nodeId }, true);
+    // Signed once: the address does not change while the node runs; a restart signs a newer claim.
+    const claim = signIp(this.#o.cert.keyPem, { ...this.#listen, time: BigInt(Math.floor(this.#now() / 1000)) });
+    this.#listenClaim = { ipTime: claim.time, ipSignature: claim.signature };
+    for (const b of this.#o.bootstrappers) this.#book.learn({ nodeId: b.nodeId, ip: b.ip, port: b.port, time: 0n }, true);
     this.#peerListTimer = setInterval(() => this.#askForPeers(), this.#limits.peerListIntervalMs);
     this.#peerListTimer.unref?.();
     this.#pingTimer = setInterval(() => this.#checkLiveness(), this.#limits.pingIntervalMs);
@@ -185,7 +207,7 @@ export class Network implements EngineNetwork {
     this.#stopped = true;
     clearInterval(this.#peerListTimer);
     clearInterval(this.#pingTimer);
-    for (const k of this.#known.values()) clearTimeout(k.timer);
+    this.#book.stop();
     for (const p of [...this.#peers.values(), ...this.#pending]) p.close('node stopping');
     // Dials and inbound connections still in their TLS handshake (server.close waits for those).
     for (const s of this.#sockets) s.destroy();
@@ -210,61 +232,7 @@ export class Network implements EngineNetwork {
   }
 
   open(chainId: Id): ChainLink {
-    const targets: ChainTargets = { engine: undefined, bootstrap: undefined, gossip: undefined };
-    this.#chains.set(chainId.key, targets);
-    const self = this.#o.nodeId;
-    const later = (fn: () => void) => void setImmediate(fn);
-    /** Sends to each peer in `to`; delivers to this node on a later turn. */
-    const each = (to: readonly ShortId[], toSelf: () => void, m: () => Message) => {
-      let msg: Message | undefined;
-      for (const node of to) {
-        if (node.equals(self)) later(toSelf);
-        else this.#peers.get(node.key)?.send((msg ??= m()));
-      }
-    };
-    const transport: EngineTransport = {
-      pushQuery: (to, requestId, block) =>
-        each(to, () => void targets.engine?.onPushQuery(self, requestId, block), () => ({ op: 'PushQuery', chainId, requestId, container: block })),
-      pullQuery: (to, requestId, blockId) =>
-        each(to, () => void targets.engine?.onPullQuery?.(self, requestId, blockId), () => ({ op: 'PullQuery', chainId, requestId, containerId: blockId })),
-      chits: (to, requestId, preferred) =>
-        each([to], () => targets.engine?.onChits(self, requestId, preferred), () => ({ op: 'Chits', chainId, requestId, containerIds: [preferred] })),
-      get: (to, requestId, blockId) =>
-        each([to], () => void targets.engine?.onGet(self, requestId, blockId), () => ({ op: 'Get', chainId, requestId, containerId: blockId })),
-      put: (to, requestId, block) => each([to], () => void targets.engine?.onPut(self, requestId, block), () => ({ op: 'Put', chainId, requestId, container: block })),
-    };
-    const bootstrap: BootstrapTransport = {
-      getAcceptedFrontier: (to, requestId) =>
-        each(to, () => void targets.bootstrap?.onGetAcceptedFrontier(self, requestId), () => ({ op: 'GetAcceptedFrontier', chainId, requestId })),
-      getAccepted: (to, requestId, ids) =>
-        each(to, () => void targets.bootstrap?.onGetAccepted(self, requestId, ids), () => ({ op: 'GetAccepted', chainId, requestId, containerIds: [...ids] })),
-      getAncestors: (to, requestId, blockId) =>
-        each([to], () => void targets.bootstrap?.onGetAncestors(self, requestId, blockId), () => ({ op: 'GetAncestors', chainId, requestId, containerId: blockId })),
-      acceptedFrontier: (to, requestId, ids) =>
-        each([to], () => targets.bootstrap?.onAcceptedFrontier(self, requestId, ids), () => ({ op: 'AcceptedFrontier', chainId, requestId, containerIds: [...ids] })),
-      accepted: (to, requestId, ids) =>
-        each([to], () => targets.bootstrap?.onAccepted(self, requestId, ids), () => ({ op: 'Accepted', chainId, requestId, containerIds: [...ids] })),
-      ancestors: (to, requestId, blocks) =>
-        each([to], () => targets.bootstrap?.onAncestors(self, requestId, blocks), () => ({ op: 'Ancestors', chainId, requestId, containers: [...blocks] })),
-    };
-    return {
-      transport,
-      attach: (target) => (targets.engine = target),
-      bootstrap,
-      attachBootstrap: (target) => (targets.bootstrap = target),
-      gossipAccepted: (to, block) => {
-        let m: Message | undefined;
-        for (const node of to) this.#peers.get(node.key)?.send((m ??= { op: 'Put', chainId, requestId: GOSSIP_REQUEST_ID, container: block }));
-      },
-      gossip: (payload) => {
-        const m: Message = { op: 'Gossip', chainId, payload };
-        for (const p of this.#peers.values()) p.send(m);
-      },
-      attachGossip: (receive) => (targets.gossip = receive),
-      close: () => {
-        if (this.#chains.get(chainId.key) === targets) this.#chains.delete(chainId.key);
-      },
-    };
+    return this.#router.open(chainId);
   }
 
   /**
@@ -298,7 +266,7 @@ export class Network implements EngineNetwork {
   // ---- connections -----------------------------------------------------------------------------
 
   #identity(): LocalIdentity {
-    return { networkId: this.#o.networkId, nonce: this.#nonce, listen: this.#listen, version: this.#o.version };
+    return { networkId: this.#o.networkId, nonce: this.#nonce, listen: this.#listen, ...this.#listenClaim, version: this.#o.version };
   }
 
   /**
@@ -345,15 +313,16 @@ export class Network implements EngineNetwork {
    */
   #accepted(socket: TLSSocket): void {
     if (this.#stopped) return void socket.destroy();
-    const nodeId = this.#certNodeId(socket);
-    if (!nodeId) return;
+    const cert = this.#peerCert(socket);
+    if (!cert) return;
+    const nodeId = cert.nodeId;
     const refusal = this.#refusal(nodeId, 'inbound');
     if (refusal) {
       this.#warn.warn('refusing peer', { nodeId: nodeId.toString(), remote: `${normalizeIp(socket.remoteAddress ?? '')}:${socket.remotePort}`, reason: refusal });
       socket.destroy();
       return;
     }
-    this.#startPeer(socket, nodeId, 'inbound', { ip: normalizeIp(socket.remoteAddress ?? ''), port: socket.remotePort ?? 0 }, undefined);
+    this.#startPeer(socket, cert, 'inbound', { ip: normalizeIp(socket.remoteAddress ?? ''), port: socket.remotePort ?? 0 }, undefined);
   }
 
   /** Why a connection of `nodeId` in `direction` is not wanted now, or undefined. */
@@ -376,11 +345,11 @@ export class Network implements EngineNetwork {
     return existing.direction !== direction && this.#now() - existing.readyAt < this.#limits.simultaneousDialWindowMs;
   }
 
-  #certNodeId(socket: TLSSocket): ShortId | undefined {
+  #peerCert(socket: TLSSocket): PeerCertificate | undefined {
     try {
       const raw = socket.getPeerCertificate(true)?.raw;
       if (!raw || raw.length === 0) throw new Error('no certificate');
-      return peerCertificate(new Uint8Array(raw)).nodeId;
+      return peerCertificate(new Uint8Array(raw));
     } catch (e) {
       this.#warn.warn('dropping connection: unusable peer certificate', { remote: `${socket.remoteAddress}:${socket.remotePort}`, error: (e as Error).message });
       socket.destroy();
@@ -388,10 +357,10 @@ export class Network implements EngineNetwork {
     }
   }
 
-  #startPeer(socket: TLSSocket, nodeId: ShortId, direction: 'inbound' | 'outbound', remote: IpPort, dialled: Known | undefined): void {
+  #startPeer(socket: TLSSocket, cert: PeerCertificate, direction: 'inbound' | 'outbound', remote: IpPort, dialled: Known | undefined): void {
     const peer = new Peer(
       socket,
-      nodeId,
+      cert.nodeId,
       direction,
       remote,
       this.#identity(),
@@ -399,12 +368,27 @@ export class Network implements EngineNetwork {
         ready: (p) => this.#ready(p, dialled),
         message: (p, m) => this.#message(p, m),
         closed: (p, reason) => this.#closed(p, reason, dialled),
+        checkVersion: (p, v) => this.#checkClaim(p, v),
       },
       this.#warn,
       this.#limits,
       this.#now,
     );
+    this.#certs.set(peer, cert);
     if (!peer.closed) this.#pending.add(peer);
+  }
+
+  /**
+   * A Version's listen address must be signed by the peer's staking key, at a time not ahead of this
+   * node's clock by more than the allowed skew: that claim is what this node relays for it.
+   * Test: network.test.ts 'a Version whose address is not signed by the peer is refused'.
+   */
+  #checkClaim(peer: Peer, v: MessageOf<'Version'>): string | undefined {
+    const latest = BigInt(Math.floor(this.#now() / 1000) + this.#limits.maxClockSkewSeconds);
+    if (v.ipTime > latest) return `its address was signed at ${v.ipTime}, ahead of this node's clock`;
+    const claim = { ip: v.listen.ip, port: v.listen.port, time: v.ipTime, signature: v.ipSignature };
+    if (!verifyIp(this.#certs.get(peer)?.publicKey, claim)) return 'its listen address is not signed by its staking key';
+    return undefined;
   }
 
   #ready(peer: Peer, dialled: Known | undefined): void {
@@ -425,33 +409,29 @@ export class Network implements EngineNetwork {
     // Before the old connection closes: its closing must not look like a lost peer (to be dialled again).
     this.#peers.set(peer.nodeId.key, peer);
     existing?.close('duplicate connection');
-    if (dialled) dialled.failures = 0;
+    this.#book.connected(peer.nodeId);
     const listen = this.#listenOf(peer);
-    const known = this.#known.get(addrKey(listen.ip, listen.port));
-    if (known) known.nodeId ??= peer.nodeId;
     this.#log.info('peer connected', { nodeId: peer.nodeId.toString(), ip: `${listen.ip}:${listen.port}`, direction: peer.direction, version: peer.info!.version });
-    peer.send({ op: 'PeerList', peers: this.#peerList(peer) });
+    peer.send(this.#peerList(peer));
   }
 
   #closed(peer: Peer, reason: string, dialled: Known | undefined): void {
     this.#pending.delete(peer);
     if (this.#peers.get(peer.nodeId.key) === peer) {
       this.#peers.delete(peer.nodeId.key);
+      this.#peerListAt.delete(peer.nodeId.key);
       // At warn (a runner's nodes log at warn): a lost peer is worth seeing; limited like every drop.
       if (reason === 'node stopping' || reason === 'duplicate connection') this.#log.info('peer disconnected', { nodeId: peer.nodeId.toString(), reason });
       else this.#warn.warn('peer disconnected', { nodeId: peer.nodeId.toString(), reason });
     }
-    if (reason === 'self-connection' && dialled) {
-      this.#selfAddrs.add(addrKey(dialled.ip, dialled.port));
-      this.#known.delete(addrKey(dialled.ip, dialled.port));
-      return;
-    }
+    if (reason === 'self-connection' && dialled) return this.#book.isSelf(dialled);
     if (dialled && !this.#stopped) {
-      if (!this.#peers.has(peer.nodeId.key)) this.#scheduleDial(dialled, reason);
-    } else if (!this.#stopped && peer.info) {
-      // An inbound peer went away: dial it back at the address it listens on.
+      if (!this.#peers.has(peer.nodeId.key)) this.#book.failed(dialled, reason);
+    } else if (!this.#stopped && peer.info && !this.#peers.has(peer.nodeId.key)) {
+      // An inbound peer went away: dial it back at the address it listens on (the one it signed, or
+      // the IP it connected from when it signed the unspecified address).
       const listen = this.#listenOf(peer);
-      this.#learn({ ip: listen.ip, port: listen.port, nodeId: peer.nodeId }, false);
+      this.#book.learn({ nodeId: peer.nodeId, ip: listen.ip, port: listen.port, time: peer.info.ipTime }, false);
     }
   }
 
@@ -462,13 +442,14 @@ export class Network implements EngineNetwork {
     return { ip: UNSPECIFIED.has(listen.ip) ? peer.remote.ip : listen.ip, port: listen.port };
   }
 
-  #peerList(to: Peer): PeerInfo[] {
-    const out: PeerInfo[] = [];
+  /** What this node relays to `to`: its other peers' signed addresses (peer-list.ts). */
+  #peerList(to: Peer): MessageOf<'PeerList'> {
+    const relayed = [];
     for (const p of this.#peers.values()) {
-      if (p === to || out.length >= MAX_PEERS) continue;
-      out.push({ ...this.#listenOf(p), nodeId: p.nodeId });
+      const cert = this.#certs.get(p);
+      if (p !== to && p.info && cert) relayed.push({ nodeId: p.nodeId, certDer: cert.der, info: p.info });
     }
-    return out;
+    return { op: 'PeerList', peers: peerListEntries(relayed, MAX_PAYLOAD_BYTES) };
   }
 
   #askForPeers(): void {
@@ -477,42 +458,29 @@ export class Network implements EngineNetwork {
     p?.send({ op: 'GetPeerList' });
   }
 
-  /** Remembers an address and dials it unless connected to it already. */
-  #learn(addr: { ip: string; port: number; nodeId: ShortId | undefined }, bootstrap: boolean): void {
-    if (this.#stopped || !isIP(addr.ip) || UNSPECIFIED.has(addr.ip) || addr.port <= 0) return;
-    if (addr.nodeId?.equals(this.#o.nodeId)) return;
-    const key = addrKey(addr.ip, addr.port);
-    if (this.#selfAddrs.has(key)) return;
-    let k = this.#known.get(key);
-    if (!k) {
-      if (!bootstrap && this.#known.size >= this.#limits.maxPeers * 4) return;
-      k = { ip: addr.ip, port: addr.port, nodeId: addr.nodeId, bootstrap, failures: 0, timer: undefined, dialling: false };
-      this.#known.set(key, k);
-    }
-    if (k.nodeId && this.#peers.has(k.nodeId.key)) return;
-    if (!k.timer && !k.dialling) this.#dial(k);
-  }
-
-  #scheduleDial(k: Known, reason: string): void {
-    if (this.#stopped || k.timer) return;
-    k.failures += 1;
-    if (!k.bootstrap && k.failures > this.#limits.maxDialFailures) {
-      this.#known.delete(addrKey(k.ip, k.port));
-      this.#log.debug('forgetting peer address', { ip: `${k.ip}:${k.port}`, reason });
+  /**
+   * A peer's PeerList: the addresses whose claims verify (and are newer than what is known) are
+   * learned and dialled; the rest is ignored, never dialled. At most one PeerList per peer per
+   * minPeerListSpacingMs is looked at. Test: network.test.ts 'a PeerList of addresses not signed'.
+   */
+  #onPeerList(peer: Peer, m: MessageOf<'PeerList'>): void {
+    const t = this.#now();
+    const last = this.#peerListAt.get(peer.nodeId.key);
+    if (last !== undefined && t - last < this.#limits.minPeerListSpacingMs) {
+      this.#warn.warn('ignoring peer list', { nodeId: peer.nodeId.toString(), reason: `more than one per ${this.#limits.minPeerListSpacingMs} ms` });
       return;
     }
-    const delay = Math.min(this.#limits.maxDialBackoffMs, this.#limits.dialBackoffMs * 2 ** Math.min(16, k.failures - 1));
-    this.#log.debug('will dial again', { ip: `${k.ip}:${k.port}`, inMs: delay, reason });
-    k.timer = setTimeout(() => {
-      k.timer = undefined;
-      if (!(k.nodeId && this.#peers.has(k.nodeId.key))) this.#dial(k);
-    }, delay);
-    k.timer.unref?.();
+    this.#peerListAt.set(peer.nodeId.key, t);
+    const check = this.#claims.check(m.peers, (id, time) => !this.#peers.has(id.key) && this.#book.isNewer(id, time));
+    if (check.invalid > 0 || check.skipped > 0) {
+      this.#warn.warn('ignoring peer list entries', { nodeId: peer.nodeId.toString(), notSigned: check.invalid, overBudget: check.skipped });
+    }
+    for (const c of check.believed) this.#book.learn(c, false);
   }
 
   #dial(k: Known): void {
     if (this.#stopped) return;
-    if (this.#peers.size >= this.#limits.maxPeers) return this.#scheduleDial(k, 'too many peers');
+    if (this.#peers.size >= this.#limits.maxPeers) return this.#book.failed(k, 'too many peers');
     k.dialling = true;
     const socket = connect({
       host: k.ip,
@@ -528,7 +496,7 @@ export class Network implements EngineNetwork {
     const failed = (e: Error) => {
       clearTimeout(timer);
       k.dialling = false;
-      this.#scheduleDial(k, e.message);
+      this.#book.failed(k, e.message);
     };
     socket.once('error', failed);
     socket.once('secureConnect', () => {
@@ -536,26 +504,28 @@ export class Network implements EngineNetwork {
       socket.off('error', failed);
       k.dialling = false;
       if (this.#stopped) return void socket.destroy();
-      const nodeId = this.#certNodeId(socket);
-      if (!nodeId) return this.#scheduleDial(k, 'unusable certificate');
+      const cert = this.#peerCert(socket);
+      if (!cert) return this.#book.failed(k, 'unusable certificate');
+      const nodeId = cert.nodeId;
       if (nodeId.equals(this.#o.nodeId)) {
         // This node's own address (or its key in other hands): never dialled again.
         this.#warn.warn('refusing peer', { ip: `${k.ip}:${k.port}`, reason: 'its certificate is this node\'s own node ID' });
         socket.destroy();
-        this.#selfAddrs.add(addrKey(k.ip, k.port));
-        this.#known.delete(addrKey(k.ip, k.port));
-        return;
+        return this.#book.isSelf(k);
       }
-      if (k.nodeId && !k.nodeId.equals(nodeId)) {
-        this.#log.warn('peer at a bootstrap address has another node ID', { ip: `${k.ip}:${k.port}`, expected: k.nodeId.toString(), got: nodeId.toString() });
+      if (!k.nodeId.equals(nodeId)) {
         socket.destroy();
-        return this.#scheduleDial(k, 'unexpected node ID');
+        if (k.bootstrap) {
+          this.#warn.warn('peer at a bootstrap address has another node ID', { ip: `${k.ip}:${k.port}`, expected: k.nodeId.toString(), got: nodeId.toString() });
+          return this.#book.failed(k, 'unexpected node ID');
+        }
+        return this.#book.forget(k, `another node (${nodeId.toString()}) listens there`);
       }
       if (this.#peers.has(nodeId.key)) {
         socket.destroy(); // connected meanwhile (it dialled us)
         return;
       }
-      this.#startPeer(socket, nodeId, 'outbound', { ip: k.ip, port: k.port }, k);
+      this.#startPeer(socket, cert, 'outbound', { ip: k.ip, port: k.port }, k);
     });
   }
 
@@ -579,10 +549,10 @@ export class Network implements EngineNetwork {
   #message(peer: Peer, m: Message): void {
     switch (m.op) {
       case 'GetPeerList':
-        peer.send({ op: 'PeerList', peers: this.#peerList(peer) });
+        peer.send(this.#peerList(peer));
         return;
       case 'PeerList':
-        for (const info of m.peers) this.#learn(info, false);
+        this.#onPeerList(peer, m);
         return;
       case 'Version':
       case 'GetVersion':
@@ -590,55 +560,7 @@ export class Network implements EngineNetwork {
       case 'Pong':
         return;
       default:
-        this.#route(peer.nodeId, m);
-    }
-  }
-
-  /** Delivers a chain's message to its engine, bootstrapper or VM. */
-  #route(from: ShortId, m: ChainMessage): void {
-    const t = this.#chains.get(m.chainId.key);
-    if (!t) {
-      this.#log.debug('message for a chain this node does not run', { op: m.op, chainId: m.chainId.toString() });
-      return;
-    }
-    switch (m.op) {
-      case 'PushQuery':
-        void t.engine?.onPushQuery(from, m.requestId, m.container);
-        return;
-      case 'PullQuery':
-        void t.engine?.onPullQuery?.(from, m.requestId, m.containerId);
-        return;
-      case 'Chits':
-        if (m.containerIds.length >= 1) t.engine?.onChits(from, m.requestId, m.containerIds[0]!);
-        return;
-      case 'Get':
-        void t.engine?.onGet(from, m.requestId, m.containerId);
-        return;
-      case 'Put':
-        if (m.requestId === GOSSIP_REQUEST_ID) void t.engine?.onGossipedBlock?.(from, m.container);
-        else void t.engine?.onPut(from, m.requestId, m.container);
-        return;
-      case 'GetAcceptedFrontier':
-        void t.bootstrap?.onGetAcceptedFrontier(from, m.requestId);
-        return;
-      case 'AcceptedFrontier':
-        t.bootstrap?.onAcceptedFrontier(from, m.requestId, m.containerIds);
-        return;
-      case 'GetAccepted':
-        void t.bootstrap?.onGetAccepted(from, m.requestId, m.containerIds);
-        return;
-      case 'Accepted':
-        t.bootstrap?.onAccepted(from, m.requestId, m.containerIds);
-        return;
-      case 'GetAncestors':
-        void t.bootstrap?.onGetAncestors(from, m.requestId, m.containerId);
-        return;
-      case 'Ancestors':
-        t.bootstrap?.onAncestors(from, m.requestId, m.containers);
-        return;
-      case 'Gossip':
-        t.gossip?.(from, m.payload);
-        return;
+        void this.#router.route(peer.nodeId, m);
     }
   }
 }

@@ -49,6 +49,9 @@ export interface LocalIdentity {
   networkId: number;
   nonce: bigint;
   listen: IpPort;
+  /** When this node signed `listen` (unix seconds) and the signature (signed-ip.ts). */
+  ipTime: bigint;
+  ipSignature: Uint8Array;
   version: string;
 }
 
@@ -59,6 +62,8 @@ export interface PeerEvents {
   message(peer: Peer, m: Message): void;
   /** The connection is gone (`reason` says why). */
   closed(peer: Peer, reason: string): void;
+  /** Why the other side's Version is refused beyond this layer's checks (its signed address), or undefined. */
+  checkVersion?(peer: Peer, v: MessageOf<'Version'>): string | undefined;
 }
 
 export type Direction = 'inbound' | 'outbound';
@@ -102,7 +107,16 @@ export class Peer {
     socket.on('close', () => this.close('connection closed'));
     this.#handshakeTimer = setTimeout(() => this.drop(`no Version within ${limits.handshakeTimeoutMs} ms`), limits.handshakeTimeoutMs);
     this.#handshakeTimer.unref?.();
-    this.send({ op: 'Version', networkId: self.networkId, nonce: self.nonce, time: BigInt(Math.floor(now() / 1000)), listen: self.listen, version: self.version });
+    this.send({
+      op: 'Version',
+      networkId: self.networkId,
+      nonce: self.nonce,
+      time: BigInt(Math.floor(now() / 1000)),
+      listen: self.listen,
+      ipTime: self.ipTime,
+      ipSignature: self.ipSignature,
+      version: self.version,
+    });
   }
 
   get ready(): boolean {
@@ -214,7 +228,7 @@ export class Peer {
     const skew = Number(v.time) - Math.floor(this.now() / 1000);
     if (Math.abs(skew) > this.limits.maxClockSkewSeconds) return `clock skew of ${skew} s exceeds ${this.limits.maxClockSkewSeconds} s`;
     if (!compatibleVersion(v.version, this.self.version)) return `incompatible version ${JSON.stringify(v.version)} (this node: ${this.self.version})`;
-    return undefined;
+    return this.events.checkVersion?.(this, v);
   }
 
   /** Closes the connection for something the peer did; logged at warn (the Network's logger limits how often). */

@@ -14,8 +14,10 @@ import type { BootstrapTarget } from '../../src/consensus/bootstrap/types.js';
 import type { LoopbackTarget } from '../../src/consensus/index.js';
 import { decodeMessage } from '../../src/network/codec.js';
 import { FrameDecoder } from '../../src/network/framing.js';
+import { signIp } from '../../src/network/signed-ip.js';
 import { GOSSIP_REQUEST_ID, Network, type BootstrapPeer, type NetworkLimits } from '../../src/network/network.js';
 import type { ChainLink } from '../../src/network/types.js';
+import type { PeerInfo } from '../../src/network/messages.js';
 import type { StakingCert } from '../../src/staking/cert.js';
 import { captureLog } from '../helpers/log.js';
 import { freePort, plain, testCerts, tlsConnect, tlsServer, until, wire } from './helpers.js';
@@ -156,8 +158,11 @@ async function handNode(cert: StakingCert) {
   srv.server.on('connection', () => void tcpConnections++);
   srv.server.on('secureConnection', (s) => s.resume()); // reads (and drops) what A says, so that its closing is seen
   let nonce = 0x5eedn;
-  const version = () =>
-    wire({ op: 'Version', networkId: NETWORK_ID, nonce: nonce++, time: BigInt(Math.floor(Date.now() / 1000)), listen: { ip: '127.0.0.1', port: srv.port }, version: VERSION });
+  const version = () => {
+    const time = BigInt(Math.floor(Date.now() / 1000));
+    const claim = signIp(cert.keyPem, { ip: '127.0.0.1', port: srv.port, time });
+    return wire({ op: 'Version', networkId: NETWORK_ID, nonce: nonce++, time, listen: { ip: '127.0.0.1', port: srv.port }, ipTime: time, ipSignature: claim.signature, version: VERSION });
+  };
   return {
     port: srv.port,
     accepted: srv.accepted,
@@ -310,6 +315,103 @@ test('a peer silent for peerIdleTimeoutMs is pinged, then dropped (logged at war
   assert.match(String(logged(a, 'dropping peer')[0]?.fields?.reason), /^nothing received for \d+ ms$/);
   assert.is(logged(a, 'dropping peer')[0]?.level, 'warn');
   assert.ok(a.net.isConnected(live.id), 'the live peer stays');
+});
+
+/** TCP listeners on 127.0.0.1 that count the connections they get (closing each at once). */
+async function listeners(n: number): Promise<{ ports: number[]; hits: number[] }> {
+  const hits = new Array<number>(n).fill(0);
+  const ports: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const srv = createNetServer((s) => {
+      hits[i]!++;
+      s.destroy();
+    });
+    await new Promise<void>((resolve) => srv.listen(0, '127.0.0.1', resolve));
+    ports.push((srv.address() as AddressInfo).port);
+    running.push({ stop: () => new Promise((resolve) => srv.close(() => resolve())) });
+  }
+  return { ports, hits };
+}
+
+/** A PeerList entry for `cert`'s node at 127.0.0.1:`port`, signed by `signer` (default: that node). */
+function signedEntry(cert: StakingCert, port: number, o: { time?: bigint; signer?: StakingCert; signedPort?: number } = {}): PeerInfo {
+  const time = o.time ?? BigInt(Math.floor(Date.now() / 1000));
+  const signature = signIp((o.signer ?? cert).keyPem, { ip: '127.0.0.1', port: o.signedPort ?? port, time }).signature;
+  return { cert: cert.certDer, ip: '127.0.0.1', port, time, signature };
+}
+
+/** A node played by hand, connected to `a` (its Version written), to send what the test says. */
+async function handPeerOf(a: Node, cert: StakingCert): Promise<TLSSocket> {
+  const other = await handNode(cert);
+  const s = await other.dial(a);
+  s.write(other.version());
+  await until(() => a.net.isConnected(cert.nodeId), 'the hand-played peer connected');
+  return s;
+}
+
+test('a PeerList of addresses not signed by the nodes claiming them is never dialled (warned once); a signed one is', async () => {
+  const certs = await testCerts(14);
+  const [ca, cb, cc, ...fakes] = certs;
+  const a = await startNode(ca!);
+  const made = await listeners(11);
+  const real = await handNode(cc!); // a real node C, listening; only its signed address should be dialled
+  const peer = await handPeerOf(a, cb!);
+  const entries: PeerInfo[] = [
+    ...fakes.slice(0, 4).map((f, i) => signedEntry(f, made.ports[i]!, { signer: fakes[i + 1] })), // signed by another node
+    ...fakes.slice(4, 8).map((f, i) => signedEntry(f, made.ports[i + 4]!, { signedPort: 1 })), // signed for another address
+    ...fakes.slice(8, 10).map((f, i) => ({ ...signedEntry(f, made.ports[i + 8]!), cert: Uint8Array.of(0x30, 0x00) })), // no certificate
+    { ...signedEntry(fakes[10]!, made.ports[10]!), signature: new Uint8Array(0) }, // unsigned
+    signedEntry(cc!, real.port),
+  ];
+  peer.write(wire({ op: 'PeerList', peers: entries }));
+  await until(() => real.accepted.length === 1, 'the signed address dialled');
+  await sleep(300); // the dials of a PeerList start together: any other would have arrived by now
+  assert.equal(made.hits, new Array(11).fill(0), 'no made-up address dialled');
+  const warned = logged(a, 'ignoring peer list entries');
+  assert.is(warned.length, 1);
+  assert.equal({ ...warned[0]?.fields, nodeId: undefined }, { nodeId: undefined, notSigned: 11, overBudget: 0 });
+  assert.is(warned[0]?.level, 'warn');
+});
+
+test('signed addresses: a newer claim replaces an older one, an older one changes nothing; a failing address is dialled with backoff, then forgotten', async () => {
+  const [ca, cb, cc] = await testCerts(3);
+  const a = await startNode(ca!, { limits: { minPeerListSpacingMs: 0, maxDialFailures: 3, dialBackoffMs: 20, maxDialBackoffMs: 40 } });
+  const made = await listeners(2); // [0]: the older claim's address, [1]: the newer's
+  const peer = await handPeerOf(a, cb!);
+  const now = BigInt(Math.floor(Date.now() / 1000));
+  peer.write(wire({ op: 'PeerList', peers: [signedEntry(cc!, made.ports[1]!, { time: now })] }));
+  await until(() => made.hits[1]! >= 1, 'the newer address dialled');
+  peer.write(wire({ op: 'PeerList', peers: [signedEntry(cc!, made.ports[0]!, { time: now - 10n })] }));
+  // Each dial of the newer address fails (the listener closes it): 1 dial + 3 again with backoff, then forgotten.
+  await until(() => made.hits[1]! === 4, 'dialled again with backoff', 3_000);
+  await sleep(300);
+  assert.is(made.hits[1], 4, 'forgotten after maxDialFailures');
+  assert.is(made.hits[0], 0, 'the older claim was never dialled');
+});
+
+test('a Version whose listen address is not signed by the peer\'s key is refused', async () => {
+  const [ca, cb, cc] = await testCerts(3);
+  const a = await startNode(ca!);
+  const other = await handNode(cb!);
+  const s = await other.dial(a);
+  const time = BigInt(Math.floor(Date.now() / 1000));
+  const forged = signIp(cc!.keyPem, { ip: '127.0.0.1', port: other.port, time }).signature;
+  s.write(wire({ op: 'Version', networkId: NETWORK_ID, nonce: 7n, time, listen: { ip: '127.0.0.1', port: other.port }, ipTime: time, ipSignature: forged, version: VERSION }));
+  await closedSocket(s);
+  assert.not.ok(a.net.isConnected(cb!.nodeId));
+  assert.is(logged(a, 'dropping peer')[0]?.fields?.reason, 'its listen address is not signed by its staking key');
+});
+
+test('a peer\'s PeerLists beyond one per minPeerListSpacingMs are ignored', async () => {
+  const [ca, cb, cc] = await testCerts(3);
+  const a = await startNode(ca!, { limits: { minPeerListSpacingMs: 60_000 } });
+  const peer = await handPeerOf(a, cb!);
+  const made = await listeners(1);
+  peer.write(wire({ op: 'PeerList', peers: [] }));
+  peer.write(wire({ op: 'PeerList', peers: [signedEntry(cc!, made.ports[0]!)] }));
+  await until(() => logged(a, 'ignoring peer list').length === 1, 'the second PeerList ignored');
+  await sleep(100);
+  assert.is(made.hits[0], 0);
 });
 
 test('peer lists: C knows only A, learns B from A\'s PeerList and connects to it', async () => {
