@@ -11,7 +11,11 @@
 // First it gives the X-Chain some history: `--fanout` outputs made by fan-out txs of 150 outputs,
 // one ~7 KB block each.
 //
-// Usage: node bench/hostile-peer.mjs [--seconds=25] [--bytes=61440] [--fanout=3000]
+// `--spread` sends the requests evenly over the run instead of all at once (a patient attacker: the
+// request-rate, busy-time and reply-byte budgets then bound it rather than requests in progress).
+// `--legacy` sends the Version of before signed IPs (to measure a node built from older code).
+//
+// Usage: node bench/hostile-peer.mjs [--seconds=25] [--bytes=61440] [--fanout=3000] [--spread] [--legacy]
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -33,6 +37,8 @@ const SECONDS = arg('seconds', 25);
 const BYTES = arg('bytes', 60 * 1024);
 /** X-Chain outputs made first (fan-out txs of 150, one block each): a chain worth asking for. */
 const FANOUT = arg('fanout', 3000);
+const SPREAD = process.argv.includes('--spread');
+const LEGACY = process.argv.includes('--legacy');
 const fixture = (f) => fileURLToPath(new URL(`../core/fixtures/staking/local/${f}`, import.meta.url));
 
 function cpuSeconds(pid) {
@@ -114,7 +120,7 @@ const send = (m) => socket.write(frame(encodeMessage(m)));
 const now = BigInt(Math.floor(Date.now() / 1000));
 const listen = { ip: '127.0.0.1', port: 1 };
 // The signed listen address (after the signed-IP change); before it, Version had no such fields.
-const claim = signedIp.signIp ? signedIp.signIp(cert.keyPem, { ...listen, time: now }) : undefined;
+const claim = signedIp.signIp && !LEGACY ? signedIp.signIp(cert.keyPem, { ...listen, time: now }) : undefined;
 send({ op: 'Version', networkId: 12345, nonce: 42n, time: now, listen, ...(claim ? { ipTime: claim.time, ipSignature: claim.signature } : {}), version: JSON.parse(readFileSync(new URL('../core/package.json', import.meta.url))).version.replace(/^/, 'cornice/') });
 chains.forEach((c, i) => send({ op: 'GetAcceptedFrontier', chainId: c.id, requestId: i + 1 }));
 const tf = performance.now();
@@ -127,21 +133,25 @@ const cpuBefore = cpuSeconds(proc.pid);
 const bytesBefore = replyBytes;
 let sent = 0;
 let requests = 0;
-while (sent < BYTES) {
+const request = () => {
   const t = targets[requests % targets.length];
   const bytes = frame(encodeMessage({ op: 'GetAncestors', chainId: t.chainId, requestId: 1000 + requests, containerId: t.block }));
   socket.write(bytes);
   sent += bytes.length;
   requests += 1;
-}
+};
+const total = Math.ceil(BYTES / 75); // a GetAncestors frame is 75 bytes
+if (!SPREAD) while (requests < total) request();
 let rssPeak = rssBefore;
 const ta = performance.now();
 while (performance.now() - ta < SECONDS * 1000) {
-  await new Promise((r) => setTimeout(r, 250));
+  await new Promise((r) => setTimeout(r, SPREAD ? 50 : 250));
+  if (SPREAD) while (requests < total && requests < (total * (performance.now() - ta)) / (SECONDS * 1000)) request();
   rssPeak = Math.max(rssPeak, rssMb(proc.pid));
 }
 const cpu = cpuSeconds(proc.pid) - cpuBefore;
 const result = {
+  mode: SPREAD ? 'spread over the run' : 'all at once',
   requests,
   chains: targets.length,
   requestBytes: sent,

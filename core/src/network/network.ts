@@ -31,6 +31,7 @@ import { limitWarnings } from './log-limit.js';
 import type { IpPort, Message, MessageOf } from './messages.js';
 import { DEFAULT_PEER_LIMITS, Peer, type LocalIdentity, type PeerLimits } from './peer.js';
 import { ClaimVerifier, peerListEntries } from './peer-list.js';
+import { DEFAULT_REQUEST_BUDGET, RequestBudget, type RequestBudgetLimits } from './request-budget.js';
 import { signIp, verifyIp } from './signed-ip.js';
 import type { ChainLink, EngineNetwork, PeerSummary } from './types.js';
 
@@ -56,6 +57,11 @@ export interface NetworkOptions {
   log: Logger;
   limits?: Partial<NetworkLimits>;
   now?: () => number;
+  /**
+   * Whether a node validates (the primary network): its requests get the validator allocation of
+   * the request budget, others the at-large one. Default: nobody does. Called per request: keep it cheap.
+   */
+  isValidator?: (nodeId: ShortId) => boolean;
 }
 
 export interface NetworkLimits extends PeerLimits, InboundLimits {
@@ -83,6 +89,8 @@ export interface NetworkLimits extends PeerLimits, InboundLimits {
   pingIntervalMs: number;
   /** A peer that sent nothing for this long (not even a Pong) is dropped (ms). */
   peerIdleTimeoutMs: number;
+  /** What each peer's requests may cost (request-budget.ts). */
+  requestBudget: RequestBudgetLimits;
 }
 
 export const DEFAULT_NETWORK_LIMITS: NetworkLimits = {
@@ -99,7 +107,13 @@ export const DEFAULT_NETWORK_LIMITS: NetworkLimits = {
   simultaneousDialWindowMs: 10_000,
   pingIntervalMs: 20_000,
   peerIdleTimeoutMs: 60_000,
+  requestBudget: DEFAULT_REQUEST_BUDGET,
 };
+
+/** Messages that ask this node for work: admitted by the request budget, or dropped. */
+const REQUESTS = new Set<Message['op']>(['GetAcceptedFrontier', 'GetAccepted', 'GetAncestors', 'Get', 'PushQuery', 'PullQuery', 'Gossip', 'GetPeerList', 'PeerList']);
+/** Messages this node sends in answer to a peer's requests: their bytes are charged to that peer. */
+const REPLIES = new Set<Message['op']>(['AcceptedFrontier', 'Accepted', 'Ancestors', 'Chits', 'Put', 'PeerList']);
 
 const UNSPECIFIED = new Set(['0.0.0.0', '::', '']);
 
@@ -125,6 +139,8 @@ export class Network implements EngineNetwork {
   readonly #book: AddressBook;
   readonly #claims: ClaimVerifier;
   readonly #router: ChainRouter;
+  readonly #budget: RequestBudget;
+  readonly #isValidator: (nodeId: ShortId) => boolean;
   /** Every open socket, inbound or dialled, handshaking or not: stop() ends them all. */
   readonly #sockets = new Set<Socket>();
   #server: Server | undefined;
@@ -142,6 +158,8 @@ export class Network implements EngineNetwork {
     this.#now = opts.now ?? Date.now;
     this.#warn = limitWarnings(opts.log, this.#now);
     this.#gate = new InboundGate(this.#limits, this.#now);
+    this.#budget = new RequestBudget(this.#limits.requestBudget, this.#now);
+    this.#isValidator = opts.isValidator ?? (() => false);
     this.#book = new AddressBook(
       { ...this.#limits, maxKnown: this.#limits.maxPeers * 4 },
       { selfId: opts.nodeId, isConnected: (id) => this.#peers.has(id.key), dial: (k) => this.#dial(k), log: opts.log },
@@ -369,6 +387,7 @@ export class Network implements EngineNetwork {
         message: (p, m) => this.#message(p, m),
         closed: (p, reason) => this.#closed(p, reason, dialled),
         checkVersion: (p, v) => this.#checkClaim(p, v),
+        sent: (p, m, bytes) => this.#sent(p, m, bytes),
       },
       this.#warn,
       this.#limits,
@@ -420,6 +439,7 @@ export class Network implements EngineNetwork {
     if (this.#peers.get(peer.nodeId.key) === peer) {
       this.#peers.delete(peer.nodeId.key);
       this.#peerListAt.delete(peer.nodeId.key);
+      this.#budget.forget(peer.nodeId.key);
       // At warn (a runner's nodes log at warn): a lost peer is worth seeing; limited like every drop.
       if (reason === 'node stopping' || reason === 'duplicate connection') this.#log.info('peer disconnected', { nodeId: peer.nodeId.toString(), reason });
       else this.#warn.warn('peer disconnected', { nodeId: peer.nodeId.toString(), reason });
@@ -546,7 +566,38 @@ export class Network implements EngineNetwork {
 
   // ---- messages --------------------------------------------------------------------------------
 
+  /**
+   * A peer's message. Requests pass the peer's request budget first (request-budget.ts): beyond it
+   * they are dropped and the asker times out; the drop is logged at warn, rate-limited. How long each
+   * admitted request keeps the node busy is metered until its handler is done.
+   * Test: network.test.ts 'requests beyond a peer\'s budget are dropped'.
+   */
   #message(peer: Peer, m: Message): void {
+    if (!REQUESTS.has(m.op) && !(m.op === 'Put' && m.requestId === GOSSIP_REQUEST_ID)) return void this.#handle(peer, m);
+    const validator = this.#isValidator(peer.nodeId);
+    const ticket = this.#budget.admit(peer.nodeId.key, validator);
+    if ('refused' in ticket) {
+      this.#warn.warn('throttling peer', { nodeId: peer.nodeId.toString(), op: m.op, validator, over: ticket.pool ? `${ticket.refused} of all non-validators` : ticket.refused });
+      return;
+    }
+    let result: Promise<void> | void;
+    try {
+      result = this.#handle(peer, m);
+    } catch (e) {
+      ticket.finish();
+      throw e;
+    }
+    if (result instanceof Promise) result.then(ticket.finish, ticket.finish);
+    else ticket.finish();
+  }
+
+  /** Bytes sent in answer to a peer's requests count against its budget (a gossiped block does not). */
+  #sent(peer: Peer, m: Message, bytes: number): void {
+    if (!REPLIES.has(m.op) || (m.op === 'Put' && m.requestId === GOSSIP_REQUEST_ID)) return;
+    this.#budget.replied(peer.nodeId.key, this.#isValidator(peer.nodeId), bytes);
+  }
+
+  #handle(peer: Peer, m: Message): Promise<void> | void {
     switch (m.op) {
       case 'GetPeerList':
         peer.send(this.#peerList(peer));
@@ -560,7 +611,7 @@ export class Network implements EngineNetwork {
       case 'Pong':
         return;
       default:
-        void this.#router.route(peer.nodeId, m);
+        return this.#router.route(peer.nodeId, m);
     }
   }
 }

@@ -62,6 +62,8 @@ export interface PeerEvents {
   message(peer: Peer, m: Message): void;
   /** The connection is gone (`reason` says why). */
   closed(peer: Peer, reason: string): void;
+  /** A message left for the peer (`bytes`: its frame's size). */
+  sent?(peer: Peer, m: Message, bytes: number): void;
   /** Why the other side's Version is refused beyond this layer's checks (its signed address), or undefined. */
   checkVersion?(peer: Peer, v: MessageOf<'Version'>): string | undefined;
 }
@@ -154,6 +156,7 @@ export class Peer {
     }
     this.socket.write(bytes);
     this.lastSent = this.now();
+    this.events.sent?.(this, m, bytes.length);
     return true;
   }
 

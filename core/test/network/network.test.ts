@@ -15,6 +15,7 @@ import type { LoopbackTarget } from '../../src/consensus/index.js';
 import { decodeMessage } from '../../src/network/codec.js';
 import { FrameDecoder } from '../../src/network/framing.js';
 import { signIp } from '../../src/network/signed-ip.js';
+import { DEFAULT_REQUEST_BUDGET } from '../../src/network/request-budget.js';
 import { GOSSIP_REQUEST_ID, Network, type BootstrapPeer, type NetworkLimits } from '../../src/network/network.js';
 import type { ChainLink } from '../../src/network/types.js';
 import type { PeerInfo } from '../../src/network/messages.js';
@@ -723,6 +724,98 @@ test('open(): messages for a chain the receiver does not run are ignored; close(
   bx.close();
   ax.gossip(bytes(5));
   await until(() => calls2.length === 1, 'delivered to the new X link');
+});
+
+/**
+ * A hand-played peer (non-validator unless `validator`) connected to A, which runs CHAIN_X with a
+ * bootstrap target whose GetAncestors costs `costMs` of A's (injected) clock and replies `replyBytes`.
+ */
+async function costlyAncestors(o: { validator?: boolean; costMs: number; replyBytes: number; limits?: Partial<NetworkLimits> }) {
+  const [ca, cb] = await testCerts(2);
+  const clock = testClock();
+  const log = captureLog();
+  const net = new Network({
+    networkId: NETWORK_ID,
+    nodeId: ca!.nodeId,
+    cert: ca!,
+    host: '127.0.0.1',
+    port: 0,
+    bootstrappers: [],
+    version: VERSION,
+    log,
+    limits: { ...LIMITS, ...o.limits },
+    now: clock.now,
+    isValidator: (id) => o.validator === true && id.equals(cb!.nodeId),
+  });
+  const { port } = await net.start();
+  running.push(net);
+  const a: Node = { net, cert: ca!, id: ca!.nodeId, port, log };
+  const link = net.open(CHAIN_X);
+  let handled = 0;
+  const calls: Call[] = [];
+  record(link, 'A', calls);
+  link.attachBootstrap({
+    ...({} as BootstrapTarget),
+    onGetAncestors: async (from, requestId) => {
+      handled++;
+      clock.advance(o.costMs); // the work this request costs, on A's clock
+      await new Promise((r) => setImmediate(r));
+      link.bootstrap.ancestors(from, requestId, [new Uint8Array(o.replyBytes)]);
+    },
+  });
+  const peer = await handPeerOf(a, cb!);
+  let ancestors = 0;
+  const frames = new FrameDecoder();
+  peer.on('data', (d: Buffer) => {
+    for (const f of frames.push(new Uint8Array(d))) if (decodeMessage(f).op === 'Ancestors') ancestors++;
+  });
+  const ask = (n: number, from = 0) => {
+    const bytes: Uint8Array[] = [];
+    for (let i = 0; i < n; i++) bytes.push(wire({ op: 'GetAncestors', chainId: CHAIN_X, requestId: from + i, containerId: BLOCK_1 }));
+    peer.write(Buffer.concat(bytes));
+  };
+  return { a, clock, ask, handled: () => handled, ancestors: () => ancestors };
+}
+
+const SMALL_BUDGET = {
+  ...DEFAULT_REQUEST_BUDGET,
+  atLarge: { requestsPerSecond: 10_000, requestsBurst: 10_000, maxInFlight: 4, replyBytesPerSecond: 100_000, replyBytesBurst: 200_000, busyShare: 0.25, busyBurstMs: 200 },
+};
+
+test('requests beyond a peer\'s budget are dropped (busy time, requests in progress): warned a few times, not per request; served again once it refills', async () => {
+  const h = await costlyAncestors({ costMs: 50, replyBytes: 1_000, limits: { requestBudget: SMALL_BUDGET } });
+  h.ask(100);
+  await until(() => h.ancestors() === h.handled() && logged(h.a, 'throttling peer').length > 0, 'the admitted ones answered');
+  await sleep(100);
+  // 4 in progress at once at most, and 200 ms of busy time (+ the one that crosses it) at 50 ms each.
+  assert.ok(h.handled() >= 4 && h.handled() <= 5, `${h.handled()} of 100 handled`);
+  const warned = logged(h.a, 'throttling peer');
+  assert.ok(warned.length <= 5, `${warned.length} warn lines`);
+  assert.is(warned[0]?.level, 'warn');
+  assert.is(warned[0]?.fields?.op, 'GetAncestors');
+  assert.ok(h.a.net.peers().length === 1, 'throttled, not dropped');
+  const before = h.handled();
+  h.clock.advance(10_000);
+  h.ask(1, 1_000);
+  await until(() => h.handled() === before + 1, 'served again after the budget refilled');
+});
+
+test('reply bytes: a peer that was sent its byte allowance gets nothing more until it refills', async () => {
+  const h = await costlyAncestors({ costMs: 0, replyBytes: 50_000, limits: { requestBudget: SMALL_BUDGET } });
+  for (let i = 0; i < 10; i++) {
+    h.ask(1, i);
+    await until(() => h.ancestors() === h.handled() && (h.handled() === i + 1 || logged(h.a, 'throttling peer').length > 0), `request ${i}`);
+  }
+  // 200,000 bytes of burst: the fourth reply (with its frame, 4 x 50,051 bytes) puts the peer in debt; the rest are dropped.
+  assert.is(h.handled(), 4);
+  assert.is(logged(h.a, 'throttling peer')[0]?.fields?.over, 'reply bytes');
+});
+
+test('a validator gets the validator allocation: the same 100 requests are all served', async () => {
+  const h = await costlyAncestors({ validator: true, costMs: 50, replyBytes: 1_000, limits: { requestBudget: SMALL_BUDGET } });
+  h.ask(100);
+  await until(() => h.ancestors() === 100, 'all answered');
+  assert.is(logged(h.a, 'throttling peer').length, 0);
 });
 
 test.run();
