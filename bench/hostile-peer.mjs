@@ -15,15 +15,28 @@
 // request-rate, busy-time and reply-byte budgets then bound it rather than requests in progress).
 // `--legacy` sends the Version of before signed IPs (to measure a node built from older code).
 //
-// Usage: node bench/hostile-peer.mjs [--seconds=25] [--bytes=61440] [--fanout=3000] [--spread] [--legacy]
+// `--flood=tcp|tls` measures instead whether a real peer gets in during a connection flood: 600
+// idle TCP connections (or 300 TLS connections that never send Version), opened again as the node
+// closes them, for the run; meanwhile a new peer (a fresh certificate, TLS + Version) tries to
+// connect every 500 ms from 127.0.0.1. The flood comes from 127.0.0.2 (`--flood-ips=N`: from N
+// addresses 127.0.1.x; `--flood-ips=0`: from 127.0.0.1, the peer's own address). Reports the peer's
+// tries, how many got through, and the time to the first.
+//
+// `--peerlist` measures instead what a PeerList of 10 made-up addresses (TCP listeners here that
+// count the connections they get) makes the node dial during the run (default 45 s): before signed
+// IPs the entries carry just an address and a node ID (`--legacy`); after, each is signed by a fresh
+// certificate of its own — the most an attacker can do without a validator's key.
+//
+// Usage: node bench/hostile-peer.mjs [--peerlist] [--seconds=25] [--bytes=61440] [--fanout=3000] [--spread] [--legacy] [--flood=tcp|tls]
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
+import { connect as tcpConnect, createServer as tcpServer } from 'node:net';
 import { connect } from 'node:tls';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Id } from '@cornice/sdk';
+import { Id, ShortId } from '@cornice/sdk';
 import { decodeMessage, encodeMessage } from '../core/dist/src/network/codec.js';
 import { FrameDecoder, frame } from '../core/dist/src/network/framing.js';
 import { generateStakingCert } from '../core/dist/src/staking/cert.js';
@@ -39,6 +52,10 @@ const BYTES = arg('bytes', 60 * 1024);
 const FANOUT = arg('fanout', 3000);
 const SPREAD = process.argv.includes('--spread');
 const LEGACY = process.argv.includes('--legacy');
+const FLOOD = process.argv.find((a) => a.startsWith('--flood='))?.split('=')[1];
+const FLOOD_IPS = arg('flood-ips', 1);
+const PEERLIST = process.argv.includes('--peerlist');
+const floodSource = (i) => (FLOOD_IPS === 0 ? '127.0.0.1' : FLOOD_IPS === 1 ? '127.0.0.2' : `127.0.1.${(i % FLOOD_IPS) + 1}`);
 const fixture = (f) => fileURLToPath(new URL(`../core/fixtures/staking/local/${f}`, import.meta.url));
 
 function cpuSeconds(pid) {
@@ -85,6 +102,116 @@ for (;;) {
   await new Promise((r) => setTimeout(r, 20));
 }
 await untilChainsStarted(url, proc, t0, 60_000);
+const NETWORK_VERSION = JSON.parse(readFileSync(new URL('../core/package.json', import.meta.url))).version.replace(/^/, 'cornice/');
+/** A Version of `cert`'s node (signed unless --legacy). */
+function versionOf(cert) {
+  const now = BigInt(Math.floor(Date.now() / 1000));
+  const listen = { ip: '127.0.0.1', port: 1 };
+  const claim = signedIp.signIp && !LEGACY ? signedIp.signIp(cert.keyPem, { ...listen, time: now }) : undefined;
+  return { op: 'Version', networkId: 12345, nonce: BigInt(Math.floor(Math.random() * 2 ** 48)), time: now, listen, ...(claim ? { ipTime: claim.time, ipSignature: claim.signature } : {}), version: NETWORK_VERSION };
+}
+
+if (PEERLIST) {
+  const seconds = arg('seconds', 45);
+  const hits = new Array(10).fill(0);
+  const servers = [];
+  for (let i = 0; i < 10; i++) {
+    const srv = tcpServer((s) => (hits[i]++, s.destroy()));
+    await new Promise((r) => srv.listen(0, '127.0.0.1', r));
+    servers.push(srv);
+  }
+  const ports = servers.map((s) => s.address().port);
+  const cert = await generateStakingCert();
+  const socket = connect({ host: '127.0.0.1', port: stakingPort, cert: cert.certPem, key: cert.keyPem, rejectUnauthorized: false, minVersion: 'TLSv1.3' });
+  socket.on('error', () => {});
+  socket.resume();
+  await new Promise((resolve) => socket.once('secureConnect', resolve));
+  socket.write(frame(encodeMessage(versionOf(cert))));
+  await new Promise((r) => setTimeout(r, 500));
+  const now = BigInt(Math.floor(Date.now() / 1000));
+  const peers = [];
+  for (const port of ports) {
+    if (LEGACY) peers.push({ ip: '127.0.0.1', port, nodeId: ShortId.fromBytes(new Uint8Array(20).map(() => Math.floor(Math.random() * 256))) });
+    else {
+      const fake = await generateStakingCert();
+      peers.push({ cert: fake.certDer, ip: '127.0.0.1', port, time: now, signature: signedIp.signIp(fake.keyPem, { ip: '127.0.0.1', port, time: now }).signature });
+    }
+  }
+  socket.write(frame(encodeMessage({ op: 'PeerList', peers })));
+  await new Promise((r) => setTimeout(r, seconds * 1000));
+  console.log(JSON.stringify({ peerList: LEGACY ? 'made-up addresses with made-up node IDs' : 'made-up addresses, each signed by a fresh certificate', seconds, dialsPerAddress: hits, warnLines: warnLines.length }, null, 2));
+  socket.destroy();
+  for (const srv of servers) srv.close();
+  proc.kill('SIGTERM');
+  await new Promise((r) => proc.on('close', r));
+  await rm(dir, { recursive: true, force: true });
+  process.exit(0);
+}
+
+if (FLOOD) {
+  const flooder = await generateStakingCert();
+  const size = FLOOD === 'tls' ? 300 : 600;
+  const open = new Set();
+  let opened = 0;
+  let stop = false;
+  const one = () => {
+    if (stop) return;
+    opened++;
+    const localAddress = floodSource(opened);
+    const s = FLOOD === 'tls'
+      ? connect({ host: '127.0.0.1', port: stakingPort, localAddress, cert: flooder.certPem, key: flooder.keyPem, rejectUnauthorized: false, minVersion: 'TLSv1.3' })
+      : tcpConnect({ port: stakingPort, host: '127.0.0.1', localAddress });
+    s.on('error', () => {});
+    s.resume();
+    open.add(s);
+    s.once('close', () => {
+      open.delete(s);
+      setTimeout(one, 10); // the flood keeps its size
+    });
+  };
+  for (let i = 0; i < size; i++) one();
+  await new Promise((r) => setTimeout(r, 1_000));
+  const cpuBefore = cpuSeconds(proc.pid);
+  const t0 = performance.now();
+  let tries = 0;
+  let through = 0;
+  let firstMs;
+  const attempt = async () => {
+    tries++;
+    const cert = await generateStakingCert();
+    const ok = await new Promise((resolve) => {
+      const s = connect({ host: '127.0.0.1', port: stakingPort, cert: cert.certPem, key: cert.keyPem, rejectUnauthorized: false, minVersion: 'TLSv1.3' });
+      const decoder = new FrameDecoder();
+      const done = (v) => (s.destroy(), resolve(v));
+      const timer = setTimeout(() => done(false), 5_000);
+      s.on('error', () => (clearTimeout(timer), done(false)));
+      s.on('close', () => (clearTimeout(timer), done(false)));
+      s.once('secureConnect', () => s.write(frame(encodeMessage(versionOf(cert)))));
+      s.on('data', (chunk) => {
+        try {
+          // The node's Version, then its PeerList once it took ours: through the handshake.
+          for (const p of decoder.push(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.length))) if (decodeMessage(p).op === 'PeerList') (clearTimeout(timer), done(true));
+        } catch {}
+      });
+    });
+    if (ok) {
+      through++;
+      firstMs ??= Math.round(performance.now() - t0);
+    }
+  };
+  while (performance.now() - t0 < SECONDS * 1000) {
+    await attempt();
+    await new Promise((r) => setTimeout(r, 500));
+  }
+  stop = true;
+  for (const s of open) s.destroy();
+  console.log(JSON.stringify({ flood: FLOOD, floodFrom: FLOOD_IPS === 0 ? '127.0.0.1 (the peer\'s own)' : FLOOD_IPS === 1 ? '127.0.0.2' : `${FLOOD_IPS} addresses`, floodConnections: size, floodConnectionsOpened: opened, seconds: SECONDS, peerTries: tries, peerThrough: through, firstThroughMs: firstMs ?? null, nodeCpuSeconds: Math.round((cpuSeconds(proc.pid) - cpuBefore) * 100) / 100, warnLines: warnLines.length }, null, 2));
+  proc.kill('SIGTERM');
+  await new Promise((r) => proc.on('close', r));
+  await rm(dir, { recursive: true, force: true });
+  process.exit(0);
+}
+
 const chains = [];
 for (const alias of ['P', 'X', 'C']) {
   const r = await rpc(`${url}/ext/admin`, 'admin.getBlockchainID', { alias });
@@ -117,11 +244,7 @@ socket.on('data', (chunk) => {
   }
 });
 const send = (m) => socket.write(frame(encodeMessage(m)));
-const now = BigInt(Math.floor(Date.now() / 1000));
-const listen = { ip: '127.0.0.1', port: 1 };
-// The signed listen address (after the signed-IP change); before it, Version had no such fields.
-const claim = signedIp.signIp && !LEGACY ? signedIp.signIp(cert.keyPem, { ...listen, time: now }) : undefined;
-send({ op: 'Version', networkId: 12345, nonce: 42n, time: now, listen, ...(claim ? { ipTime: claim.time, ipSignature: claim.signature } : {}), version: JSON.parse(readFileSync(new URL('../core/package.json', import.meta.url))).version.replace(/^/, 'cornice/') });
+send(versionOf(cert));
 chains.forEach((c, i) => send({ op: 'GetAcceptedFrontier', chainId: c.id, requestId: i + 1 }));
 const tf = performance.now();
 while (frontiers.size < chains.length && performance.now() - tf < 10_000 && closedAt === undefined) await new Promise((r) => setTimeout(r, 10));

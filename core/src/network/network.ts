@@ -59,7 +59,10 @@ export interface NetworkOptions {
   now?: () => number;
   /**
    * Whether a node validates (the primary network): its requests get the validator allocation of
-   * the request budget, others the at-large one. Default: nobody does. Called per request: keep it cheap.
+   * the request budget, others the at-large one; and when given, only validators' addresses learned
+   * from PeerLists are dialled (avalanchego tracks validators' IPs only: otherwise anyone could make
+   * this node dial any address by signing it with a fresh certificate). Default: nobody validates and
+   * every signed address is dialled. Called per request: keep it cheap.
    */
   isValidator?: (nodeId: ShortId) => boolean;
 }
@@ -479,9 +482,10 @@ export class Network implements EngineNetwork {
   }
 
   /**
-   * A peer's PeerList: the addresses whose claims verify (and are newer than what is known) are
-   * learned and dialled; the rest is ignored, never dialled. At most one PeerList per peer per
-   * minPeerListSpacingMs is looked at. Test: network.test.ts 'a PeerList of addresses not signed'.
+   * A peer's PeerList: the addresses whose claims verify (and are newer than what is known, and are
+   * validators' when the network knows validators) are learned and dialled; the rest is ignored,
+   * never dialled. At most one PeerList per peer per minPeerListSpacingMs is looked at.
+   * Tests: network.test.ts 'a PeerList of addresses not signed', 'only validators\' addresses'.
    */
   #onPeerList(peer: Peer, m: MessageOf<'PeerList'>): void {
     const t = this.#now();
@@ -491,7 +495,8 @@ export class Network implements EngineNetwork {
       return;
     }
     this.#peerListAt.set(peer.nodeId.key, t);
-    const check = this.#claims.check(m.peers, (id, time) => !this.#peers.has(id.key) && this.#book.isNewer(id, time));
+    const wanted = this.#o.isValidator ?? (() => true);
+    const check = this.#claims.check(m.peers, (id, time) => !this.#peers.has(id.key) && wanted(id) && this.#book.isNewer(id, time));
     if (check.invalid > 0 || check.skipped > 0) {
       this.#warn.warn('ignoring peer list entries', { nodeId: peer.nodeId.toString(), notSigned: check.invalid, overBudget: check.skipped });
     }

@@ -80,7 +80,12 @@ function testClock() {
   let t = Date.now();
   return { now: () => t, advance: (ms: number) => void (t += ms) };
 }
-const closedSocket = (s: Socket) => new Promise<void>((resolve) => (s.destroyed ? resolve() : s.once('close', () => resolve())));
+/** Resolves once `s` is closed; fails after `ms`. */
+async function closedSocket(s: Socket, ms = 5_000): Promise<void> {
+  let closed = s.destroyed;
+  s.once('close', () => void (closed = true));
+  await until(() => closed, 'the connection closed by the node', ms);
+}
 
 /** A and B connected, B having dialled its bootstrap node A. */
 async function connectedPair(): Promise<[Node, Node]> {
@@ -372,6 +377,33 @@ test('a PeerList of addresses not signed by the nodes claiming them is never dia
   assert.is(warned.length, 1);
   assert.equal({ ...warned[0]?.fields, nodeId: undefined }, { nodeId: undefined, notSigned: 11, overBudget: 0 });
   assert.is(warned[0]?.level, 'warn');
+});
+
+test('with a validator check, only validators\' signed addresses learned from a PeerList are dialled (a fresh certificate signs any address)', async () => {
+  const [ca, cb, validator, sybil] = await testCerts(4);
+  const log = captureLog();
+  const net = new Network({
+    networkId: NETWORK_ID,
+    nodeId: ca!.nodeId,
+    cert: ca!,
+    host: '127.0.0.1',
+    port: 0,
+    bootstrappers: [],
+    version: VERSION,
+    log,
+    limits: LIMITS,
+    isValidator: (id) => id.equals(validator!.nodeId),
+  });
+  const { port } = await net.start();
+  running.push(net);
+  const a: Node = { net, cert: ca!, id: ca!.nodeId, port, log };
+  const made = await listeners(2);
+  const peer = await handPeerOf(a, cb!);
+  peer.write(wire({ op: 'PeerList', peers: [signedEntry(sybil!, made.ports[0]!), signedEntry(validator!, made.ports[1]!)] }));
+  await until(() => made.hits[1]! >= 1, 'the validator\'s address dialled');
+  await sleep(200);
+  assert.is(made.hits[0], 0, 'a non-validator\'s signed address is not dialled');
+  assert.is(logged(a, 'ignoring peer list entries').length, 0, 'not a fault of the sender');
 });
 
 test('signed addresses: a newer claim replaces an older one, an older one changes nothing; a failing address is dialled with backoff, then forgotten', async () => {
