@@ -7,7 +7,8 @@
  *
  * A failed dial is tried again after a backoff (first `dialBackoffMs`, doubling up to
  * `maxDialBackoffMs`); a learned address is forgotten after `maxDialFailures` failures in a row. A
- * newer claim with another address starts over at once. Tests: network/network.test.ts 'peer lists'.
+ * newer claim with another address starts over at once. Tests: network/network.test.ts 'signed addresses: a newer claim replaces an older one…',
+ * 'peer lists: C knows only A…'.
  */
 import { isIP } from 'node:net';
 import type { Logger, ShortId } from '@cornice/sdk';

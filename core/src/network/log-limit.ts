@@ -7,7 +7,7 @@
  * lines of one message per `intervalMs` (on an injected clock); the lines left out are counted, and
  * the next line of that message that is written carries `suppressed: <n>`. Other levels pass as they
  * are. The count of distinct messages kept is bounded (they are the code's own strings; a message
- * built from peer input would still not grow it past MAX_KEYS). Test: network/log-limit.test.ts.
+ * built from peer input would still not grow it past MAX_KEYS). Test: network/inbound.test.ts 'limitWarnings: …'.
  */
 import type { LogFields, Logger } from '@cornice/sdk';
 

@@ -330,7 +330,8 @@ export class Network implements EngineNetwork {
    * An inbound connection through TLS. Refused at once (before Version): a certificate with this
    * node's own node ID, a node already connected (unless both dialled each other at once: the tie
    * rule in #ready decides), a node with another connection in its handshake, or too many peers.
-   * Tests: network.test.ts 'refused: our own node ID', 'refused: a second connection'.
+   * Tests: network.test.ts 'refused: a connection whose certificate is this node\'s own node ID…',
+   * 'refused: a second connection from a connected node…', 'refused: a second inbound connection…'.
    */
   #accepted(socket: TLSSocket): void {
     if (this.#stopped) return void socket.destroy();
@@ -403,7 +404,7 @@ export class Network implements EngineNetwork {
   /**
    * A Version's listen address must be signed by the peer's staking key, at a time not ahead of this
    * node's clock by more than the allowed skew: that claim is what this node relays for it.
-   * Test: network.test.ts 'a Version whose address is not signed by the peer is refused'.
+   * Test: network.test.ts 'a Version whose listen address is not signed by the peer\'s key is refused'.
    */
   #checkClaim(peer: Peer, v: MessageOf<'Version'>): string | undefined {
     const latest = BigInt(Math.floor(this.#now() / 1000) + this.#limits.maxClockSkewSeconds);
@@ -485,7 +486,8 @@ export class Network implements EngineNetwork {
    * A peer's PeerList: the addresses whose claims verify (and are newer than what is known, and are
    * validators' when the network knows validators) are learned and dialled; the rest is ignored,
    * never dialled. At most one PeerList per peer per minPeerListSpacingMs is looked at.
-   * Tests: network.test.ts 'a PeerList of addresses not signed', 'only validators\' addresses'.
+   * Tests: network.test.ts 'a PeerList of addresses not signed by the nodes claiming them…',
+   * 'with a validator check, only validators\' signed addresses…', 'a peer\'s PeerLists beyond one per…'.
    */
   #onPeerList(peer: Peer, m: MessageOf<'PeerList'>): void {
     const t = this.#now();
@@ -558,7 +560,7 @@ export class Network implements EngineNetwork {
    * Pings the peers that sent nothing for pingIntervalMs and drops those silent for peerIdleTimeoutMs:
    * a connection whose other end is gone without a FIN (a crashed machine, a cut link) does not hold
    * the node ID's place, which a restarted node needs now that second connections are refused.
-   * Test: network.test.ts 'a peer silent for peerIdleTimeoutMs is dropped'.
+   * Test: network.test.ts 'a peer silent for peerIdleTimeoutMs is pinged, then dropped…'.
    */
   #checkLiveness(): void {
     const t = this.#now();
@@ -575,7 +577,8 @@ export class Network implements EngineNetwork {
    * A peer's message. Requests pass the peer's request budget first (request-budget.ts): beyond it
    * they are dropped and the asker times out; the drop is logged at warn, rate-limited. How long each
    * admitted request keeps the node busy is metered until its handler is done.
-   * Test: network.test.ts 'requests beyond a peer\'s budget are dropped'.
+   * Tests: network.test.ts 'requests beyond a peer\'s budget are dropped…', 'reply bytes: …',
+   * 'a validator gets the validator allocation…'.
    */
   #message(peer: Peer, m: Message): void {
     if (!REQUESTS.has(m.op) && !(m.op === 'Put' && m.requestId === GOSSIP_REQUEST_ID)) return void this.#handle(peer, m);

@@ -11,7 +11,7 @@
  * of that node (`isNewer`), and whose signature verifies against the certificate. Checking costs a
  * certificate parse and a signature check, so one PeerList gets at most `maxVerifications` of them
  * (the claims known already cost nothing: they are not newer), and parsed keys are cached by node ID.
- * Tests: network/peer-list.test.ts.
+ * Tests: network/signed-ip.test.ts ('a PeerList\'s claims: …', 'relayed: …').
  */
 import type { KeyObject } from 'node:crypto';
 import type { ShortId } from '@cornice/sdk';

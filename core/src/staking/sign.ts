@@ -5,7 +5,7 @@
  * DER signature: this node's own P-256 keys) or Ed25519/Ed448 (the curve's own hash).
  *
  * Verification never throws: a key of another kind, a malformed signature or a wrong one is false.
- * Tests: staking/sign.test.ts (RSA-4096 reference key, generated ECDSA, refusals).
+ * Tests: network/signed-ip.test.ts (RSA-4096 reference key, generated ECDSA, Ed25519, refusals).
  */
 import { createPrivateKey, sign, verify, type KeyObject } from 'node:crypto';
 
