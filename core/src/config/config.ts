@@ -44,6 +44,22 @@ export interface NodeConfig {
   /** Bootstrap nodes: staking addresses and their node IDs, pairwise. */
   bootstrapIps: string[];
   bootstrapIds: string[];
+  /**
+   * Inbound connections before their handshake (network/inbound.ts): per IP a burst, then one per
+   * cooldown (ms); at most this many in their handshake at once; TLS and Version within the timeout (ms).
+   */
+  networkInboundConnectionBurst: number;
+  networkInboundConnectionCooldown: number;
+  networkMaxHandshakingConnections: number;
+  networkHandshakeTimeout: number;
+  /**
+   * What each peer's requests may cost (network/request-budget.ts): a non-validator's share of busy
+   * time, its requests in progress, its reply bytes per second; a validator's reply bytes per second.
+   */
+  networkAtLargeBusyShare: number;
+  networkAtLargeMaxRequestsInProgress: number;
+  networkAtLargeReplyBytesPerSecond: number;
+  networkValidatorReplyBytesPerSecond: number;
   profileDir: string;
   /** Profile files kept in profileDir; the oldest is deleted beyond it. */
   profileMaxFiles: number;

@@ -18,7 +18,9 @@ import {
   MAX_ANCESTORS,
   MAX_CONTAINER_IDS,
   MAX_MESSAGE_BYTES,
+  MAX_PEER_CERT_BYTES,
   MAX_PEERS,
+  MAX_SIGNATURE_BYTES,
   MAX_VERSION_BYTES,
   Op,
   type IpPort,
@@ -32,8 +34,8 @@ import {
 export const HEADER_BYTES = 3;
 /** An IP address on the wire: 16 bytes (IPv4 as IPv4-mapped IPv6). */
 const IP_BYTES = 16;
-/** One PeerList entry: IP, u16 port, 20-byte node ID. */
-const PEER_BYTES = IP_BYTES + 2 + ShortId.LENGTH;
+/** The fewest bytes of one PeerList entry: cert length, IP, u16 port, u64 time, signature length. */
+const PEER_BYTES = 4 + IP_BYTES + 2 + 8 + 4;
 
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 const utf8Encoder = new TextEncoder();
@@ -105,6 +107,23 @@ const bytes: FieldCodec<Uint8Array> = {
     return r.fixedBytes(n);
   },
 };
+
+/** Bytes with a u32 length of at most `max`: longer is TooLarge, either way. */
+function boundedBytes(max: number): FieldCodec<Uint8Array> {
+  return {
+    write(w, v, at) {
+      if (!(v instanceof Uint8Array)) throw at.fail('Malformed', 'is not a Uint8Array');
+      if (v.length > max) throw at.fail('TooLarge', `length ${v.length} exceeds ${max}`);
+      w.bytes(v);
+    },
+    read(r, at) {
+      const n = r.u32();
+      if (n > max) throw at.fail('TooLarge', `length ${n} exceeds ${max}`);
+      if (n > r.remaining) throw at.fail('Malformed', `length ${n} exceeds the ${r.remaining} remaining bytes`);
+      return r.fixedBytes(n);
+    },
+  };
+}
 
 /** A list's u32 count, checked against its limit and against what the remaining bytes can hold. */
 function readCount(r: Reader, at: Where, max: number, itemBytes: number): number {
@@ -240,13 +259,9 @@ function record<T extends object>(fields: { readonly [K in keyof T]-?: FieldCode
   };
 }
 
-const shortId: FieldCodec<ShortId> = {
-  write: (w, v, at) => void w.fixedBytes(idBytes(v, ShortId.LENGTH, at)),
-  read: (r) => r.shortId(),
-};
-
 const ipPort = record<IpPort>({ ip, port: port(false) });
-const peers = list(record<PeerInfo>({ ip, port: port(true), nodeId: shortId }), MAX_PEERS, PEER_BYTES);
+const signature = boundedBytes(MAX_SIGNATURE_BYTES);
+const peers = list(record<PeerInfo>({ cert: boundedBytes(MAX_PEER_CERT_BYTES), ip, port: port(true), time: u64, signature }), MAX_PEERS, PEER_BYTES);
 const ids = list(id, MAX_CONTAINER_IDS, Id.LENGTH);
 const containers = list(bytes, MAX_ANCESTORS, 4);
 
@@ -275,7 +290,7 @@ type Fields<M> = { readonly [K in Exclude<keyof M, 'op'>]-?: FieldCodec<M[K]> };
 /** Each op's fields, in wire order (the compiler checks every field of the Message type is here). */
 const LAYOUT: { readonly [O in OpName]: Fields<MessageOf<O>> } = {
   GetVersion: {},
-  Version: { networkId: u32, nonce: u64, time: u64, listen: ipPort, version: versionString },
+  Version: { networkId: u32, nonce: u64, time: u64, listen: ipPort, ipTime: u64, ipSignature: signature, version: versionString },
   GetPeerList: {},
   PeerList: { peers },
   GetAcceptedFrontier: { chainId: id, requestId: u32 },

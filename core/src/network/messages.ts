@@ -22,6 +22,10 @@ export const MAX_ANCESTORS = 2_048;
 export const MAX_PEERS = 1_024;
 /** Longest version string (UTF-8 bytes). */
 export const MAX_VERSION_BYTES = 64;
+/** Longest signature of a signed IP (an RSA-8192 signature is 1,024 bytes; ECDSA P-256 about 72). */
+export const MAX_SIGNATURE_BYTES = 1_024;
+/** Longest certificate in a PeerList entry (staking/cert.ts MAX_CERT_BYTES: a certificate a peer may present). */
+export const MAX_PEER_CERT_BYTES = 16 * 1024;
 
 export const Op = {
   GetVersion: 0,
@@ -52,9 +56,17 @@ export interface IpPort {
   port: number;
 }
 
-/** A peer another node knows: where it listens and who it is. */
+/**
+ * A peer another node is connected to, as it relays it: the peer's certificate (its node ID is the
+ * certificate's hash) and the address the peer signed with that certificate's key (signed-ip.ts).
+ */
 export interface PeerInfo extends IpPort {
-  nodeId: ShortId;
+  /** The peer's staking certificate, DER. */
+  cert: Uint8Array;
+  /** Unix seconds when the peer signed its address: of two claims, the newer wins. */
+  time: bigint;
+  /** The peer's signature of (ip, port, time) (signed-ip.ts). */
+  signature: Uint8Array;
 }
 
 export type Message =
@@ -68,6 +80,9 @@ export type Message =
       time: bigint;
       /** Where the sender accepts connections (its public IP and staking port). */
       listen: IpPort;
+      /** When the sender signed `listen` (unix seconds), and its signature of it with its staking key (signed-ip.ts). */
+      ipTime: bigint;
+      ipSignature: Uint8Array;
       /** `cornice/<major>.<minor>.<patch>` */
       version: string;
     }

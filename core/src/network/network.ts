@@ -11,17 +11,31 @@
  *
  * Nothing here assumes loopback: a node advertises `--public-ip` when given, otherwise the
  * unspecified address, which a receiver replaces with the address it sees the node connect from.
+ * The advertised address is signed with the staking key (signed-ip.ts): peers relay it in their
+ * PeerLists, and only signed addresses are dialled (address-book.ts, peer-list.ts).
+ *
+ * Parts: inbound.ts (which inbound connections are taken on), peer.ts (one connection),
+ * address-book.ts (what is dialled, with backoff), peer-list.ts (what is relayed and believed),
+ * chain-router.ts (each chain's messages), log-limit.ts (warn lines a flood cannot multiply).
  */
 import { randomBytes } from 'node:crypto';
 import { isIP, type Socket } from 'node:net';
 import { createServer, connect, type Server, type TLSSocket } from 'node:tls';
 import type { Id, Logger, ShortId } from '@cornice/sdk';
-import type { BootstrapTarget, BootstrapTransport } from '../consensus/bootstrap/types.js';
-import type { EngineTransport, LoopbackTarget } from '../consensus/index.js';
-import { peerCertificate, type StakingCert } from '../staking/cert.js';
-import { MAX_PEERS, type ChainMessage, type IpPort, type Message, type PeerInfo } from './messages.js';
+import { peerCertificate, type PeerCertificate, type StakingCert } from '../staking/cert.js';
+import { AddressBook, type Known } from './address-book.js';
+import { ChainRouter, GOSSIP_REQUEST_ID } from './chain-router.js';
+import { MAX_PAYLOAD_BYTES } from './framing.js';
+import { DEFAULT_INBOUND_LIMITS, InboundGate, type Handshake, type InboundLimits } from './inbound.js';
+import { limitWarnings } from './log-limit.js';
+import type { IpPort, Message, MessageOf } from './messages.js';
 import { DEFAULT_PEER_LIMITS, Peer, type LocalIdentity, type PeerLimits } from './peer.js';
+import { ClaimVerifier, peerListEntries } from './peer-list.js';
+import { DEFAULT_REQUEST_BUDGET, RequestBudget, type RequestBudgetLimits } from './request-budget.js';
+import { signIp, verifyIp } from './signed-ip.js';
 import type { ChainLink, EngineNetwork, PeerSummary } from './types.js';
+
+export { GOSSIP_REQUEST_ID };
 
 export interface BootstrapPeer extends IpPort {
   nodeId: ShortId;
@@ -43,10 +57,18 @@ export interface NetworkOptions {
   log: Logger;
   limits?: Partial<NetworkLimits>;
   now?: () => number;
+  /**
+   * Whether a node validates (the primary network): its requests get the validator allocation of
+   * the request budget, others the at-large one; and when given, only validators' addresses learned
+   * from PeerLists are dialled (avalanchego tracks validators' IPs only: otherwise anyone could make
+   * this node dial any address by signing it with a fresh certificate). Default: nobody validates and
+   * every signed address is dialled. Called per request: keep it cheap.
+   */
+  isValidator?: (nodeId: ShortId) => boolean;
 }
 
-export interface NetworkLimits extends PeerLimits {
-  /** Most peers connected at once. */
+export interface NetworkLimits extends PeerLimits, InboundLimits {
+  /** Most peers connected at once (handshaking connections are bounded apart: maxHandshaking). */
   maxPeers: number;
   /** TCP+TLS connect bound when dialling (ms). */
   dialTimeoutMs: number;
@@ -57,60 +79,79 @@ export interface NetworkLimits extends PeerLimits {
   maxDialFailures: number;
   /** How often a peer is asked for its peers (ms). */
   peerListIntervalMs: number;
+  /** Signed addresses checked per PeerList received (each costs a signature check). */
+  maxPeerListVerifications: number;
+  /** A peer's PeerLists beyond one per this many ms are ignored. */
+  minPeerListSpacingMs: number;
+  /**
+   * A connection from a node already connected is refused, except while the existing connection is
+   * younger than this (ms): both nodes dialling each other at once, where the tie rule picks one.
+   */
+  simultaneousDialWindowMs: number;
+  /** A peer that sent nothing for this long is sent a Ping (ms). */
+  pingIntervalMs: number;
+  /** A peer that sent nothing for this long (not even a Pong) is dropped (ms). */
+  peerIdleTimeoutMs: number;
+  /** What each peer's requests may cost (request-budget.ts). */
+  requestBudget: RequestBudgetLimits;
 }
 
 export const DEFAULT_NETWORK_LIMITS: NetworkLimits = {
   ...DEFAULT_PEER_LIMITS,
+  ...DEFAULT_INBOUND_LIMITS,
   maxPeers: 256,
   dialTimeoutMs: 10_000,
   dialBackoffMs: 1_000,
   maxDialBackoffMs: 60_000,
   maxDialFailures: 10,
   peerListIntervalMs: 60_000,
+  maxPeerListVerifications: 128,
+  minPeerListSpacingMs: 1_000,
+  simultaneousDialWindowMs: 10_000,
+  pingIntervalMs: 20_000,
+  peerIdleTimeoutMs: 60_000,
+  requestBudget: DEFAULT_REQUEST_BUDGET,
 };
 
-/** An address worth dialling. */
-interface Known {
-  ip: string;
-  port: number;
-  nodeId: ShortId | undefined;
-  bootstrap: boolean;
-  failures: number;
-  timer: ReturnType<typeof setTimeout> | undefined;
-  dialling: boolean;
-}
+/** Messages that ask this node for work: admitted by the request budget, or dropped. */
+const REQUESTS = new Set<Message['op']>(['GetAcceptedFrontier', 'GetAccepted', 'GetAncestors', 'Get', 'PushQuery', 'PullQuery', 'Gossip', 'GetPeerList', 'PeerList']);
+/** Messages this node sends in answer to a peer's requests: their bytes are charged to that peer. */
+const REPLIES = new Set<Message['op']>(['AcceptedFrontier', 'Accepted', 'Ancestors', 'Chits', 'Put', 'PeerList']);
 
-/** A chain's receivers. */
-interface ChainTargets {
-  engine: LoopbackTarget | undefined;
-  bootstrap: BootstrapTarget | undefined;
-  gossip: ((from: ShortId, payload: Uint8Array) => void) | undefined;
-}
-
-const addrKey = (ip: string, port: number) => `${ip}|${port}`;
-/** A Put under this request ID is an accepted block sent unasked (the reference's GossipMsgRequestID); engines never use it. */
-export const GOSSIP_REQUEST_ID = 0xffff_ffff;
 const UNSPECIFIED = new Set(['0.0.0.0', '::', '']);
 
 export class Network implements EngineNetwork {
   readonly #o: NetworkOptions;
   readonly #limits: NetworkLimits;
   readonly #log: Logger;
+  /** The same, with warn lines (drops, refusals, throttling) limited per message: a flood does not flood the log. */
+  readonly #warn: Logger;
   readonly #now: () => number;
+  readonly #gate: InboundGate;
+  /** Inbound connections in their handshake, by `address|port` (the TCP socket's and the TLS socket's). */
+  readonly #handshakes = new Map<string, { h: Handshake; deadline: ReturnType<typeof setTimeout> }>();
   readonly #nonce = randomBytes(8).readBigUInt64BE();
   /** Ready peers by node ID key. */
   readonly #peers = new Map<string, Peer>();
   /** Connections not through the handshake yet. */
   readonly #pending = new Set<Peer>();
-  readonly #known = new Map<string, Known>();
-  /** Addresses that turned out to be this node. */
-  readonly #selfAddrs = new Set<string>();
-  readonly #chains = new Map<string, ChainTargets>();
+  /** Each peer's certificate (its DER is relayed in PeerLists; its key checks the peer's signed address). */
+  readonly #certs = new WeakMap<Peer, PeerCertificate>();
+  /** When each connected node's last PeerList was taken (this node's clock). */
+  readonly #peerListAt = new Map<string, number>();
+  readonly #book: AddressBook;
+  readonly #claims: ClaimVerifier;
+  readonly #router: ChainRouter;
+  readonly #budget: RequestBudget;
+  readonly #isValidator: (nodeId: ShortId) => boolean;
   /** Every open socket, inbound or dialled, handshaking or not: stop() ends them all. */
   readonly #sockets = new Set<Socket>();
   #server: Server | undefined;
   #listen: IpPort = { ip: '0.0.0.0', port: 0 };
+  /** The signed claim of #listen (start() signs it). */
+  #listenClaim: { ipTime: bigint; ipSignature: Uint8Array } = { ipTime: 0n, ipSignature: new Uint8Array(0) };
   #peerListTimer: ReturnType<typeof setInterval> | undefined;
+  #pingTimer: ReturnType<typeof setInterval> | undefined;
   #stopped = false;
 
   constructor(opts: NetworkOptions) {
@@ -118,6 +159,28 @@ export class Network implements EngineNetwork {
     this.#limits = { ...DEFAULT_NETWORK_LIMITS, ...opts.limits };
     this.#log = opts.log;
     this.#now = opts.now ?? Date.now;
+    this.#warn = limitWarnings(opts.log, this.#now);
+    this.#gate = new InboundGate(this.#limits, this.#now);
+    this.#budget = new RequestBudget(this.#limits.requestBudget, this.#now);
+    this.#isValidator = opts.isValidator ?? (() => false);
+    this.#book = new AddressBook(
+      { ...this.#limits, maxKnown: this.#limits.maxPeers * 4 },
+      { selfId: opts.nodeId, isConnected: (id) => this.#peers.has(id.key), dial: (k) => this.#dial(k), log: opts.log },
+    );
+    this.#claims = new ClaimVerifier({
+      selfId: opts.nodeId,
+      now: this.#now,
+      maxClockSkewSeconds: this.#limits.maxClockSkewSeconds,
+      maxVerifications: this.#limits.maxPeerListVerifications,
+    });
+    this.#router = new ChainRouter({
+      self: opts.nodeId,
+      send: (to, m) => void this.#peers.get(to.key)?.send(m),
+      broadcast: (m) => {
+        for (const p of this.#peers.values()) p.send(m);
+      },
+      log: opts.log,
+    });
   }
 
   /** Listens, then dials the bootstrap nodes; resolves with the port listened on. */
@@ -128,13 +191,9 @@ export class Network implements EngineNetwork {
       requestCert: true,
       rejectUnauthorized: false,
       minVersion: 'TLSv1.3',
-      handshakeTimeout: this.#limits.handshakeTimeoutMs,
+      // TLS and Version together have one deadline, set per connection in #inbound.
     });
-    server.on('connection', (socket: Socket) => {
-      // Connections of any state (handshaking or peers) are bounded, so silent ones cannot pile up.
-      if (this.#sockets.size >= 2 * this.#limits.maxPeers) return void socket.destroy();
-      this.#track(socket);
-    });
+    server.on('connection', (socket: Socket) => this.#inbound(socket));
     server.on('secureConnection', (socket) => this.#accepted(socket));
     server.on('tlsClientError', (e, socket) => {
       this.#log.debug('inbound TLS handshake failed', { error: e.message });
@@ -152,9 +211,14 @@ export class Network implements EngineNetwork {
     const address = server.address();
     const port = typeof address === 'object' && address ? address.port : this.#o.port;
     this.#listen = { ip: this.#o.publicIp ?? (this.#o.host && !UNSPECIFIED.has(this.#o.host) ? this.#o.host : '0.0.0.0'), port };
-    for (const b of this.#o.bootstrappers) this.#learn({ ip: b.ip, port: b.port, nodeId: b.nodeId }, true);
+    // Signed once: the address does not change while the node runs; a restart signs a newer claim.
+    const claim = signIp(this.#o.cert.keyPem, { ...this.#listen, time: BigInt(Math.floor(this.#now() / 1000)) });
+    this.#listenClaim = { ipTime: claim.time, ipSignature: claim.signature };
+    for (const b of this.#o.bootstrappers) this.#book.learn({ nodeId: b.nodeId, ip: b.ip, port: b.port, time: 0n }, true);
     this.#peerListTimer = setInterval(() => this.#askForPeers(), this.#limits.peerListIntervalMs);
     this.#peerListTimer.unref?.();
+    this.#pingTimer = setInterval(() => this.#checkLiveness(), this.#limits.pingIntervalMs);
+    this.#pingTimer.unref?.();
     this.#log.info('staking server listening', { host: this.#o.host || '0.0.0.0', port, advertised: `${this.#listen.ip}:${port}` });
     return { ip: this.#listen.ip, port };
   }
@@ -163,7 +227,8 @@ export class Network implements EngineNetwork {
   async stop(): Promise<void> {
     this.#stopped = true;
     clearInterval(this.#peerListTimer);
-    for (const k of this.#known.values()) clearTimeout(k.timer);
+    clearInterval(this.#pingTimer);
+    this.#book.stop();
     for (const p of [...this.#peers.values(), ...this.#pending]) p.close('node stopping');
     // Dials and inbound connections still in their TLS handshake (server.close waits for those).
     for (const s of this.#sockets) s.destroy();
@@ -188,66 +253,7 @@ export class Network implements EngineNetwork {
   }
 
   open(chainId: Id): ChainLink {
-    const targets: ChainTargets = { engine: undefined, bootstrap: undefined, gossip: undefined };
-    this.#chains.set(chainId.key, targets);
-    const self = this.#o.nodeId;
-    const later = (fn: () => void) => void setImmediate(fn);
-    /** Sends to each peer in `to`; delivers to this node on a later turn. */
-    const each = (to: readonly ShortId[], toSelf: () => void, m: () => Message) => {
-      let msg: Message | undefined;
-      for (const node of to) {
-        if (node.equals(self)) later(toSelf);
-        else this.#peers.get(node.key)?.send((msg ??= m()));
-      }
-    };
-    const transport: EngineTransport = {
-      pushQuery: (to, requestId, block) =>
-        each(to, () => void targets.engine?.onPushQuery(self, requestId, block), () => ({ op: 'PushQuery', chainId, requestId, container: block })),
-      pullQuery: (to, requestId, blockId) =>
-        each(to, () => void targets.engine?.onPullQuery?.(self, requestId, blockId), () => ({ op: 'PullQuery', chainId, requestId, containerId: blockId })),
-      // The voter's last accepted block rides second (the reference sends one ID; a second is ignored there).
-      chits: (to, requestId, preferred, accepted) =>
-        each(
-          [to],
-          () => targets.engine?.onChits(self, requestId, preferred, accepted),
-          () => ({ op: 'Chits', chainId, requestId, containerIds: accepted ? [preferred, accepted] : [preferred] }),
-        ),
-      get: (to, requestId, blockId) =>
-        each([to], () => void targets.engine?.onGet(self, requestId, blockId), () => ({ op: 'Get', chainId, requestId, containerId: blockId })),
-      put: (to, requestId, block) => each([to], () => void targets.engine?.onPut(self, requestId, block), () => ({ op: 'Put', chainId, requestId, container: block })),
-    };
-    const bootstrap: BootstrapTransport = {
-      getAcceptedFrontier: (to, requestId) =>
-        each(to, () => void targets.bootstrap?.onGetAcceptedFrontier(self, requestId), () => ({ op: 'GetAcceptedFrontier', chainId, requestId })),
-      getAccepted: (to, requestId, ids) =>
-        each(to, () => void targets.bootstrap?.onGetAccepted(self, requestId, ids), () => ({ op: 'GetAccepted', chainId, requestId, containerIds: [...ids] })),
-      getAncestors: (to, requestId, blockId) =>
-        each([to], () => void targets.bootstrap?.onGetAncestors(self, requestId, blockId), () => ({ op: 'GetAncestors', chainId, requestId, containerId: blockId })),
-      acceptedFrontier: (to, requestId, ids) =>
-        each([to], () => targets.bootstrap?.onAcceptedFrontier(self, requestId, ids), () => ({ op: 'AcceptedFrontier', chainId, requestId, containerIds: [...ids] })),
-      accepted: (to, requestId, ids) =>
-        each([to], () => targets.bootstrap?.onAccepted(self, requestId, ids), () => ({ op: 'Accepted', chainId, requestId, containerIds: [...ids] })),
-      ancestors: (to, requestId, blocks) =>
-        each([to], () => targets.bootstrap?.onAncestors(self, requestId, blocks), () => ({ op: 'Ancestors', chainId, requestId, containers: [...blocks] })),
-    };
-    return {
-      transport,
-      attach: (target) => (targets.engine = target),
-      bootstrap,
-      attachBootstrap: (target) => (targets.bootstrap = target),
-      gossipAccepted: (to, block) => {
-        let m: Message | undefined;
-        for (const node of to) this.#peers.get(node.key)?.send((m ??= { op: 'Put', chainId, requestId: GOSSIP_REQUEST_ID, container: block }));
-      },
-      gossip: (payload) => {
-        const m: Message = { op: 'Gossip', chainId, payload };
-        for (const p of this.#peers.values()) p.send(m);
-      },
-      attachGossip: (receive) => (targets.gossip = receive),
-      close: () => {
-        if (this.#chains.get(chainId.key) === targets) this.#chains.delete(chainId.key);
-      },
-    };
+    return this.#router.open(chainId);
   }
 
   /**
@@ -281,35 +287,102 @@ export class Network implements EngineNetwork {
   // ---- connections -----------------------------------------------------------------------------
 
   #identity(): LocalIdentity {
-    return { networkId: this.#o.networkId, nonce: this.#nonce, listen: this.#listen, version: this.#o.version };
+    return { networkId: this.#o.networkId, nonce: this.#nonce, listen: this.#listen, ...this.#listenClaim, version: this.#o.version };
   }
 
+  /**
+   * A new TCP connection on the staking port: admitted by the inbound gate (per-IP cooldown, a bound
+   * on connections in their handshake, oldest evicted) with a deadline for TLS and Version together,
+   * or closed at once. Tests: network/flood.test.ts.
+   */
+  #inbound(socket: Socket): void {
+    if (this.#stopped) return void socket.destroy();
+    const key = `${socket.remoteAddress}|${socket.remotePort}`;
+    const remote = `${normalizeIp(socket.remoteAddress ?? '')}:${socket.remotePort}`;
+    const end = (reason: string) => {
+      this.#warn.warn('closing inbound connection', { remote, reason });
+      socket.destroy();
+    };
+    const h = this.#gate.admit(normalizeIp(socket.remoteAddress ?? ''), end);
+    if (typeof h === 'string') return end(h);
+    this.#track(socket);
+    const deadline = setTimeout(() => end(`no handshake (TLS and Version) within ${this.#limits.handshakeTimeoutMs} ms`), this.#limits.handshakeTimeoutMs);
+    deadline.unref?.();
+    this.#handshakes.set(key, { h, deadline });
+    socket.once('close', () => {
+      clearTimeout(deadline);
+      if (this.#handshakes.get(key)?.h === h) this.#handshakes.delete(key);
+      this.#gate.done(h, false);
+    });
+  }
+
+  /** The handshake of an inbound connection is over (`ok`: it is a peer now): its deadline and slot are released. */
+  #handshakeDone(socket: TLSSocket, ok: boolean): void {
+    const key = `${socket.remoteAddress}|${socket.remotePort}`;
+    const entry = this.#handshakes.get(key);
+    if (!entry) return;
+    this.#handshakes.delete(key);
+    clearTimeout(entry.deadline);
+    this.#gate.done(entry.h, ok);
+  }
+
+  /**
+   * An inbound connection through TLS. Refused at once (before Version): a certificate with this
+   * node's own node ID, a node already connected (unless both dialled each other at once: the tie
+   * rule in #ready decides), a node with another connection in its handshake, or too many peers.
+   * Tests: network.test.ts 'refused: a connection whose certificate is this node\'s own node ID…',
+   * 'refused: a second connection from a connected node…', 'refused: a second inbound connection…'.
+   */
   #accepted(socket: TLSSocket): void {
-    if (this.#stopped || this.#peers.size + this.#pending.size >= this.#limits.maxPeers) {
+    if (this.#stopped) return void socket.destroy();
+    const cert = this.#peerCert(socket);
+    if (!cert) return;
+    const nodeId = cert.nodeId;
+    const refusal = this.#refusal(nodeId, 'inbound');
+    if (refusal) {
+      this.#warn.warn('refusing peer', { nodeId: nodeId.toString(), remote: `${normalizeIp(socket.remoteAddress ?? '')}:${socket.remotePort}`, reason: refusal });
       socket.destroy();
       return;
     }
-    const nodeId = this.#certNodeId(socket);
-    if (!nodeId) return;
-    this.#startPeer(socket, nodeId, 'inbound', { ip: normalizeIp(socket.remoteAddress ?? ''), port: socket.remotePort ?? 0 }, undefined);
+    this.#startPeer(socket, cert, 'inbound', { ip: normalizeIp(socket.remoteAddress ?? ''), port: socket.remotePort ?? 0 }, undefined);
   }
 
-  #certNodeId(socket: TLSSocket): ShortId | undefined {
+  /** Why a connection of `nodeId` in `direction` is not wanted now, or undefined. */
+  #refusal(nodeId: ShortId, direction: 'inbound' | 'outbound'): string | undefined {
+    if (nodeId.equals(this.#o.nodeId)) return 'its certificate is this node\'s own node ID';
+    const existing = this.#peers.get(nodeId.key);
+    if (existing && !this.#mayReplace(existing, direction)) return 'already connected';
+    for (const p of this.#pending) if (p.direction === direction && p.nodeId.equals(nodeId)) return 'another connection of this node is in its handshake';
+    if (!existing && this.#peers.size >= this.#limits.maxPeers) return `${this.#limits.maxPeers} peers connected already`;
+    return undefined;
+  }
+
+  /**
+   * Whether a new connection in `direction` may still take the place of `existing`: only in the other
+   * direction, and only while `existing` is younger than simultaneousDialWindowMs (both nodes dialled
+   * each other at once). Outside that window a second connection is refused: it could only come from
+   * the holder of that node's key, and taking it would drop a working connection.
+   */
+  #mayReplace(existing: Peer, direction: 'inbound' | 'outbound'): boolean {
+    return existing.direction !== direction && this.#now() - existing.readyAt < this.#limits.simultaneousDialWindowMs;
+  }
+
+  #peerCert(socket: TLSSocket): PeerCertificate | undefined {
     try {
       const raw = socket.getPeerCertificate(true)?.raw;
       if (!raw || raw.length === 0) throw new Error('no certificate');
-      return peerCertificate(new Uint8Array(raw)).nodeId;
+      return peerCertificate(new Uint8Array(raw));
     } catch (e) {
-      this.#log.info('dropping connection: unusable peer certificate', { remote: `${socket.remoteAddress}:${socket.remotePort}`, error: (e as Error).message });
+      this.#warn.warn('dropping connection: unusable peer certificate', { remote: `${socket.remoteAddress}:${socket.remotePort}`, error: (e as Error).message });
       socket.destroy();
       return undefined;
     }
   }
 
-  #startPeer(socket: TLSSocket, nodeId: ShortId, direction: 'inbound' | 'outbound', remote: IpPort, dialled: Known | undefined): void {
+  #startPeer(socket: TLSSocket, cert: PeerCertificate, direction: 'inbound' | 'outbound', remote: IpPort, dialled: Known | undefined): void {
     const peer = new Peer(
       socket,
-      nodeId,
+      cert.nodeId,
       direction,
       remote,
       this.#identity(),
@@ -317,52 +390,72 @@ export class Network implements EngineNetwork {
         ready: (p) => this.#ready(p, dialled),
         message: (p, m) => this.#message(p, m),
         closed: (p, reason) => this.#closed(p, reason, dialled),
+        checkVersion: (p, v) => this.#checkClaim(p, v),
+        sent: (p, m, bytes) => this.#sent(p, m, bytes),
       },
-      this.#log,
+      this.#warn,
       this.#limits,
       this.#now,
     );
+    this.#certs.set(peer, cert);
     if (!peer.closed) this.#pending.add(peer);
+  }
+
+  /**
+   * A Version's listen address must be signed by the peer's staking key, at a time not ahead of this
+   * node's clock by more than the allowed skew: that claim is what this node relays for it.
+   * Test: network.test.ts 'a Version whose listen address is not signed by the peer\'s key is refused'.
+   */
+  #checkClaim(peer: Peer, v: MessageOf<'Version'>): string | undefined {
+    const latest = BigInt(Math.floor(this.#now() / 1000) + this.#limits.maxClockSkewSeconds);
+    if (v.ipTime > latest) return `its address was signed at ${v.ipTime}, ahead of this node's clock`;
+    const claim = { ip: v.listen.ip, port: v.listen.port, time: v.ipTime, signature: v.ipSignature };
+    if (!verifyIp(this.#certs.get(peer)?.publicKey, claim)) return 'its listen address is not signed by its staking key';
+    return undefined;
   }
 
   #ready(peer: Peer, dialled: Known | undefined): void {
     this.#pending.delete(peer);
+    if (peer.direction === 'inbound') this.#handshakeDone(peer.socket, true);
     if (this.#stopped) return peer.close('node stopping');
     const existing = this.#peers.get(peer.nodeId.key);
     if (existing) {
-      // Both dialled each other: keep the connection dialled by the smaller node ID (both sides agree).
+      // Both dialled each other at once: keep the connection dialled by the smaller node ID (both
+      // sides agree). Any other second connection is refused (#mayReplace).
       const preferred = this.#o.nodeId.compare(peer.nodeId) < 0 ? 'outbound' : 'inbound';
-      const keepNew = peer.direction === preferred && existing.direction !== preferred;
-      if (!keepNew) return peer.close('duplicate connection');
+      const keepNew = this.#mayReplace(existing, peer.direction) && peer.direction === preferred;
+      if (!keepNew) {
+        if (!this.#mayReplace(existing, peer.direction)) this.#warn.warn('refusing peer', { nodeId: peer.nodeId.toString(), reason: 'already connected' });
+        return peer.close('duplicate connection');
+      }
     }
     // Before the old connection closes: its closing must not look like a lost peer (to be dialled again).
     this.#peers.set(peer.nodeId.key, peer);
     existing?.close('duplicate connection');
-    if (dialled) dialled.failures = 0;
+    this.#book.connected(peer.nodeId);
     const listen = this.#listenOf(peer);
-    const known = this.#known.get(addrKey(listen.ip, listen.port));
-    if (known) known.nodeId ??= peer.nodeId;
     this.#log.info('peer connected', { nodeId: peer.nodeId.toString(), ip: `${listen.ip}:${listen.port}`, direction: peer.direction, version: peer.info!.version });
-    peer.send({ op: 'PeerList', peers: this.#peerList(peer) });
+    peer.send(this.#peerList(peer));
   }
 
   #closed(peer: Peer, reason: string, dialled: Known | undefined): void {
     this.#pending.delete(peer);
     if (this.#peers.get(peer.nodeId.key) === peer) {
       this.#peers.delete(peer.nodeId.key);
-      this.#log.info('peer disconnected', { nodeId: peer.nodeId.toString(), reason });
+      this.#peerListAt.delete(peer.nodeId.key);
+      this.#budget.forget(peer.nodeId.key);
+      // At warn (a runner's nodes log at warn): a lost peer is worth seeing; limited like every drop.
+      if (reason === 'node stopping' || reason === 'duplicate connection') this.#log.info('peer disconnected', { nodeId: peer.nodeId.toString(), reason });
+      else this.#warn.warn('peer disconnected', { nodeId: peer.nodeId.toString(), reason });
     }
-    if (reason === 'self-connection' && dialled) {
-      this.#selfAddrs.add(addrKey(dialled.ip, dialled.port));
-      this.#known.delete(addrKey(dialled.ip, dialled.port));
-      return;
-    }
+    if (reason === 'self-connection' && dialled) return this.#book.isSelf(dialled);
     if (dialled && !this.#stopped) {
-      if (!this.#peers.has(peer.nodeId.key)) this.#scheduleDial(dialled, reason);
-    } else if (!this.#stopped && peer.info) {
-      // An inbound peer went away: dial it back at the address it listens on.
+      if (!this.#peers.has(peer.nodeId.key)) this.#book.failed(dialled, reason);
+    } else if (!this.#stopped && peer.info && !this.#peers.has(peer.nodeId.key)) {
+      // An inbound peer went away: dial it back at the address it listens on (the one it signed, or
+      // the IP it connected from when it signed the unspecified address).
       const listen = this.#listenOf(peer);
-      this.#learn({ ip: listen.ip, port: listen.port, nodeId: peer.nodeId }, false);
+      this.#book.learn({ nodeId: peer.nodeId, ip: listen.ip, port: listen.port, time: peer.info.ipTime }, false);
     }
   }
 
@@ -373,13 +466,14 @@ export class Network implements EngineNetwork {
     return { ip: UNSPECIFIED.has(listen.ip) ? peer.remote.ip : listen.ip, port: listen.port };
   }
 
-  #peerList(to: Peer): PeerInfo[] {
-    const out: PeerInfo[] = [];
+  /** What this node relays to `to`: its other peers' signed addresses (peer-list.ts). */
+  #peerList(to: Peer): MessageOf<'PeerList'> {
+    const relayed = [];
     for (const p of this.#peers.values()) {
-      if (p === to || out.length >= MAX_PEERS) continue;
-      out.push({ ...this.#listenOf(p), nodeId: p.nodeId });
+      const cert = this.#certs.get(p);
+      if (p !== to && p.info && cert) relayed.push({ nodeId: p.nodeId, certDer: cert.der, info: p.info });
     }
-    return out;
+    return { op: 'PeerList', peers: peerListEntries(relayed, MAX_PAYLOAD_BYTES) };
   }
 
   #askForPeers(): void {
@@ -388,42 +482,32 @@ export class Network implements EngineNetwork {
     p?.send({ op: 'GetPeerList' });
   }
 
-  /** Remembers an address and dials it unless connected to it already. */
-  #learn(addr: { ip: string; port: number; nodeId: ShortId | undefined }, bootstrap: boolean): void {
-    if (this.#stopped || !isIP(addr.ip) || UNSPECIFIED.has(addr.ip) || addr.port <= 0) return;
-    if (addr.nodeId?.equals(this.#o.nodeId)) return;
-    const key = addrKey(addr.ip, addr.port);
-    if (this.#selfAddrs.has(key)) return;
-    let k = this.#known.get(key);
-    if (!k) {
-      if (!bootstrap && this.#known.size >= this.#limits.maxPeers * 4) return;
-      k = { ip: addr.ip, port: addr.port, nodeId: addr.nodeId, bootstrap, failures: 0, timer: undefined, dialling: false };
-      this.#known.set(key, k);
-    }
-    if (k.nodeId && this.#peers.has(k.nodeId.key)) return;
-    if (!k.timer && !k.dialling) this.#dial(k);
-  }
-
-  #scheduleDial(k: Known, reason: string): void {
-    if (this.#stopped || k.timer) return;
-    k.failures += 1;
-    if (!k.bootstrap && k.failures > this.#limits.maxDialFailures) {
-      this.#known.delete(addrKey(k.ip, k.port));
-      this.#log.debug('forgetting peer address', { ip: `${k.ip}:${k.port}`, reason });
+  /**
+   * A peer's PeerList: the addresses whose claims verify (and are newer than what is known, and are
+   * validators' when the network knows validators) are learned and dialled; the rest is ignored,
+   * never dialled. At most one PeerList per peer per minPeerListSpacingMs is looked at.
+   * Tests: network.test.ts 'a PeerList of addresses not signed by the nodes claiming them…',
+   * 'with a validator check, only validators\' signed addresses…', 'a peer\'s PeerLists beyond one per…'.
+   */
+  #onPeerList(peer: Peer, m: MessageOf<'PeerList'>): void {
+    const t = this.#now();
+    const last = this.#peerListAt.get(peer.nodeId.key);
+    if (last !== undefined && t - last < this.#limits.minPeerListSpacingMs) {
+      this.#warn.warn('ignoring peer list', { nodeId: peer.nodeId.toString(), reason: `more than one per ${this.#limits.minPeerListSpacingMs} ms` });
       return;
     }
-    const delay = Math.min(this.#limits.maxDialBackoffMs, this.#limits.dialBackoffMs * 2 ** Math.min(16, k.failures - 1));
-    this.#log.debug('will dial again', { ip: `${k.ip}:${k.port}`, inMs: delay, reason });
-    k.timer = setTimeout(() => {
-      k.timer = undefined;
-      if (!(k.nodeId && this.#peers.has(k.nodeId.key))) this.#dial(k);
-    }, delay);
-    k.timer.unref?.();
+    this.#peerListAt.set(peer.nodeId.key, t);
+    const wanted = this.#o.isValidator ?? (() => true);
+    const check = this.#claims.check(m.peers, (id, time) => !this.#peers.has(id.key) && wanted(id) && this.#book.isNewer(id, time));
+    if (check.invalid > 0 || check.skipped > 0) {
+      this.#warn.warn('ignoring peer list entries', { nodeId: peer.nodeId.toString(), notSigned: check.invalid, overBudget: check.skipped });
+    }
+    for (const c of check.believed) this.#book.learn(c, false);
   }
 
   #dial(k: Known): void {
     if (this.#stopped) return;
-    if (this.#peers.size + this.#pending.size >= this.#limits.maxPeers) return this.#scheduleDial(k, 'too many peers');
+    if (this.#peers.size >= this.#limits.maxPeers) return this.#book.failed(k, 'too many peers');
     k.dialling = true;
     const socket = connect({
       host: k.ip,
@@ -439,7 +523,7 @@ export class Network implements EngineNetwork {
     const failed = (e: Error) => {
       clearTimeout(timer);
       k.dialling = false;
-      this.#scheduleDial(k, e.message);
+      this.#book.failed(k, e.message);
     };
     socket.once('error', failed);
     socket.once('secureConnect', () => {
@@ -447,30 +531,87 @@ export class Network implements EngineNetwork {
       socket.off('error', failed);
       k.dialling = false;
       if (this.#stopped) return void socket.destroy();
-      const nodeId = this.#certNodeId(socket);
-      if (!nodeId) return this.#scheduleDial(k, 'unusable certificate');
-      if (k.nodeId && !k.nodeId.equals(nodeId)) {
-        this.#log.warn('peer at a bootstrap address has another node ID', { ip: `${k.ip}:${k.port}`, expected: k.nodeId.toString(), got: nodeId.toString() });
+      const cert = this.#peerCert(socket);
+      if (!cert) return this.#book.failed(k, 'unusable certificate');
+      const nodeId = cert.nodeId;
+      if (nodeId.equals(this.#o.nodeId)) {
+        // This node's own address (or its key in other hands): never dialled again.
+        this.#warn.warn('refusing peer', { ip: `${k.ip}:${k.port}`, reason: 'its certificate is this node\'s own node ID' });
         socket.destroy();
-        return this.#scheduleDial(k, 'unexpected node ID');
+        return this.#book.isSelf(k);
+      }
+      if (!k.nodeId.equals(nodeId)) {
+        socket.destroy();
+        if (k.bootstrap) {
+          this.#warn.warn('peer at a bootstrap address has another node ID', { ip: `${k.ip}:${k.port}`, expected: k.nodeId.toString(), got: nodeId.toString() });
+          return this.#book.failed(k, 'unexpected node ID');
+        }
+        return this.#book.forget(k, `another node (${nodeId.toString()}) listens there`);
       }
       if (this.#peers.has(nodeId.key)) {
         socket.destroy(); // connected meanwhile (it dialled us)
         return;
       }
-      this.#startPeer(socket, nodeId, 'outbound', { ip: k.ip, port: k.port }, k);
+      this.#startPeer(socket, cert, 'outbound', { ip: k.ip, port: k.port }, k);
     });
+  }
+
+  /**
+   * Pings the peers that sent nothing for pingIntervalMs and drops those silent for peerIdleTimeoutMs:
+   * a connection whose other end is gone without a FIN (a crashed machine, a cut link) does not hold
+   * the node ID's place, which a restarted node needs now that second connections are refused.
+   * Test: network.test.ts 'a peer silent for peerIdleTimeoutMs is pinged, then dropped…'.
+   */
+  #checkLiveness(): void {
+    const t = this.#now();
+    for (const p of [...this.#peers.values()]) {
+      const idle = t - Math.max(p.lastReceived, p.readyAt);
+      if (idle >= this.#limits.peerIdleTimeoutMs) p.drop(`nothing received for ${idle} ms`);
+      else if (idle >= this.#limits.pingIntervalMs) p.send({ op: 'Ping' });
+    }
   }
 
   // ---- messages --------------------------------------------------------------------------------
 
+  /**
+   * A peer's message. Requests pass the peer's request budget first (request-budget.ts): beyond it
+   * they are dropped and the asker times out; the drop is logged at warn, rate-limited. How long each
+   * admitted request keeps the node busy is metered until its handler is done.
+   * Tests: network.test.ts 'requests beyond a peer\'s budget are dropped…', 'reply bytes: …',
+   * 'a validator gets the validator allocation…'.
+   */
   #message(peer: Peer, m: Message): void {
+    if (!REQUESTS.has(m.op) && !(m.op === 'Put' && m.requestId === GOSSIP_REQUEST_ID)) return void this.#handle(peer, m);
+    const validator = this.#isValidator(peer.nodeId);
+    const ticket = this.#budget.admit(peer.nodeId.key, validator);
+    if ('refused' in ticket) {
+      this.#warn.warn('throttling peer', { nodeId: peer.nodeId.toString(), op: m.op, validator, over: ticket.pool ? `${ticket.refused} of all non-validators` : ticket.refused });
+      return;
+    }
+    let result: Promise<void> | void;
+    try {
+      result = this.#handle(peer, m);
+    } catch (e) {
+      ticket.finish();
+      throw e;
+    }
+    if (result instanceof Promise) result.then(ticket.finish, ticket.finish);
+    else ticket.finish();
+  }
+
+  /** Bytes sent in answer to a peer's requests count against its budget (a gossiped block does not). */
+  #sent(peer: Peer, m: Message, bytes: number): void {
+    if (!REPLIES.has(m.op) || (m.op === 'Put' && m.requestId === GOSSIP_REQUEST_ID)) return;
+    this.#budget.replied(peer.nodeId.key, this.#isValidator(peer.nodeId), bytes);
+  }
+
+  #handle(peer: Peer, m: Message): Promise<void> | void {
     switch (m.op) {
       case 'GetPeerList':
-        peer.send({ op: 'PeerList', peers: this.#peerList(peer) });
+        peer.send(this.#peerList(peer));
         return;
       case 'PeerList':
-        for (const info of m.peers) this.#learn(info, false);
+        this.#onPeerList(peer, m);
         return;
       case 'Version':
       case 'GetVersion':
@@ -478,55 +619,7 @@ export class Network implements EngineNetwork {
       case 'Pong':
         return;
       default:
-        this.#route(peer.nodeId, m);
-    }
-  }
-
-  /** Delivers a chain's message to its engine, bootstrapper or VM. */
-  #route(from: ShortId, m: ChainMessage): void {
-    const t = this.#chains.get(m.chainId.key);
-    if (!t) {
-      this.#log.debug('message for a chain this node does not run', { op: m.op, chainId: m.chainId.toString() });
-      return;
-    }
-    switch (m.op) {
-      case 'PushQuery':
-        void t.engine?.onPushQuery(from, m.requestId, m.container);
-        return;
-      case 'PullQuery':
-        void t.engine?.onPullQuery?.(from, m.requestId, m.containerId);
-        return;
-      case 'Chits':
-        if (m.containerIds.length >= 1) t.engine?.onChits(from, m.requestId, m.containerIds[0]!, m.containerIds[1]);
-        return;
-      case 'Get':
-        void t.engine?.onGet(from, m.requestId, m.containerId);
-        return;
-      case 'Put':
-        if (m.requestId === GOSSIP_REQUEST_ID) void t.engine?.onGossipedBlock?.(from, m.container);
-        else void t.engine?.onPut(from, m.requestId, m.container);
-        return;
-      case 'GetAcceptedFrontier':
-        void t.bootstrap?.onGetAcceptedFrontier(from, m.requestId);
-        return;
-      case 'AcceptedFrontier':
-        t.bootstrap?.onAcceptedFrontier(from, m.requestId, m.containerIds);
-        return;
-      case 'GetAccepted':
-        void t.bootstrap?.onGetAccepted(from, m.requestId, m.containerIds);
-        return;
-      case 'Accepted':
-        t.bootstrap?.onAccepted(from, m.requestId, m.containerIds);
-        return;
-      case 'GetAncestors':
-        void t.bootstrap?.onGetAncestors(from, m.requestId, m.containerId);
-        return;
-      case 'Ancestors':
-        t.bootstrap?.onAncestors(from, m.requestId, m.containers);
-        return;
-      case 'Gossip':
-        t.gossip?.(from, m.payload);
-        return;
+        return this.#router.route(peer.nodeId, m);
     }
   }
 }

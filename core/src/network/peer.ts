@@ -49,6 +49,9 @@ export interface LocalIdentity {
   networkId: number;
   nonce: bigint;
   listen: IpPort;
+  /** When this node signed `listen` (unix seconds) and the signature (signed-ip.ts). */
+  ipTime: bigint;
+  ipSignature: Uint8Array;
   version: string;
 }
 
@@ -59,6 +62,10 @@ export interface PeerEvents {
   message(peer: Peer, m: Message): void;
   /** The connection is gone (`reason` says why). */
   closed(peer: Peer, reason: string): void;
+  /** A message left for the peer (`bytes`: its frame's size). */
+  sent?(peer: Peer, m: Message, bytes: number): void;
+  /** Why the other side's Version is refused beyond this layer's checks (its signed address), or undefined. */
+  checkVersion?(peer: Peer, v: MessageOf<'Version'>): string | undefined;
 }
 
 export type Direction = 'inbound' | 'outbound';
@@ -68,6 +75,8 @@ export class Peer {
   info: MessageOf<'Version'> | undefined;
   lastSent = 0;
   lastReceived = 0;
+  /** When the handshake finished (this node's clock), 0 before. */
+  readyAt = 0;
   /** Messages dropped because the socket's send buffer was full. */
   droppedSends = 0;
   #closed = false;
@@ -98,9 +107,18 @@ export class Peer {
     socket.on('data', (chunk: Buffer) => this.#onData(chunk));
     socket.on('error', (e) => this.close(`socket error: ${e.message}`));
     socket.on('close', () => this.close('connection closed'));
-    this.#handshakeTimer = setTimeout(() => this.#drop(`no Version within ${limits.handshakeTimeoutMs} ms`), limits.handshakeTimeoutMs);
+    this.#handshakeTimer = setTimeout(() => this.drop(`no Version within ${limits.handshakeTimeoutMs} ms`), limits.handshakeTimeoutMs);
     this.#handshakeTimer.unref?.();
-    this.send({ op: 'Version', networkId: self.networkId, nonce: self.nonce, time: BigInt(Math.floor(now() / 1000)), listen: self.listen, version: self.version });
+    this.send({
+      op: 'Version',
+      networkId: self.networkId,
+      nonce: self.nonce,
+      time: BigInt(Math.floor(now() / 1000)),
+      listen: self.listen,
+      ipTime: self.ipTime,
+      ipSignature: self.ipSignature,
+      version: self.version,
+    });
   }
 
   get ready(): boolean {
@@ -138,6 +156,7 @@ export class Peer {
     }
     this.socket.write(bytes);
     this.lastSent = this.now();
+    this.events.sent?.(this, m, bytes.length);
     return true;
   }
 
@@ -157,7 +176,7 @@ export class Peer {
     try {
       payloads = this.#decoder.push(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength));
     } catch (e) {
-      return this.#drop(`malformed frame: ${(e as Error).message}`);
+      return this.drop(`malformed frame: ${(e as Error).message}`);
     }
     for (const p of payloads) {
       if (this.#closed) return;
@@ -165,7 +184,7 @@ export class Peer {
       try {
         m = decodeMessage(p);
       } catch (e) {
-        return this.#drop(`malformed message: ${(e as Error).message}`);
+        return this.drop(`malformed message: ${(e as Error).message}`);
       }
       this.lastReceived = this.now();
       this.#handle(m);
@@ -183,15 +202,16 @@ export class Peer {
 
   #handle(m: Message): void {
     if (m.op === 'Version') {
-      if (this.info) return this.#drop('a second Version');
+      if (this.info) return this.drop('a second Version');
       const problem = this.#checkVersion(m);
-      if (problem) return this.#drop(problem);
+      if (problem) return this.drop(problem);
       this.info = m;
+      this.readyAt = this.now();
       clearTimeout(this.#handshakeTimer);
       this.events.ready(this);
       return;
     }
-    if (!this.info) return this.#drop(`${m.op} before the handshake`);
+    if (!this.info) return this.drop(`${m.op} before the handshake`);
     if (m.op === 'Ping') {
       this.send({ op: 'Pong' });
       return;
@@ -211,11 +231,13 @@ export class Peer {
     const skew = Number(v.time) - Math.floor(this.now() / 1000);
     if (Math.abs(skew) > this.limits.maxClockSkewSeconds) return `clock skew of ${skew} s exceeds ${this.limits.maxClockSkewSeconds} s`;
     if (!compatibleVersion(v.version, this.self.version)) return `incompatible version ${JSON.stringify(v.version)} (this node: ${this.self.version})`;
-    return undefined;
+    return this.events.checkVersion?.(this, v);
   }
 
-  #drop(reason: string): void {
-    this.log.info('dropping peer', { nodeId: this.nodeId.toString(), reason });
+  /** Closes the connection for something the peer did; logged at warn (the Network's logger limits how often). */
+  drop(reason: string): void {
+    if (this.#closed) return;
+    this.log.warn('dropping peer', { nodeId: this.nodeId.toString(), reason });
     this.close(reason);
   }
 }

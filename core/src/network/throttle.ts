@@ -26,6 +26,12 @@ export class TokenBucket {
     }
   }
 
+  /** Tokens held now (negative while in debt). */
+  get available(): number {
+    this.#refill();
+    return this.#tokens;
+  }
+
   /** Takes `n` tokens (the balance may go negative); ms to wait until the balance is back to zero. */
   take(n: number): number {
     this.#refill();

@@ -31,7 +31,7 @@ import type { KdfParams } from '../keystore/crypto.js';
 import { encodeGenesis } from '../platform/genesis.js';
 import { DEFAULT_SUBNET_ID, PLATFORM_CHAIN_ID } from '../platform/model.js';
 import { loadOrCreateStakingCert, type StakingCert } from '../staking/cert.js';
-import { startNetwork } from './network.js';
+import { startNetwork, validatorCheck } from './network.js';
 import type { PeerSummary } from '../network/types.js';
 import { loopbackNetwork } from '../network/loopback.js';
 import { BUILTIN_VM_PACKAGES } from '../vms/builtins.js';
@@ -202,7 +202,7 @@ export async function startNode(config: NodeConfig, deps: NodeDeps): Promise<Run
     let peers: () => PeerSummary[] = () => [];
     if (!given(TOKENS.network)) {
       if (stakingCert) {
-        const network = await startNetwork(config, stakingCert, log.child({ module: 'network' }));
+        const network = await startNetwork(config, stakingCert, log.child({ module: 'network' }), validatorCheck(get(c, TOKENS.validators)));
         stops.push(() => network.stop());
         provide(c, TOKENS.network, network);
         peers = () => network.peers();

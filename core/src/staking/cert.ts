@@ -110,6 +110,8 @@ export interface PeerCertificate {
   der: Uint8Array;
   notBefore: Date;
   notAfter: Date;
+  /** Its public key as node:crypto uses it (to check what the peer signed); undefined when node cannot use that kind of key. */
+  publicKey: KeyObject | undefined;
 }
 
 /**
@@ -126,7 +128,13 @@ export function peerCertificate(der: Uint8Array | undefined): PeerCertificate {
       bytes: der.byteLength,
     });
   }
-  return { nodeId: nodeIdFromCert(bytes), der: bytes, notBefore: cert.notBefore, notAfter: cert.notAfter };
+  let publicKey: KeyObject | undefined;
+  try {
+    publicKey = createPublicKey({ key: Buffer.from(cert.publicKey.rawData), format: 'der', type: 'spki' });
+  } catch {
+    publicKey = undefined;
+  }
+  return { nodeId: nodeIdFromCert(bytes), der: bytes, notBefore: cert.notBefore, notAfter: cert.notAfter, publicKey };
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -4,7 +4,17 @@ import { Id, ShortId, toHex } from '@cornice/sdk';
 import { decodeMessage, encodeMessage, HEADER_BYTES, ipFromBytes, ipToBytes } from '../../src/network/codec.js';
 import { NetworkError } from '../../src/network/errors.js';
 import { MAX_PAYLOAD_BYTES } from '../../src/network/framing.js';
-import { MAX_ANCESTORS, MAX_CONTAINER_IDS, MAX_MESSAGE_BYTES, MAX_PEERS, MAX_VERSION_BYTES, Op } from '../../src/network/messages.js';
+import {
+  MAX_ANCESTORS,
+  MAX_CONTAINER_IDS,
+  MAX_MESSAGE_BYTES,
+  MAX_PEER_CERT_BYTES,
+  MAX_PEERS,
+  MAX_SIGNATURE_BYTES,
+  MAX_VERSION_BYTES,
+  Op,
+} from '../../src/network/messages.js';
+import { MAX_CERT_BYTES } from '../../src/staking/cert.js';
 import type { Message, OpName, PeerInfo } from '../../src/network/messages.js';
 import { Prng } from '../../src/consensus/sim/prng.js';
 import { plain, throwsNetwork, unhex } from './helpers.js';
@@ -14,7 +24,11 @@ const test = suite('network message codec');
 const fill = (n: number, b: number) => new Uint8Array(n).fill(b);
 const chain = Id.fromBytes(fill(32, 0xaa));
 const idOf = (n: number) => Id.fromBytes(Uint8Array.from({ length: 32 }, (_, i) => (n * 7 + i) & 0xff));
-const nodeOf = (n: number) => ShortId.fromBytes(Uint8Array.from({ length: 20 }, (_, i) => (n * 13 + i) & 0xff));
+/** Bytes standing for a certificate or signature (the codec does not look inside). */
+const blob = (n: number, len: number) => Uint8Array.from({ length: len }, (_, i) => (n * 13 + i) & 0xff);
+/** A PeerList entry. */
+const entry = (ip: string, port: number, n = 1, time = 1_700_000_000n): PeerInfo => ({ cert: blob(n, 40), ip, port, time, signature: blob(n + 1, 8) });
+const NO_SIG = { ipTime: 0n, ipSignature: new Uint8Array(0) };
 const U32_MAX = 0xffffffff;
 const U64_MAX = (1n << 64n) - 1n;
 const CHAIN_HEX = 'aa'.repeat(32);
@@ -26,9 +40,11 @@ const sameMessage = (a: Message, b: Message) => assert.equal(plain(a), plain(b))
 function samples(): Message[] {
   const maxIds = Array.from({ length: MAX_CONTAINER_IDS }, (_, i) => idOf(i));
   const peers: PeerInfo[] = Array.from({ length: MAX_PEERS }, (_, i) => ({
+    cert: blob(i, 300 + (i % 7)),
     ip: i % 2 ? `10.0.${i >> 8}.${i & 0xff}` : `2001:db8::${(i + 1).toString(16)}`,
     port: (i % 65535) + 1,
-    nodeId: nodeOf(i),
+    time: BigInt(i) * 1_000_003n,
+    signature: blob(i + 1, 70 + (i % 3)),
   }));
   return [
     { op: 'GetVersion' },
@@ -38,14 +54,17 @@ function samples(): Message[] {
       nonce: U64_MAX,
       time: 0n,
       listen: { ip: '2001:db8::1', port: 65535 },
+      ipTime: U64_MAX,
+      ipSignature: fill(MAX_SIGNATURE_BYTES, 0x5a),
       version: 'é'.repeat(MAX_VERSION_BYTES / 2), // 64 UTF-8 bytes
     },
-    { op: 'Version', networkId: 0, nonce: 0n, time: U64_MAX, listen: { ip: '127.0.0.1', port: 0 }, version: '' },
-    { op: 'Version', networkId: 1, nonce: 1n, time: 1n, listen: { ip: '::', port: 1 }, version: '\uFEFFcornice/1.0.0 😀' },
+    { op: 'Version', networkId: 0, nonce: 0n, time: U64_MAX, listen: { ip: '127.0.0.1', port: 0 }, ...NO_SIG, version: '' },
+    { op: 'Version', networkId: 1, nonce: 1n, time: 1n, listen: { ip: '::', port: 1 }, ipTime: 1n, ipSignature: blob(3, 72), version: '\uFEFFcornice/1.0.0 😀' },
     { op: 'GetPeerList' },
     { op: 'PeerList', peers: [] },
     { op: 'PeerList', peers },
-    { op: 'PeerList', peers: [{ ip: 'fe80::1:0:0:2', port: 9651, nodeId: ShortId.empty }] },
+    { op: 'PeerList', peers: [{ cert: fill(MAX_PEER_CERT_BYTES, 0x30), ip: 'fe80::1:0:0:2', port: 9651, time: U64_MAX, signature: fill(MAX_SIGNATURE_BYTES, 1) }] },
+    { op: 'PeerList', peers: [{ cert: new Uint8Array(0), ip: '::1', port: 1, time: 0n, signature: new Uint8Array(0) }] },
     { op: 'GetAcceptedFrontier', chainId: chain, requestId: U32_MAX },
     { op: 'AcceptedFrontier', chainId: chain, requestId: 0, containerIds: [] },
     { op: 'AcceptedFrontier', chainId: Id.empty, requestId: 1, containerIds: maxIds },
@@ -97,6 +116,10 @@ test('the largest payload that fits a frame encodes; one byte more is refused', 
   throwsNetwork(() => encodeMessage(big), 'TooLarge', /^Ancestors: containers\[1\] /);
 });
 
+test('the PeerList certificate bound is the certificate bound a peer may present', () => {
+  assert.is(MAX_PEER_CERT_BYTES, MAX_CERT_BYTES);
+});
+
 test('byte-exact layouts: Chits, Version, PeerList, Ancestors, Gossip, Ping', () => {
   const vectors: [Message, string][] = [
     [
@@ -110,14 +133,16 @@ test('byte-exact layouts: Chits, Version, PeerList, Ancestors, Gossip, Ping', ()
         nonce: 0x0102030405060708n,
         time: 1_600_000_000n,
         listen: { ip: '127.0.0.1', port: 9651 },
+        ipTime: 1_599_999_990n,
+        ipSignature: Uint8Array.of(0xde, 0xad),
         version: 'cornice/0.1.0',
       },
-      '0000 01 00003039 0102030405060708 000000005f5e1000 00000000000000000000ffff7f000001 25b3 000d ' +
+      '0000 01 00003039 0102030405060708 000000005f5e1000 00000000000000000000ffff7f000001 25b3 000000005f5e0ff6 00000002 dead 000d ' +
         toHex(new TextEncoder().encode('cornice/0.1.0')),
     ],
     [
-      { op: 'PeerList', peers: [{ ip: '::1', port: 9651, nodeId: ShortId.fromBytes(fill(20, 0xcc)) }] },
-      `0000 03 00000001 00000000000000000000000000000001 25b3 ${'cc'.repeat(20)}`,
+      { op: 'PeerList', peers: [{ cert: Uint8Array.of(0x30, 0x01, 0xff), ip: '::1', port: 9651, time: 2n, signature: Uint8Array.of(0xcc) }] },
+      `0000 03 00000001 00000003 3001ff 00000000000000000000000000000001 25b3 0000000000000002 00000001 cc`,
     ],
     [
       { op: 'Ancestors', chainId: chain, requestId: 2, containers: [Uint8Array.of(1, 2, 3), new Uint8Array(0)] },
@@ -188,16 +213,22 @@ test('decode errors: counts above the limits name the op, the field and the limi
   throwsNetwork(() => decodeMessage(unhex(`0000 05 ${CHAIN_HEX} 00000001 ffffffff`)), 'TooLarge', 'AcceptedFrontier: containerIds count 4294967295 exceeds 2048');
   throwsNetwork(() => decodeMessage(unhex('0000 03 00000401')), 'TooLarge', 'PeerList: peers count 1025 exceeds 1024');
   throwsNetwork(() => decodeMessage(unhex(`0000 10 ${CHAIN_HEX} 00000001 00000801`)), 'TooLarge', 'Ancestors: containers count 2049 exceeds 2048');
-  throwsNetwork(() => decodeMessage(unhex(`0000 01 00000001 ${'00'.repeat(16)} ${'00'.repeat(16)} 0000 0041`)), 'TooLarge', 'Version: version length 65 exceeds 64');
+  throwsNetwork(() => decodeMessage(unhex(`0000 01 00000001 ${'00'.repeat(16)} ${'00'.repeat(16)} 0000 ${'00'.repeat(8)} 00000000 0041`)), 'TooLarge', 'Version: version length 65 exceeds 64');
+  throwsNetwork(() => decodeMessage(unhex(`0000 01 00000001 ${'00'.repeat(16)} ${'00'.repeat(16)} 0000 ${'00'.repeat(8)} 00000401`)), 'TooLarge', 'Version: ipSignature length 1025 exceeds 1024');
+  throwsNetwork(() => decodeMessage(unhex(`0000 03 00000001 00004001 ${'00'.repeat(30)}`)), 'TooLarge', 'PeerList: peers[0].cert length 16385 exceeds 16384');
+  const peerHead = `0000 03 00000001 00000001 30 00000000000000000000ffff01020304 0001 ${'00'.repeat(8)}`;
+  throwsNetwork(() => decodeMessage(unhex(`${peerHead} 00000401 ${'00'.repeat(8)}`)), 'TooLarge', 'PeerList: peers[0].signature length 1025 exceeds 1024');
 });
 
 test('decode errors: lengths and counts beyond the remaining bytes are refused before allocating', () => {
   throwsNetwork(() => decodeMessage(unhex(`${chitsHeader} 00000002 ${'bb'.repeat(32)}`)), 'Malformed', 'Chits: containerIds count 2 needs 64 bytes, 32 remain');
-  throwsNetwork(() => decodeMessage(unhex(`0000 03 00000001 ${'00'.repeat(20)}`)), 'Malformed', 'PeerList: peers count 1 needs 38 bytes, 20 remain');
+  throwsNetwork(() => decodeMessage(unhex(`0000 03 00000001 ${'00'.repeat(20)}`)), 'Malformed', 'PeerList: peers count 1 needs 34 bytes, 20 remain');
+  throwsNetwork(() => decodeMessage(unhex(`0000 03 00000001 00000100 ${'00'.repeat(40)}`)), 'Malformed', 'PeerList: peers[0].cert length 256 exceeds the 40 remaining bytes');
   throwsNetwork(() => decodeMessage(unhex(`0000 10 ${CHAIN_HEX} 00000001 00000001 00000005 0102`)), 'Malformed', 'Ancestors: containers[0] length 5 exceeds the 2 remaining bytes');
   throwsNetwork(() => decodeMessage(unhex(`0000 08 ${CHAIN_HEX} 00000001 ${'bb'.repeat(31)}`)), 'Malformed', 'Get: containerId truncated: needs 32 bytes, 31 remain');
   throwsNetwork(() => decodeMessage(unhex(`0000 04 ${'aa'.repeat(10)}`)), 'Malformed', 'GetAcceptedFrontier: chainId truncated: needs 32 bytes, 10 remain');
-  throwsNetwork(() => decodeMessage(unhex(`0000 01 00000001 ${'00'.repeat(16)} ${'00'.repeat(16)} 00 00 0003 6162`)), 'Malformed', 'Version: version truncated: needs 3 bytes, 2 remain');
+  throwsNetwork(() => decodeMessage(unhex(`0000 01 00000001 ${'00'.repeat(16)} ${'00'.repeat(16)} 00 00 ${'00'.repeat(8)} 00000000 0003 6162`)), 'Malformed', 'Version: version truncated: needs 3 bytes, 2 remain');
+  throwsNetwork(() => decodeMessage(unhex(`0000 01 00000001 ${'00'.repeat(16)} ${'00'.repeat(16)} 00 00 ${'00'.repeat(8)} 00000009 0102`)), 'Malformed', 'Version: ipSignature length 9 exceeds the 2 remaining bytes');
   // A Put announcing a 2 GiB container: refused from the 4 length bytes, nothing of that size allocated.
   const before = process.memoryUsage().arrayBuffers;
   throwsNetwork(() => decodeMessage(unhex(`0000 09 ${CHAIN_HEX} 00000001 80000000 00`)), 'Malformed', 'Put: container length 2147483648 exceeds the 1 remaining bytes');
@@ -205,12 +236,12 @@ test('decode errors: lengths and counts beyond the remaining bytes are refused b
 });
 
 test('decode errors: invalid UTF-8 and a zero port in a PeerList', () => {
-  const version = (hex: string) => unhex(`0000 01 00000001 ${'00'.repeat(16)} ${'00'.repeat(16)} 0000 ${hex}`);
+  const version = (hex: string) => unhex(`0000 01 00000001 ${'00'.repeat(16)} ${'00'.repeat(16)} 0000 ${'00'.repeat(8)} 00000000 ${hex}`);
   for (const bad of ['0001 ff', '0002 c0af', '0003 eda080', '0001 80', '0002 e282']) {
     throwsNetwork(() => decodeMessage(version(bad)), 'Malformed', 'Version: version is not valid UTF-8');
   }
   assert.is((decodeMessage(version('0003 efbbbf')) as Extract<Message, { op: 'Version' }>).version, '\uFEFF'); // BOM kept
-  const peer = (port: string) => `00000000000000000000ffff01020304 ${port} ${'cc'.repeat(20)}`;
+  const peer = (port: string) => `00000001 30 00000000000000000000ffff01020304 ${port} ${'00'.repeat(8)} 00000001 cc`;
   throwsNetwork(() => decodeMessage(unhex(`0000 03 00000002 ${peer('0001')} ${peer('0000')}`)), 'Malformed', 'PeerList: peers[1].port is 0');
   // Port 0 in Version.listen is allowed: whether such a peer is accepted is the handshake's business.
   assert.is((decodeMessage(version('0000')) as Extract<Message, { op: 'Version' }>).listen.port, 0);
@@ -219,7 +250,7 @@ test('decode errors: invalid UTF-8 and a zero port in a PeerList', () => {
 test('encode refuses what would not decode: limits, ranges, types, unknown ops', () => {
   const ids = (n: number) => Array.from({ length: n }, (_, i) => idOf(i));
   throwsNetwork(() => encodeMessage({ op: 'Chits', chainId: chain, requestId: 1, containerIds: ids(MAX_CONTAINER_IDS + 1) }), 'TooLarge', 'Chits: containerIds count 2049 exceeds 2048');
-  const peers = Array.from({ length: MAX_PEERS + 1 }, () => ({ ip: '1.2.3.4', port: 1, nodeId: ShortId.empty }));
+  const peers = Array.from({ length: MAX_PEERS + 1 }, () => entry('1.2.3.4', 1));
   throwsNetwork(() => encodeMessage({ op: 'PeerList', peers }), 'TooLarge', 'PeerList: peers count 1025 exceeds 1024');
   const containers = Array.from({ length: MAX_ANCESTORS + 1 }, () => new Uint8Array(0));
   throwsNetwork(() => encodeMessage({ op: 'Ancestors', chainId: chain, requestId: 1, containers }), 'TooLarge', 'Ancestors: containers count 2049 exceeds 2048');
@@ -229,6 +260,7 @@ test('encode refuses what would not decode: limits, ranges, types, unknown ops',
     nonce: 1n,
     time: 1n,
     listen: { ip: '1.2.3.4', port: 9651 },
+    ...NO_SIG,
     version: 'cornice/1.0.0',
     ...v,
   });
@@ -243,8 +275,13 @@ test('encode refuses what would not decode: limits, ranges, types, unknown ops',
   throwsNetwork(() => encodeMessage(version({ listen: { ip: 'fe80::1%eth0', port: 1 } })), 'Malformed', /^Version: listen.ip is not an IP address/);
   throwsNetwork(() => encodeMessage(version({ listen: { ip: '1.2.3.4', port: 65536 } })), 'Malformed', /^Version: listen.port u16 out of range/);
   throwsNetwork(() => encodeMessage(version({ listen: null as unknown as { ip: string; port: number } })), 'Malformed', 'Version: listen is not an object');
-  throwsNetwork(() => encodeMessage({ op: 'PeerList', peers: [{ ip: '1.2.3.4', port: 0, nodeId: ShortId.empty }] }), 'Malformed', 'PeerList: peers[0].port is 0');
-  throwsNetwork(() => encodeMessage({ op: 'PeerList', peers: [{ ip: '1.2.3.4', port: 1, nodeId: Id.empty as unknown as ShortId }] }), 'Malformed', 'PeerList: peers[0].nodeId is not a 20-byte ID');
+  throwsNetwork(() => encodeMessage(version({ ipSignature: fill(MAX_SIGNATURE_BYTES + 1, 1) })), 'TooLarge', 'Version: ipSignature length 1025 exceeds 1024');
+  throwsNetwork(() => encodeMessage(version({ ipSignature: 'ab' as unknown as Uint8Array })), 'Malformed', 'Version: ipSignature is not a Uint8Array');
+  throwsNetwork(() => encodeMessage(version({ ipTime: -1n })), 'Malformed', /^Version: ipTime u64 out of range/);
+  throwsNetwork(() => encodeMessage({ op: 'PeerList', peers: [entry('1.2.3.4', 0)] }), 'Malformed', 'PeerList: peers[0].port is 0');
+  throwsNetwork(() => encodeMessage({ op: 'PeerList', peers: [{ ...entry('1.2.3.4', 1), cert: fill(MAX_PEER_CERT_BYTES + 1, 0) }] }), 'TooLarge', 'PeerList: peers[0].cert length 16385 exceeds 16384');
+  throwsNetwork(() => encodeMessage({ op: 'PeerList', peers: [{ ...entry('1.2.3.4', 1), signature: undefined as unknown as Uint8Array }] }), 'Malformed', 'PeerList: peers[0].signature is not a Uint8Array');
+  throwsNetwork(() => encodeMessage({ op: 'PeerList', peers: [{ ...entry('1.2.3.4', 1), time: 5 as unknown as bigint }] }), 'Malformed', 'PeerList: peers[0].time is not a bigint: 5');
   throwsNetwork(() => encodeMessage({ op: 'Get', chainId: ShortId.empty as unknown as Id, requestId: 1, containerId: Id.empty }), 'Malformed', 'Get: chainId is not a 32-byte ID');
   throwsNetwork(() => encodeMessage({ op: 'Get', chainId: chain, requestId: 1.5, containerId: Id.empty }), 'Malformed', /^Get: requestId u32 out of range: 1.5/);
   throwsNetwork(() => encodeMessage({ op: 'Put', chainId: chain, requestId: 1, container: 'ab' as unknown as Uint8Array }), 'Malformed', 'Put: container is not a Uint8Array');
@@ -302,10 +339,7 @@ function fuzzCase(rng: Prng, bases: Uint8Array[]): Uint8Array {
 }
 
 test('fuzz: 20,000 random and mutated payloads decode to a message (which re-encodes to the same bytes) or throw NetworkError, fast', () => {
-  const peers: PeerInfo[] = [
-    { ip: '1.2.3.4', port: 1, nodeId: nodeOf(1) },
-    { ip: '2001:db8::2', port: 9651, nodeId: nodeOf(2) },
-  ];
+  const peers: PeerInfo[] = [entry('1.2.3.4', 1, 1), entry('2001:db8::2', 9651, 2)];
   const bases = [
     ...samples().filter((m) => encodeMessage(m).length < 2000),
     { op: 'PeerList', peers },

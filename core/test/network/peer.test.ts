@@ -26,13 +26,15 @@ const identity = (over: Partial<LocalIdentity> = {}): LocalIdentity => ({
   networkId: NETWORK_ID,
   nonce: nextNonce++,
   listen: { ip: '127.0.0.1', port: 9651 },
+  ipTime: 0n,
+  ipSignature: new Uint8Array(0),
   version: VERSION,
   ...over,
 });
 
 /** A Version as another node would send it (its clock: now). */
 const version = (over: Partial<Extract<Message, { op: 'Version' }>> = {}): Uint8Array =>
-  wire({ op: 'Version', networkId: NETWORK_ID, nonce: 0xabcdn, time: seconds(Date.now()), listen: { ip: '127.0.0.1', port: 9652 }, version: VERSION, ...over });
+  wire({ op: 'Version', networkId: NETWORK_ID, nonce: 0xabcdn, time: seconds(Date.now()), listen: { ip: '127.0.0.1', port: 9652 }, ipTime: 0n, ipSignature: new Uint8Array(0), version: VERSION, ...over });
 const gossip = (payload: Uint8Array = Uint8Array.of(1, 2, 3)): Uint8Array => wire({ op: 'Gossip', chainId: CHAIN, payload });
 
 interface Side {

@@ -8,8 +8,12 @@
  *   accepted: a block the VM knows whose height maps back to it in the height index.
  * - GetAncestors(id) -> that block, its parent, its grandparent… newest first, while the VM has them
  *   (processing or accepted), at most MAX_ANCESTORS blocks, and stopping before the reply would pass
- *   MAX_MESSAGE_BYTES. An unknown block gets an empty reply, so the asker turns to another beacon at
- *   once instead of waiting for its deadline (the same for a first block too big to fit a message).
+ *   MAX_MESSAGE_BYTES, and stopping once gathering it took `maxAncestorsMs` (avalanchego's
+ *   MaxTimeGetAncestors: one request's work is bounded in time too, whatever the VM's reads cost;
+ *   the block asked for is always included). An unknown block gets an empty reply, so the asker
+ *   turns to another beacon at once instead of waiting for its deadline (the same for a first block
+ *   too big to fit a message). How many requests a peer may make, and their reply bytes, is the
+ *   network's request budget (network/request-budget.ts).
  *
  * Nothing here throws: bad input and VM failures are logged at debug and answered as far as possible.
  */
@@ -29,11 +33,14 @@ export interface BootstrapServerLimits {
   maxAncestors: number;
   /** Most bytes of one Ancestors reply, each block counted with its length prefix. */
   maxAncestorsBytes: number;
+  /** Longest time spent gathering one Ancestors reply (ms); the blocks gathered by then are sent. */
+  maxAncestorsMs: number;
 }
 
 export const DEFAULT_SERVER_LIMITS: Readonly<BootstrapServerLimits> = Object.freeze({
   maxAncestors: MAX_ANCESTORS,
   maxAncestorsBytes: MAX_MESSAGE_BYTES - ANCESTORS_HEADER_BYTES,
+  maxAncestorsMs: 250,
 });
 
 export interface BootstrapServerOptions {
@@ -41,6 +48,8 @@ export interface BootstrapServerOptions {
   transport: BootstrapTransport;
   log: Logger;
   limits?: Partial<BootstrapServerLimits>;
+  /** The clock maxAncestorsMs is measured on (ms; default performance.now). */
+  now?: () => number;
 }
 
 /** The requests of BootstrapTarget (the replies go to a Bootstrapper). */
@@ -53,12 +62,14 @@ export class BootstrapServer implements BootstrapRequestHandler {
   readonly #transport: BootstrapTransport;
   readonly #log: Logger;
   readonly #limits: BootstrapServerLimits;
+  readonly #now: () => number;
 
   constructor(opts: BootstrapServerOptions) {
     this.#vm = opts.vm;
     this.#transport = opts.transport;
     this.#log = opts.log;
     this.#limits = { ...DEFAULT_SERVER_LIMITS, ...opts.limits };
+    this.#now = opts.now ?? (() => performance.now());
   }
 
   async onGetAcceptedFrontier(from: ShortId, requestId: number): Promise<void> {
@@ -103,7 +114,7 @@ export class BootstrapServer implements BootstrapRequestHandler {
    */
   async #ancestors(blockId: Id): Promise<Uint8Array[]> {
     const out: Uint8Array[] = [];
-    const budget = { bytes: 0 };
+    const budget = { bytes: 0, until: this.#now() + this.#limits.maxAncestorsMs };
     let next: Id = blockId;
     while (out.length < this.#limits.maxAncestors) {
       let block: Block;
@@ -124,9 +135,9 @@ export class BootstrapServer implements BootstrapRequestHandler {
   }
 
   /** Appends the accepted blocks below `top` (at `height`), newest first, while they fit. */
-  async #acceptedBelow(out: Uint8Array[], budget: { bytes: number }, top: Block, height: number): Promise<void> {
+  async #acceptedBelow(out: Uint8Array[], budget: Budget, top: Block, height: number): Promise<void> {
     let child = top;
-    for (let h = height - 1; h >= 0 && out.length < this.#limits.maxAncestors; ) {
+    for (let h = height - 1; h >= 0 && out.length < this.#limits.maxAncestors && this.#now() <= budget.until; ) {
       const n = Math.min(PREFETCH_WINDOW, h + 1, this.#limits.maxAncestors - out.length);
       const window = await Promise.all(
         Array.from({ length: n }, (_, i) =>
@@ -145,15 +156,22 @@ export class BootstrapServer implements BootstrapRequestHandler {
     }
   }
 
-  /** Adds `block` to the reply if it fits the byte limit. */
-  #take(out: Uint8Array[], budget: { bytes: number }, block: Block): boolean {
+  /** Adds `block` to the reply if it fits the byte limit and the time is not up (the first block always gets in on time). */
+  #take(out: Uint8Array[], budget: Budget, block: Block): boolean {
     const bytes = block.bytes;
     const size = bytes.length + ANCESTORS_BYTES_PER_BLOCK;
     if (budget.bytes + size > this.#limits.maxAncestorsBytes) return false;
+    if (out.length > 0 && this.#now() > budget.until) return false;
     out.push(bytes);
     budget.bytes += size;
     return true;
   }
+}
+
+/** What one Ancestors reply has used: bytes so far, and the time it must be done by. */
+interface Budget {
+  bytes: number;
+  until: number;
 }
 
 /** Blocks read at once when serving accepted ancestors by height. */

@@ -212,4 +212,27 @@ test('GetAncestors: a height index that disagrees with the parent links ends the
   assert.equal(replies[0]?.blocks, vm.acceptedChain.slice(96, 101).reverse().map((b) => b.bytes));
 });
 
+test('GetAncestors: gathering stops after maxAncestorsMs (on the server\'s clock); the block asked for is always sent', async () => {
+  let t = 0;
+  const vm = bigBlockVM(3_000, 10);
+  const slow = { ...vm, getBlock: async (id: Id) => ((t += 1), vm.getBlock(id)) } as ChainVM; // each read costs 1 ms
+  const transport = recording();
+  // Reads go 64 at a time below an accepted block: a reply stops within one window past its time.
+  for (const [ms, min, max] of [
+    [100, 64, 164],
+    [1_000, 936, 1_064],
+  ] as const) {
+    t = 0;
+    const server = new BootstrapServer({ vm: slow, transport, log: silentLogger, limits: { maxAncestorsMs: ms }, now: () => t });
+    await server.onGetAncestors(asker, 15, Id.fromBytes(new Uint8Array(32).fill(200)));
+    const n = transport.replies.at(-1)?.blocks?.length ?? 0;
+    assert.ok(n >= min && n <= max, `${n} blocks in ${ms} ms`);
+  }
+  t = 0;
+  const stuck = new BootstrapServer({ vm: { ...vm, getBlock: async (id: Id) => ((t += 10_000), vm.getBlock(id)) } as ChainVM, transport, log: silentLogger, limits: { maxAncestorsMs: 100 }, now: () => t });
+  await stuck.onGetAncestors(asker, 16, Id.fromBytes(new Uint8Array(32).fill(200)));
+  assert.is(transport.replies.at(-1)?.blocks?.length, 1, 'the first block only');
+  assert.is(DEFAULT_SERVER_LIMITS.maxAncestorsMs, 250);
+});
+
 test.run();
