@@ -116,7 +116,7 @@ export async function benchNetworkFaults({ xTransfers = 2000, cPerSender = 50, l
     const feed1 = await acceptedFeed(`${urls[0].replace('http', 'ws')}/ext/bc/X/pubsub`);
     const feed2 = await acceptedFeed(`${urls[1].replace('http', 'ws')}/ext/bc/X/pubsub`);
     feeds.push(feed1, feed2);
-    const pieces = await fanOut(X(urls)[0], feed1, 2 * xTransfers + 2 * latencySamples + 500);
+    const pieces = await fanOut(X(urls)[0], feed1, 3 * xTransfers + 2 * latencySamples + 500 + 1_500);
     const to = PrivateKey.generate().address;
     const signed = pieces.map((u) => signedTx([u], [transferOut(u.assetId, to, 1_000n)]));
     const xRound = async (list, txs) => {
@@ -209,7 +209,7 @@ export async function benchNetworkFaults({ xTransfers = 2000, cPerSender = 50, l
     // 4. Node 5 killed, transfers go on, node 5 started again: time to catch up.
     await nodes[4].kill();
     const stopAt = performance.now() + downSeconds * 1000;
-    while (performance.now() < stopAt) {
+    while (performance.now() < stopAt && signed.length >= 100) {
       await xRound(live, signed.splice(0, 100));
       await cThroughput(c, live, 2);
     }

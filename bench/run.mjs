@@ -12,6 +12,7 @@ import { benchPlatform } from './platform.mjs';
 import { benchAvm } from './avm.mjs';
 import { benchEvm } from './evm.mjs';
 import { benchNetwork } from './network.mjs';
+import { benchNetworkFaults } from './network-faults.mjs';
 import { median, report, rssMb, startNode, track } from './lib.mjs';
 import { benchStuckNode } from './stuck.mjs';
 import { benchSubnetEvmHooks } from './subnet-evm-hooks.mjs';
@@ -78,6 +79,10 @@ try {
 
   // 8. Five local nodes: X-Chain throughput and latency; bootstrap of a sixth node.
   await benchNetwork({ transfers: quick ? 500 : 3000, warmup: quick ? 300 : 2000, latencySamples: quick ? 30 : 100, longChain: quick ? 1000 : 5000 });
+
+  // 8b. Five local nodes under faults: C-Chain round-robin; X and C with a validator frozen beside
+  //     the figures without; thaw to counted again; a killed validator's catch-up.
+  await benchNetworkFaults({ xTransfers: quick ? 500 : 2000, cPerSender: quick ? 10 : 50, latencySamples: quick ? 15 : 40 });
 
   // 9. CPU of a node stuck waiting for validators (issue: < 0.5 s over 30 s).
   await benchStuckNode({ seconds: quick ? 10 : 30 });
