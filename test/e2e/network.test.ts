@@ -11,15 +11,11 @@ import { join } from 'node:path';
 import { connect } from 'node:tls';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { Id, PrivateKey, ShortId, cb58Decode, cb58Encode } from '@cornice/sdk';
-import { decodeUtxo, encodeTx, unsignedBytes, type Tx, type UnsignedTx, type Utxo } from '@cornice/avm';
+import { PrivateKey, cb58Encode } from '@cornice/sdk';
 import { REPO } from '../src/fixtures.js';
 import { LOCAL_NODE_IDS, startLocalNetwork, until, type LocalNetwork } from '../src/network.js';
 import type { NodeProcess } from '../src/process.js';
-
-const EWOQ = PrivateKey.fromString('ewoqjP7PxY4yr3iLTpLisriqt94hdyDFNgchSxGGztUrTXtNN');
-const EWOQ_X = `X-${EWOQ.address}`;
-const X_CHAIN = '4R5p2RXDGLqaifZE4hHWH9owe34pfoBULn1DrQTWivjg8o4aH';
+import { EWOQ_X, ewoqUtxo, transfer, txStatus } from '../src/x-chain.js';
 
 let dir: string;
 let net: LocalNetwork;
@@ -93,29 +89,7 @@ test('timestamp blocks proposed at different nodes end in one agreed chain on al
   assert.ok(chains[0]!.length >= 3);
 });
 
-/** A BaseTx spending `utxo` (ewoq's): `amount` to `to`, the rest back to ewoq; signed offline. */
-function transfer(utxo: Utxo, to: ShortId, amount: bigint): { tx: string } {
-  if (utxo.out.kind !== 'transfer') throw new Error('not a transfer output');
-  const out = (a: ShortId, amt: bigint) => ({ assetId: utxo.assetId, out: { kind: 'transfer' as const, amount: amt, locktime: 0n, threshold: 1, addresses: [a] } });
-  const outs = [out(to, amount), out(EWOQ.address, utxo.out.amount - amount)].sort((a, b) => (a.out.amount < b.out.amount ? -1 : 1));
-  const unsigned: UnsignedTx = {
-    kind: 'base',
-    networkId: 12345,
-    chainId: Id.fromString(X_CHAIN),
-    outs,
-    ins: [{ txId: utxo.txId, outputIndex: utxo.outputIndex, assetId: utxo.assetId, input: { amount: utxo.out.amount, sigIndices: [0] } }],
-  };
-  const tx: Tx = { unsigned, creds: [{ sigs: [EWOQ.sign(unsignedBytes(unsigned))] }] };
-  return { tx: cb58Encode(encodeTx(tx)) };
-}
-
-async function ewoqUtxo(n: NodeProcess): Promise<Utxo> {
-  const { utxos } = await ok(n, 'bc/X', 'avm.getUTXOs', { addresses: [EWOQ_X] });
-  const amount = (u: Utxo) => (u.out.kind === 'transfer' ? u.out.amount : 0n);
-  return (utxos as string[]).map((u) => decodeUtxo(cb58Decode(u))).sort((a, b) => (amount(a) < amount(b) ? 1 : -1))[0]!;
-}
-
-const statusAt = async (n: NodeProcess, txID: string) => (await ok(n, 'bc/X', 'avm.getTxStatus', { txID })).status as string;
+const statusAt = txStatus;
 
 test('an X-Chain tx issued at node 3 is accepted by all five', async () => {
   const to = PrivateKey.generate().address;

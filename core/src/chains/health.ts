@@ -47,6 +47,7 @@ export function chainHealth(c: ChainHealthSource, snow: Pick<SnowParams, 'k' | '
   const details = {
     state: s.state,
     lastAcceptedHeight: s.lastAcceptedHeight,
+    ...(s.lastAcceptedId !== undefined ? { lastAccepted: s.lastAcceptedId } : {}),
     polls: { successful: s.successfulPolls, failed: s.failedPolls },
     processing: s.processing,
     longestProcessingMs: stuckMs,

@@ -123,6 +123,8 @@ export type EngineState = 'idle' | 'starting' | 'running' | 'halted' | 'stopping
 export interface EngineStats {
   state: EngineState;
   lastAcceptedHeight: number;
+  /** The last accepted block's ID (cb58), once started. */
+  lastAcceptedId: string | undefined;
   processing: number;
   held: number;
   pollsInFlight: number;
@@ -580,6 +582,7 @@ export class SnowmanEngine {
     return {
       state: this.#state,
       lastAcceptedHeight: root?.height ?? 0,
+      lastAcceptedId: root?.block.id.toString(),
       processing: this.#processing.size,
       held: this.#held.size,
       pollsInFlight: this.#polls.size,
