@@ -635,7 +635,7 @@ export class SnowmanEngine {
         this.#dropHeldDescendants(key);
       } else if (result === 'failed') {
         // Not invalid for good: they may come again (and be fetched again) once it can be verified.
-        this.#forgetHeldDescendants(key);
+        this.#dropHeldDescendants(key, false);
       }
     }
     if (added && this.#state === 'running') {
@@ -775,8 +775,11 @@ export class SnowmanEngine {
     return false;
   }
 
-  /** Lets go of the held blocks waiting on `key`, without remembering them as decided. */
-  #forgetHeldDescendants(key: string): void {
+  /**
+   * Lets go of the held blocks waiting on `key`, remembering them as decided when `key` is invalid for
+   * good (`remember`), not when its verify merely failed (they may come again once it passes).
+   */
+  #dropHeldDescendants(key: string, remember = true): void {
     const stack = [key];
     while (stack.length > 0) {
       const k = stack.pop() as string;
@@ -784,20 +787,7 @@ export class SnowmanEngine {
       if (!children) continue;
       for (const c of [...children]) {
         this.#unhold(c);
-        stack.push(c);
-      }
-    }
-  }
-
-  #dropHeldDescendants(key: string): void {
-    const stack = [key];
-    while (stack.length > 0) {
-      const k = stack.pop() as string;
-      const children = this.#heldByParent.get(k);
-      if (!children) continue;
-      for (const c of [...children]) {
-        this.#unhold(c);
-        this.#recentlyDecided.add(c);
+        if (remember) this.#recentlyDecided.add(c);
         stack.push(c);
       }
     }
