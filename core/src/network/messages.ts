@@ -10,7 +10,7 @@
 import type { Id, ShortId } from '@cornice/sdk';
 
 /** The only codec version this node speaks; a frame of another version drops the peer. */
-export const CODEC_VERSION = 0;
+export const CODEC_VERSION = 1;
 
 /** Largest frame (the length prefix's value) a node sends or accepts: 2 MiB, the reference's. */
 export const MAX_MESSAGE_BYTES = 2 * 1024 * 1024;

@@ -124,7 +124,7 @@ test('byte-exact layouts: Chits, Version, PeerList, Ancestors, Gossip, Ping', ()
   const vectors: [Message, string][] = [
     [
       { op: 'Chits', chainId: chain, requestId: 7, containerIds: [Id.fromBytes(fill(32, 0xbb))] },
-      `0000 0c ${CHAIN_HEX} 00000007 00000001 ${'bb'.repeat(32)}`,
+      `0001 0c ${CHAIN_HEX} 00000007 00000001 ${'bb'.repeat(32)}`,
     ],
     [
       {
@@ -137,20 +137,20 @@ test('byte-exact layouts: Chits, Version, PeerList, Ancestors, Gossip, Ping', ()
         ipSignature: Uint8Array.of(0xde, 0xad),
         version: 'cornice/0.1.0',
       },
-      '0000 01 00003039 0102030405060708 000000005f5e1000 00000000000000000000ffff7f000001 25b3 000000005f5e0ff6 00000002 dead 000d ' +
+      '0001 01 00003039 0102030405060708 000000005f5e1000 00000000000000000000ffff7f000001 25b3 000000005f5e0ff6 00000002 dead 000d ' +
         toHex(new TextEncoder().encode('cornice/0.1.0')),
     ],
     [
       { op: 'PeerList', peers: [{ cert: Uint8Array.of(0x30, 0x01, 0xff), ip: '::1', port: 9651, time: 2n, signature: Uint8Array.of(0xcc) }] },
-      `0000 03 00000001 00000003 3001ff 00000000000000000000000000000001 25b3 0000000000000002 00000001 cc`,
+      `0001 03 00000001 00000003 3001ff 00000000000000000000000000000001 25b3 0000000000000002 00000001 cc`,
     ],
     [
       { op: 'Ancestors', chainId: chain, requestId: 2, containers: [Uint8Array.of(1, 2, 3), new Uint8Array(0)] },
-      `0000 10 ${CHAIN_HEX} 00000002 00000002 00000003 010203 00000000`,
+      `0001 10 ${CHAIN_HEX} 00000002 00000002 00000003 010203 00000000`,
     ],
-    [{ op: 'Gossip', chainId: chain, payload: Uint8Array.of(0xab, 0xcd) }, `0000 11 ${CHAIN_HEX} 00000002 abcd`],
-    [{ op: 'Put', chainId: chain, requestId: 1, container: Uint8Array.of(9) }, `0000 09 ${CHAIN_HEX} 00000001 00000001 09`],
-    [{ op: 'Ping' }, '0000 0d'],
+    [{ op: 'Gossip', chainId: chain, payload: Uint8Array.of(0xab, 0xcd) }, `0001 11 ${CHAIN_HEX} 00000002 abcd`],
+    [{ op: 'Put', chainId: chain, requestId: 1, container: Uint8Array.of(9) }, `0001 09 ${CHAIN_HEX} 00000001 00000001 09`],
+    [{ op: 'Ping' }, '0001 0d'],
   ];
   for (const [m, layout] of vectors) {
     assert.is(toHex(encodeMessage(m)), toHex(unhex(layout)), m.op);
@@ -190,59 +190,59 @@ test('decoded IDs and byte strings are copies: the input buffer can be reused', 
   assert.ok(m.chainId.equals(chain));
 });
 
-const chitsHeader = `0000 0c ${CHAIN_HEX} 00000001`;
+const chitsHeader = `0001 0c ${CHAIN_HEX} 00000001`;
 
 test('decode errors: header, version, op, trailing bytes, oversized input', () => {
   for (const n of [0, 1, 2]) throwsNetwork(() => decodeMessage(new Uint8Array(n)), 'Malformed', `message of ${n} bytes is shorter than its 3-byte header`);
-  throwsNetwork(() => decodeMessage(unhex('0001 0d')), 'WrongVersion', 'codec version 1, this node speaks 0');
+  throwsNetwork(() => decodeMessage(unhex('0000 0d')), 'WrongVersion', 'codec version 0, this node speaks 1');
   throwsNetwork(() => decodeMessage(unhex('ffff 0d')), 'WrongVersion', /codec version 65535/);
-  throwsNetwork(() => decodeMessage(unhex('0000 12')), 'UnknownOp', 'unknown op 18');
-  throwsNetwork(() => decodeMessage(unhex('0000 ff 00')), 'UnknownOp', 'unknown op 255');
-  throwsNetwork(() => decodeMessage(unhex('0000 0d 00')), 'Malformed', 'Ping: 1 trailing bytes');
+  throwsNetwork(() => decodeMessage(unhex('0001 12')), 'UnknownOp', 'unknown op 18');
+  throwsNetwork(() => decodeMessage(unhex('0001 ff 00')), 'UnknownOp', 'unknown op 255');
+  throwsNetwork(() => decodeMessage(unhex('0001 0d 00')), 'Malformed', 'Ping: 1 trailing bytes');
   throwsNetwork(() => decodeMessage(unhex(`${chitsHeader} 00000000 0102`)), 'Malformed', 'Chits: 2 trailing bytes');
   throwsNetwork(() => decodeMessage(new Uint8Array(MAX_MESSAGE_BYTES + 1)), 'TooLarge', `message of ${MAX_MESSAGE_BYTES + 1} bytes exceeds ${MAX_MESSAGE_BYTES}`);
   // A payload of exactly MAX_MESSAGE_BYTES (the largest frame accepted) is decoded.
   const gossip = new Uint8Array(MAX_MESSAGE_BYTES);
-  gossip.set(unhex(`0000 11 ${CHAIN_HEX}`));
+  gossip.set(unhex(`0001 11 ${CHAIN_HEX}`));
   new DataView(gossip.buffer).setUint32(35, MAX_MESSAGE_BYTES - 39);
   assert.is((decodeMessage(gossip) as Extract<Message, { op: 'Gossip' }>).payload.length, MAX_MESSAGE_BYTES - 39);
 });
 
 test('decode errors: counts above the limits name the op, the field and the limit', () => {
   throwsNetwork(() => decodeMessage(unhex(`${chitsHeader} 00001388`)), 'TooLarge', 'Chits: containerIds count 5000 exceeds 2048');
-  throwsNetwork(() => decodeMessage(unhex(`0000 05 ${CHAIN_HEX} 00000001 ffffffff`)), 'TooLarge', 'AcceptedFrontier: containerIds count 4294967295 exceeds 2048');
-  throwsNetwork(() => decodeMessage(unhex('0000 03 00000401')), 'TooLarge', 'PeerList: peers count 1025 exceeds 1024');
-  throwsNetwork(() => decodeMessage(unhex(`0000 10 ${CHAIN_HEX} 00000001 00000801`)), 'TooLarge', 'Ancestors: containers count 2049 exceeds 2048');
-  throwsNetwork(() => decodeMessage(unhex(`0000 01 00000001 ${'00'.repeat(16)} ${'00'.repeat(16)} 0000 ${'00'.repeat(8)} 00000000 0041`)), 'TooLarge', 'Version: version length 65 exceeds 64');
-  throwsNetwork(() => decodeMessage(unhex(`0000 01 00000001 ${'00'.repeat(16)} ${'00'.repeat(16)} 0000 ${'00'.repeat(8)} 00000401`)), 'TooLarge', 'Version: ipSignature length 1025 exceeds 1024');
-  throwsNetwork(() => decodeMessage(unhex(`0000 03 00000001 00004001 ${'00'.repeat(30)}`)), 'TooLarge', 'PeerList: peers[0].cert length 16385 exceeds 16384');
-  const peerHead = `0000 03 00000001 00000001 30 00000000000000000000ffff01020304 0001 ${'00'.repeat(8)}`;
+  throwsNetwork(() => decodeMessage(unhex(`0001 05 ${CHAIN_HEX} 00000001 ffffffff`)), 'TooLarge', 'AcceptedFrontier: containerIds count 4294967295 exceeds 2048');
+  throwsNetwork(() => decodeMessage(unhex('0001 03 00000401')), 'TooLarge', 'PeerList: peers count 1025 exceeds 1024');
+  throwsNetwork(() => decodeMessage(unhex(`0001 10 ${CHAIN_HEX} 00000001 00000801`)), 'TooLarge', 'Ancestors: containers count 2049 exceeds 2048');
+  throwsNetwork(() => decodeMessage(unhex(`0001 01 00000001 ${'00'.repeat(16)} ${'00'.repeat(16)} 0000 ${'00'.repeat(8)} 00000000 0041`)), 'TooLarge', 'Version: version length 65 exceeds 64');
+  throwsNetwork(() => decodeMessage(unhex(`0001 01 00000001 ${'00'.repeat(16)} ${'00'.repeat(16)} 0000 ${'00'.repeat(8)} 00000401`)), 'TooLarge', 'Version: ipSignature length 1025 exceeds 1024');
+  throwsNetwork(() => decodeMessage(unhex(`0001 03 00000001 00004001 ${'00'.repeat(30)}`)), 'TooLarge', 'PeerList: peers[0].cert length 16385 exceeds 16384');
+  const peerHead = `0001 03 00000001 00000001 30 00000000000000000000ffff01020304 0001 ${'00'.repeat(8)}`;
   throwsNetwork(() => decodeMessage(unhex(`${peerHead} 00000401 ${'00'.repeat(8)}`)), 'TooLarge', 'PeerList: peers[0].signature length 1025 exceeds 1024');
 });
 
 test('decode errors: lengths and counts beyond the remaining bytes are refused before allocating', () => {
   throwsNetwork(() => decodeMessage(unhex(`${chitsHeader} 00000002 ${'bb'.repeat(32)}`)), 'Malformed', 'Chits: containerIds count 2 needs 64 bytes, 32 remain');
-  throwsNetwork(() => decodeMessage(unhex(`0000 03 00000001 ${'00'.repeat(20)}`)), 'Malformed', 'PeerList: peers count 1 needs 34 bytes, 20 remain');
-  throwsNetwork(() => decodeMessage(unhex(`0000 03 00000001 00000100 ${'00'.repeat(40)}`)), 'Malformed', 'PeerList: peers[0].cert length 256 exceeds the 40 remaining bytes');
-  throwsNetwork(() => decodeMessage(unhex(`0000 10 ${CHAIN_HEX} 00000001 00000001 00000005 0102`)), 'Malformed', 'Ancestors: containers[0] length 5 exceeds the 2 remaining bytes');
-  throwsNetwork(() => decodeMessage(unhex(`0000 08 ${CHAIN_HEX} 00000001 ${'bb'.repeat(31)}`)), 'Malformed', 'Get: containerId truncated: needs 32 bytes, 31 remain');
-  throwsNetwork(() => decodeMessage(unhex(`0000 04 ${'aa'.repeat(10)}`)), 'Malformed', 'GetAcceptedFrontier: chainId truncated: needs 32 bytes, 10 remain');
-  throwsNetwork(() => decodeMessage(unhex(`0000 01 00000001 ${'00'.repeat(16)} ${'00'.repeat(16)} 00 00 ${'00'.repeat(8)} 00000000 0003 6162`)), 'Malformed', 'Version: version truncated: needs 3 bytes, 2 remain');
-  throwsNetwork(() => decodeMessage(unhex(`0000 01 00000001 ${'00'.repeat(16)} ${'00'.repeat(16)} 00 00 ${'00'.repeat(8)} 00000009 0102`)), 'Malformed', 'Version: ipSignature length 9 exceeds the 2 remaining bytes');
+  throwsNetwork(() => decodeMessage(unhex(`0001 03 00000001 ${'00'.repeat(20)}`)), 'Malformed', 'PeerList: peers count 1 needs 34 bytes, 20 remain');
+  throwsNetwork(() => decodeMessage(unhex(`0001 03 00000001 00000100 ${'00'.repeat(40)}`)), 'Malformed', 'PeerList: peers[0].cert length 256 exceeds the 40 remaining bytes');
+  throwsNetwork(() => decodeMessage(unhex(`0001 10 ${CHAIN_HEX} 00000001 00000001 00000005 0102`)), 'Malformed', 'Ancestors: containers[0] length 5 exceeds the 2 remaining bytes');
+  throwsNetwork(() => decodeMessage(unhex(`0001 08 ${CHAIN_HEX} 00000001 ${'bb'.repeat(31)}`)), 'Malformed', 'Get: containerId truncated: needs 32 bytes, 31 remain');
+  throwsNetwork(() => decodeMessage(unhex(`0001 04 ${'aa'.repeat(10)}`)), 'Malformed', 'GetAcceptedFrontier: chainId truncated: needs 32 bytes, 10 remain');
+  throwsNetwork(() => decodeMessage(unhex(`0001 01 00000001 ${'00'.repeat(16)} ${'00'.repeat(16)} 00 00 ${'00'.repeat(8)} 00000000 0003 6162`)), 'Malformed', 'Version: version truncated: needs 3 bytes, 2 remain');
+  throwsNetwork(() => decodeMessage(unhex(`0001 01 00000001 ${'00'.repeat(16)} ${'00'.repeat(16)} 00 00 ${'00'.repeat(8)} 00000009 0102`)), 'Malformed', 'Version: ipSignature length 9 exceeds the 2 remaining bytes');
   // A Put announcing a 2 GiB container: refused from the 4 length bytes, nothing of that size allocated.
   const before = process.memoryUsage().arrayBuffers;
-  throwsNetwork(() => decodeMessage(unhex(`0000 09 ${CHAIN_HEX} 00000001 80000000 00`)), 'Malformed', 'Put: container length 2147483648 exceeds the 1 remaining bytes');
+  throwsNetwork(() => decodeMessage(unhex(`0001 09 ${CHAIN_HEX} 00000001 80000000 00`)), 'Malformed', 'Put: container length 2147483648 exceeds the 1 remaining bytes');
   assert.ok(process.memoryUsage().arrayBuffers - before < 1 << 20);
 });
 
 test('decode errors: invalid UTF-8 and a zero port in a PeerList', () => {
-  const version = (hex: string) => unhex(`0000 01 00000001 ${'00'.repeat(16)} ${'00'.repeat(16)} 0000 ${'00'.repeat(8)} 00000000 ${hex}`);
+  const version = (hex: string) => unhex(`0001 01 00000001 ${'00'.repeat(16)} ${'00'.repeat(16)} 0000 ${'00'.repeat(8)} 00000000 ${hex}`);
   for (const bad of ['0001 ff', '0002 c0af', '0003 eda080', '0001 80', '0002 e282']) {
     throwsNetwork(() => decodeMessage(version(bad)), 'Malformed', 'Version: version is not valid UTF-8');
   }
   assert.is((decodeMessage(version('0003 efbbbf')) as Extract<Message, { op: 'Version' }>).version, '\uFEFF'); // BOM kept
   const peer = (port: string) => `00000001 30 00000000000000000000ffff01020304 ${port} ${'00'.repeat(8)} 00000001 cc`;
-  throwsNetwork(() => decodeMessage(unhex(`0000 03 00000002 ${peer('0001')} ${peer('0000')}`)), 'Malformed', 'PeerList: peers[1].port is 0');
+  throwsNetwork(() => decodeMessage(unhex(`0001 03 00000002 ${peer('0001')} ${peer('0000')}`)), 'Malformed', 'PeerList: peers[1].port is 0');
   // Port 0 in Version.listen is allowed: whether such a peer is accepted is the handshake's business.
   assert.is((decodeMessage(version('0000')) as Extract<Message, { op: 'Version' }>).listen.port, 0);
 });
@@ -293,7 +293,7 @@ test('encode refuses what would not decode: limits, ranges, types, unknown ops',
 test('an ID from another copy of the sdk (a plugin VM\'s block ID) is encoded by its bytes', () => {
   const foreign = { bytes: fill(32, 0xbb), key: 'bb'.repeat(32) } as unknown as Id;
   const bytes = encodeMessage({ op: 'Get', chainId: chain, requestId: 1, containerId: foreign });
-  assert.is(toHex(bytes), toHex(unhex(`0000 08 ${CHAIN_HEX} 00000001 ${'bb'.repeat(32)}`)));
+  assert.is(toHex(bytes), toHex(unhex(`0001 08 ${CHAIN_HEX} 00000001 ${'bb'.repeat(32)}`)));
 });
 
 /** A mutated copy of `base`, or random bytes: what a broken or hostile peer might send. */

@@ -211,7 +211,7 @@ test('a frame that does not decode, and a frame of length 0: dropped', async () 
   const one = await rawPeer();
   one.raw.write(version());
   await until(() => one.side.ready === 1, 'ready');
-  one.raw.write(Uint8Array.of(0, 0, 0, 3, 0, 0, 99)); // codec version 0, op 99
+  one.raw.write(Uint8Array.of(0, 0, 0, 3, 0, 1, 99)); // codec version 1, op 99
   await assertDropped(one.side, /^malformed message: .*99/);
   const two = await rawPeer();
   two.raw.write(Uint8Array.of(0, 0, 0, 0));
