@@ -13,6 +13,7 @@ import { benchAvm } from './avm.mjs';
 import { benchEvm } from './evm.mjs';
 import { benchNetwork } from './network.mjs';
 import { benchNetworkFaults } from './network-faults.mjs';
+import { benchAttack } from './attack.mjs';
 import { median, report, rssMb, startNode, track } from './lib.mjs';
 import { benchStuckNode } from './stuck.mjs';
 import { benchSubnetEvmHooks } from './subnet-evm-hooks.mjs';
@@ -90,6 +91,9 @@ try {
   // 10. C-Chain JSON-RPC: transfers, latency, eth_call, eth_getBalance; hardhat's node and anvil
   //     started here and driven with the same load, one node at a time.
   await benchEvm({ quick });
+
+  // 10b. One node under the mixed API attack: health latency and RSS beside the same without it.
+  await benchAttack({ seconds: quick ? 10 : 20 });
 
   // 11. What the subnet-EVM's precompile and fee hooks cost inside the VM (in process, no HTTP).
   await benchSubnetEvmHooks({ blocks: quick ? 4 : 12 });
