@@ -109,18 +109,19 @@ export class RateBudget {
 export function chargeFreeTx(budget: RateBudget, cost: number, now: number, nativeSymbol: string): void {
   const waitMs = budget.take(cost, now);
   if (waitMs === 0) return;
+  // `code` in data too: the node sends data in place of its default `{code}`.
   const data = { limitBytesPerMinute: budget.perMinute, txBytes: cost };
   if (waitMs === Infinity) {
     throw new AvmError(
       'Limit',
       `this transaction would store ${cost} bytes, more than the ${budget.perMinute} bytes a minute free transactions may store on this chain (free-tx-bytes-per-minute); make it smaller`,
-      data,
+      { code: 'Limit', ...data },
     );
   }
   const seconds = Math.max(1, Math.ceil(waitMs / 1000));
   throw new AvmError(
     'RateLimited',
     `free transactions on this chain are limited to ${budget.perMinute} bytes per minute (those that create an asset or make UTXOs of an asset other than ${nativeSymbol}); try again in ${seconds} s`,
-    { ...data, retryAfterSeconds: seconds },
+    { code: 'RateLimited', ...data, retryAfterSeconds: seconds },
   );
 }

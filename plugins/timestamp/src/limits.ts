@@ -82,7 +82,9 @@ export function chargeFreeTx(budget: RateBudget, now: number): void {
   const waitMs = budget.takeOne(now);
   if (waitMs === 0) return;
   const seconds = Math.max(1, Math.ceil(waitMs / 1000));
+  // `code` in data too: the node sends data in place of its default `{code}`.
   throw new TimestampError('RateLimited', `free transactions on this chain are limited to ${budget.perMinute} per minute; try again in ${seconds} s`, {
+    code: 'RateLimited',
     limitPerMinute: budget.perMinute,
     retryAfterSeconds: seconds,
   });

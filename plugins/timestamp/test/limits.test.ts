@@ -29,7 +29,7 @@ test('proposeBlock past free-txs-per-minute is refused (RateLimited, -32000) wit
   assert.not.instance(e, InvalidParamsError);
   assert.ok(hasErrorCode(e, 'RateLimited'));
   assert.is((e as Error).message, 'free transactions on this chain are limited to 30 per minute; try again in 2 s');
-  assert.equal((e as { data?: unknown }).data, { limitPerMinute: 30, retryAfterSeconds: 2 });
+  assert.equal((e as { data?: unknown }).data, { code: 'RateLimited', limitPerMinute: 30, retryAfterSeconds: 2 });
   assert.is(s.vm.pendingCount, 30);
   s.clock.advance(2);
   await propose({ data: cb58Encode(payload(99)) });
