@@ -143,12 +143,12 @@ export const avmApi = defineService('avm', {
   getBalance: method({
     params: p.object({ address: chainAddress(), assetID: assetId() }),
     result: result<BalanceReply>(),
-    doc: 'Amount of an asset in the UTXOs an address appears in (multisig and locked ones too), and those UTXOs',
+    doc: 'Amount of an asset in the UTXOs an address appears in (multisig and locked ones too), and those UTXOs (at most 1,024: the largest)',
   }),
   getAllBalances: method({
     params: p.object({ address: chainAddress() }),
     result: result<{ balances: AssetBalanceReply[] }>(),
-    doc: 'Every asset an address holds (as getBalance counts it), by asset ID',
+    doc: 'Every asset an address holds (as getBalance counts it), by asset ID (at most 1,024; the native asset always)',
   }),
   getUTXOs: method({
     params: p.object({
@@ -180,7 +180,7 @@ export const avmApi = defineService('avm', {
   send: method({
     params: p.object({ amount: p.uint64(), assetID: assetId(), to: chainAddress(), ...userParams }),
     result: result<TxIdReply>(),
-    doc: "Send an asset from the user's addresses (UTXOs in UTXO ID order until the amount is covered; change to the user's first address)",
+    doc: "Send an asset from the user's addresses (its largest UTXOs of the asset until the amount is covered, at most 64; change to the user's first address)",
   }),
   createFixedCapAsset: method({
     params: p.object({
