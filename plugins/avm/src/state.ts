@@ -321,8 +321,10 @@ export class AcceptedState implements StateReader {
   async write(diff: StateDiff, batch: WriteBatch): Promise<void> {
     // Balance changes per (owner, asset): one read and one write per pair however many UTXOs move.
     const worth = new Map<string, { address: ShortId; assetId: Id; delta: bigint }>();
-    const move = (utxo: Utxo, address: ShortId, sign: 1n | -1n) => {
+    const move = (utxo: Utxo, address: ShortId, sign: 1n | -1n, i: number) => {
       if (utxo.out.kind !== 'transfer') return;
+      // Once per owner, as the `o` key (a genesis is not syntax-checked: an owner could be listed twice).
+      if (i > 0 && utxo.out.addresses.findIndex((x) => x.equals(address)) < i) return;
       const key = address.key + utxo.assetId.key;
       const w = worth.get(key);
       if (w) w.delta += sign * utxo.out.amount;
@@ -331,20 +333,20 @@ export class AcceptedState implements StateReader {
     for (const { id, utxo } of diff.created.values()) {
       if (diff.spent.has(id.key)) continue;
       batch.put(utxoKey(id), encodeUtxo(utxo));
-      for (const a of utxo.out.addresses) {
+      utxo.out.addresses.forEach((a, i) => {
         batch.put(addressKey(a, id), EMPTY);
         batch.put(ownedKey(a, id, utxo), EMPTY);
-        move(utxo, a, 1n);
-      }
+        move(utxo, a, 1n, i);
+      });
     }
     for (const { id, utxo } of diff.spent.values()) {
       if (diff.created.has(id.key)) continue;
       batch.delete(utxoKey(id));
-      for (const a of utxo.out.addresses) {
+      utxo.out.addresses.forEach((a, i) => {
         batch.delete(addressKey(a, id));
         batch.delete(ownedKey(a, id, utxo));
-        move(utxo, a, -1n);
-      }
+        move(utxo, a, -1n, i);
+      });
     }
     const changed = [...worth.values()].filter((w) => w.delta !== 0n);
     const before = await Promise.all(changed.map((w) => this.balance(w.address, w.assetId)));
