@@ -121,15 +121,28 @@ function ownedPrefix(address: ShortId, assetId: Id, kind: OutputKind): Uint8Arra
   return k;
 }
 
-/** The `o` key of `utxo` (of ID `id`) for one of its owners. */
+/**
+ * The `o` key of `utxo` (of ID `id`) for one of its owners. Pooled (pooledBytes): it goes straight
+ * into a batch or a read, which copy it (a new Uint8Array of over 64 bytes costs ~1.2 µs here).
+ */
 function ownedKey(address: ShortId, id: Id, utxo: Utxo): Uint8Array {
-  const k = new Uint8Array(OWNED_KEY_LENGTH);
+  const k = pooledBytes(OWNED_KEY_LENGTH);
   k[0] = TAG.owned;
   address.copyTo(k, 1);
   utxo.assetId.copyTo(k, 21);
   const out = utxo.out;
   k[53] = out.kind === 'mint' ? KIND_MINT : KIND_TRANSFER;
-  new DataView(k.buffer).setBigUint64(OWNED_ORDER_AT, out.kind === 'transfer' ? U64_MAX - out.amount : U64_MAX, false);
+  const inv = out.kind === 'transfer' ? U64_MAX - out.amount : U64_MAX;
+  const hi = Number(inv >> 32n);
+  const lo = Number(inv & 0xffff_ffffn);
+  k[54] = hi >>> 24;
+  k[55] = (hi >>> 16) & 0xff;
+  k[56] = (hi >>> 8) & 0xff;
+  k[57] = hi & 0xff;
+  k[58] = lo >>> 24;
+  k[59] = (lo >>> 16) & 0xff;
+  k[60] = (lo >>> 8) & 0xff;
+  k[61] = lo & 0xff;
   id.copyTo(k, OWNED_UTXO_AT);
   return k;
 }
@@ -217,12 +230,31 @@ const aliasKey = (alias: string) => concatBytes(Uint8Array.of(TAG.alias), utf8En
 
 /** Most UTXOs the accepted state keeps decoded in memory. */
 const UTXO_CACHE_SIZE = 100_000;
+/** Most (owner, asset) balances it keeps in memory (the `w` values of recently used pairs). */
+const WORTH_CACHE_SIZE = 100_000;
+
+/** A change of one (owner, asset) balance in a block being written. */
+interface WorthChange {
+  address: ShortId;
+  assetId: Id;
+  delta: bigint;
+  /** The new balance, once computed. */
+  now?: bigint;
+}
 
 export type StoredTxStatus = 'Accepted' | 'Rejected';
 
 /** The accepted state. `commit` updates its cache once an accepting batch is written. */
 export class AcceptedState implements StateReader {
   readonly #utxos = new Map<string, Utxo>();
+  /**
+   * Committed `w` values by owner key then asset key (a pair absent from the store is 0): what
+   * writing a block reads, without a database read per (owner, asset) pair it touches.
+   */
+  readonly #worth = new Map<string, Map<string, bigint>>();
+  #worthSize = 0;
+  /** The balances the last `write` computed, applied to #worth by `commit` once its batch is durable. */
+  #pendingWorth: WorthChange[] = [];
 
   constructor(
     private readonly db: KeyValueStore,
@@ -319,16 +351,23 @@ export class AcceptedState implements StateReader {
    * time), its txs and assets.
    */
   async write(diff: StateDiff, batch: WriteBatch): Promise<void> {
-    // Balance changes per (owner, asset): one read and one write per pair however many UTXOs move.
-    const worth = new Map<string, { address: ShortId; assetId: Id; delta: bigint }>();
+    // Balance changes per (owner, asset): one write per pair however many UTXOs move, and a read
+    // only for a pair not in #worth.
+    const worth = new Map<string, Map<string, WorthChange>>();
+    const changes: WorthChange[] = [];
     const move = (utxo: Utxo, address: ShortId, sign: 1n | -1n, i: number) => {
       if (utxo.out.kind !== 'transfer') return;
       // Once per owner, as the `o` key (a genesis is not syntax-checked: an owner could be listed twice).
       if (i > 0 && utxo.out.addresses.findIndex((x) => x.equals(address)) < i) return;
-      const key = address.key + utxo.assetId.key;
-      const w = worth.get(key);
+      let ofOwner = worth.get(address.key);
+      if (!ofOwner) worth.set(address.key, (ofOwner = new Map()));
+      const w = ofOwner.get(utxo.assetId.key);
       if (w) w.delta += sign * utxo.out.amount;
-      else worth.set(key, { address, assetId: utxo.assetId, delta: sign * utxo.out.amount });
+      else {
+        const c: WorthChange = { address, assetId: utxo.assetId, delta: sign * utxo.out.amount };
+        ofOwner.set(utxo.assetId.key, c);
+        changes.push(c);
+      }
     };
     for (const { id, utxo } of diff.created.values()) {
       if (diff.spent.has(id.key)) continue;
@@ -348,14 +387,18 @@ export class AcceptedState implements StateReader {
         move(utxo, a, -1n, i);
       });
     }
-    const changed = [...worth.values()].filter((w) => w.delta !== 0n);
-    const before = await Promise.all(changed.map((w) => this.balance(w.address, w.assetId)));
-    changed.forEach((w, i) => {
-      const now = before[i]! + w.delta;
+    const changed = changes.filter((w) => w.delta !== 0n);
+    const unknown = changed.filter((w) => this.#worth.get(w.address.key)?.get(w.assetId.key) === undefined);
+    const read = unknown.length > 0 ? await Promise.all(unknown.map((w) => this.#readWorth(w.address, w.assetId))) : [];
+    unknown.forEach((w, i) => (w.now = read[i]!));
+    for (const w of changed) {
+      const now = (w.now ?? this.#worth.get(w.address.key)!.get(w.assetId.key)!) + w.delta;
       if (now < 0n) throw new AvmError('CorruptDatabase', `the balance index of ${w.address} for asset ${w.assetId} went below zero`);
+      w.now = now;
       if (now === 0n) batch.delete(worthKey(w.address, w.assetId));
       else batch.put(worthKey(w.address, w.assetId), encodeWorth(now));
-    });
+    }
+    this.#pendingWorth = changed;
     for (const e of diff.effects) {
       // Pooled: the store copies it (a new Uint8Array of over 64 bytes costs ~1.2 µs here).
       const record = pooledBytes(1 + e.bytes.length);
@@ -442,8 +485,28 @@ export class AcceptedState implements StateReader {
 
   /** The sum of the TransferOutputs of `assetId` that `address` is among the owners of (the `w` index). */
   async balance(address: ShortId, assetId: Id): Promise<bigint> {
+    return this.#worth.get(address.key)?.get(assetId.key) ?? this.#readWorth(address, assetId);
+  }
+
+  async #readWorth(address: ShortId, assetId: Id): Promise<bigint> {
     const v = await this.db.get(worthKey(address, assetId));
     return v ? decodeWorth(v) : 0n;
+  }
+
+  #cacheWorth(address: ShortId, assetId: Id, amount: bigint): void {
+    let ofOwner = this.#worth.get(address.key);
+    if (ofOwner?.has(assetId.key)) {
+      ofOwner.set(assetId.key, amount);
+      return;
+    }
+    if (this.#worthSize >= WORTH_CACHE_SIZE) {
+      this.#worth.clear();
+      this.#worthSize = 0;
+      ofOwner = undefined;
+    }
+    if (!ofOwner) this.#worth.set(address.key, (ofOwner = new Map()));
+    ofOwner.set(assetId.key, amount);
+    this.#worthSize += 1;
   }
 
   /** Each asset `address` holds (a balance above 0) and the balance, by asset ID; at most `limit`. */
@@ -556,6 +619,8 @@ export class AcceptedState implements StateReader {
   commit(diff: StateDiff): void {
     for (const key of diff.spent.keys()) this.#utxos.delete(key);
     for (const { id, utxo } of diff.created.values()) if (!diff.spent.has(id.key)) this.#cache(id, utxo);
+    for (const w of this.#pendingWorth) this.#cacheWorth(w.address, w.assetId, w.now!);
+    this.#pendingWorth = [];
   }
 
   #cache(id: Id, utxo: Utxo): void {
