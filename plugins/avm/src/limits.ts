@@ -7,6 +7,9 @@
  * saying when to try again. Txs that only move the native token are not counted (what bounds them
  * is the token itself). Blocks from other nodes are never refused for it: the bound is this node's
  * admission, so a network of n nodes stores at most n times it.
+ * Tests: limits.test.ts ('free txs past free-tx-bytes-per-minute are refused …', 'gossiped free txs
+ * count too …', 'a native transfer carrying UTXOs of another asset is free …'); through a node:
+ * 'the chain configs bound free txs …' (test/e2e/avm.test.ts, the timestamp chain's).
  */
 import { utf8Decode, type Id } from '@cornice/sdk';
 import { AvmError } from './errors.js';

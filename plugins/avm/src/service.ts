@@ -142,7 +142,7 @@ export function avmService(backend: AvmBackend, opts: AvmServiceOptions): BoundS
    * fewest inputs there can be, so dust sent to the user is never what it tries to spend while it
    * holds larger UTXOs. Their inputs, sorted, with their signers, and the change output (to the
    * user's first address) when they hold more.
-   * Tests: 'send: the largest UTXOs …', 'send: dust …' (service-spend.test.ts), 'lock-out' (test/e2e/avm.test.ts).
+   * Tests: 'send: the largest UTXOs …', 'send: dust and other assets …', 'send: past the 4096 largest …' (service-spend.test.ts), 'lock-out (issue 32) …' (test/e2e/avm.test.ts).
    */
   async function spendFromUser(username: string, password: string, assetId: Id, amount: bigint): Promise<{ ins: SignedInput[]; change: TransferableOutput[] }> {
     const keychain = await asUser(username, password, (keys) => keychainOf(keys));
@@ -224,7 +224,7 @@ export function avmService(backend: AvmBackend, opts: AvmServiceOptions): BoundS
 
     // Without `limit` and `startIndex`: the reference's `{utxos}`, all of them (at most
     // MAX_UTXOS_READ). With either: a page as avalanchego's (numFetched, utxos, endIndex).
-    // Tests: 'getUTXOs pages …' (service-spend.test.ts), 'lock-out' (test/e2e/avm.test.ts).
+    // Tests: 'getUTXOs pages …', 'getUTXOs without limit and startIndex …' (service-spend.test.ts), 'lock-out (issue 32) …' (test/e2e/avm.test.ts).
     async getUTXOs({ addresses, limit, startIndex }) {
       const owners = sortAddresses(addresses.map((a, i) => own(a, `addresses[${i}]`)));
       if (limit === undefined && startIndex === undefined) {

@@ -424,7 +424,7 @@ export class AcceptedState implements StateReader {
    * summing `o` in key order (memory does not grow with the number of UTXOs or owners). Writes go in
    * batches; a crash midway leaves the `v` record unchanged, so the next start builds them again.
    * The number of UTXOs it went through; 0 when nothing was to do.
-   * Test: 'a database written before the o and w indexes …' (vm.test.ts).
+   * Tests: 'a database written before the o and w indexes …', 'on LevelDB: a data dir without the indexes …' (indexes.test.ts).
    */
   async ensureIndexes(upTo: Id, log: Logger): Promise<number> {
     const v = await this.db.get(INDEXED_KEY);
@@ -526,7 +526,7 @@ export class AcceptedState implements StateReader {
    * The UTXOs of `assetId` and `kind` that any of `addresses` is among the owners of, largest amount
    * first (equal amounts, and mint outputs, in UTXO ID order), each once, read lazily: the caller
    * stops when it has enough, and only that much of each address's `o` entries is read.
-   * Test: 'send picks the largest UTXOs of the asset …' (vm.test.ts).
+   * Tests: 'the o and w indexes follow every accepted block …', 'the lock-out of issue 32 on the VM …' (indexes.test.ts).
    */
   async *byAmount(addresses: readonly ShortId[], assetId: Id, kind: OutputKind): AsyncGenerator<KeyedUtxo> {
     const cursors = addresses.map((a) => new OwnedCursor(this.db, ownedPrefix(a, assetId, kind)));
@@ -560,7 +560,7 @@ export class AcceptedState implements StateReader {
    * the addresses once. At most `limit` UTXOs, and at most 2 × limit + 1024 index entries read (a
    * UTXO met again under another address is read and skipped): the page then ends early, and `end`
    * says where the next one starts.
-   * Test: 'getUTXOs pages …' (vm.test.ts).
+   * Tests: 'the lock-out of issue 32 on the VM …' (indexes.test.ts); the service's paging: 'getUTXOs pages …' (service-spend.test.ts).
    */
   async utxoPage(addresses: readonly ShortId[], start: UtxoCursor | undefined, limit: number): Promise<KeyedUtxoPage> {
     const ids: Id[] = [];

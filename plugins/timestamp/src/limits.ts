@@ -5,6 +5,7 @@
  * 6,000, ~1 MB of blocks a minute), with bursts of up to one minute's worth; past it a proposal is
  * refused with a clear error saying when to try again. Blocks built by other nodes are never
  * refused for it: the bound is on what this node's API admits.
+ * Tests: limits.test.ts; through a node: 'the chain configs bound free txs …' (test/e2e/avm.test.ts).
  */
 import { utf8Decode } from '@cornice/sdk';
 import { TimestampError } from './errors.js';
