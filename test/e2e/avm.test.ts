@@ -1,16 +1,18 @@
 /**
  * The X-Chain through real HTTP on a node started as `npm start` does: the ewoq key's AVA, a send,
  * fixed- and variable-cap assets with a 2-of-3 mint, a tx built and signed offline from getUTXOs,
- * the native token X -> P -> X, and a conflicting pair of txs (one Accepted, one Rejected).
+ * the native token X -> P -> X, and a conflicting pair of txs (one Accepted, one Rejected); issue
+ * 32's lock-out (ten free assets of 1,024 UTXOs and dust sent to an address) leaving its owner able
+ * to read and spend what it holds; the chain configs' free-tx bounds reaching the VMs.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import { WebSocket } from 'ws';
 import * as assert from 'uvu/assert';
 import { Id, PrivateKey, ShortId, cb58Decode, cb58Encode } from '@cornice/sdk';
-import { decodeUtxo, encodeTx, producedUtxos, txIdOf, unsignedBytes, type Tx, type UnsignedTx, type Utxo } from '@cornice/avm';
+import { decodeTx, decodeUtxo, encodeTx, producedUtxos, txIdOf, unsignedBytes, type Tx, type UnsignedTx, type Utxo } from '@cornice/avm';
 import { npmStartFlags } from '../src/fixtures.js';
 import { startNodeProcess, type NodeProcess } from '../src/process.js';
 
@@ -25,7 +27,13 @@ let dir: string;
 let node: NodeProcess;
 test.before(async () => {
   dir = await mkdtemp(join(tmpdir(), 'cornice-e2e-avm-'));
-  node = await startNodeProcess([...npmStartFlags(), `--data-dir=${dir}/node`]);
+  // Chain configs: the lock-out test creates ~4.7 MB of free assets at once, over the X-Chain's
+  // default free-tx budget (4 MiB a minute); the timestamp chain's is made small to be seen.
+  await mkdir(join(dir, 'chains', 'X'), { recursive: true });
+  await writeFile(join(dir, 'chains', 'X', 'config.json'), JSON.stringify({ 'free-tx-bytes-per-minute': 64 << 20 }));
+  await mkdir(join(dir, 'chains', 'timestamp'), { recursive: true });
+  await writeFile(join(dir, 'chains', 'timestamp', 'config.json'), JSON.stringify({ 'free-txs-per-minute': 20 }));
+  node = await startNodeProcess([...npmStartFlags(), `--data-dir=${dir}/node`, `--chain-config-dir=${dir}/chains`]);
   await ok('keystore', 'keystore.createUser', USER);
 });
 test.after(async () => {
@@ -228,6 +236,72 @@ test('30 txs of ~12 KB each in one JSON-RPC batch (gossiped together: 360 KB in 
   for (const { txID } of big) await accepted(txID);
   const health = (await node.call('health', 'health.getLiveness')).result as { checks: Record<string, { message: { state?: string } }> };
   assert.is(health.checks['chain X']?.message.state, 'running');
+});
+
+test('lock-out (issue 32): ten free assets of 1,024 UTXOs each and 200 dust UTXOs sent to an address; its owner still reads and spends its AVA, pages through its UTXOs', async () => {
+  const VICTIM = { username: 'victor', password: 'a Strong passw0rd!' };
+  await ok('keystore', 'keystore.createUser', VICTIM);
+  const victim = (await ok('X', 'avm.createAddress', VICTIM)).address as string;
+  for (const amount of [1_000_000_000, 500_000]) await accepted((await ok('X', 'avm.send', { ...USER, amount, assetID: 'AVA', to: victim })).txID);
+  // The attacker: ten unauthenticated, free createFixedCapAsset calls, every holder the victim.
+  const junk: string[] = [];
+  for (let k = 0; k < 10; k++) {
+    const initialHolders = Array.from({ length: 1024 }, (_, i) => ({ address: victim, amount: i + 1 }));
+    junk.push((await ok('X', 'avm.createFixedCapAsset', { name: `Junk ${k}`, symbol: 'JNK', denomination: 0, initialHolders })).assetID as string);
+  }
+  for (const assetID of junk) await accepted(assetID);
+  // …and 200 UTXOs of 1 nAVA, from a key of its own funded with a little AVA.
+  const attacker = PrivateKey.generate();
+  await accepted((await ok('X', 'avm.send', { ...USER, amount: 10_000, assetID: 'AVA', to: `X-${attacker.address}` })).txID);
+  const [funds] = ((await ok('X', 'avm.getUTXOs', { addresses: [`X-${attacker.address}`] })).utxos as string[]).map((u) => decodeUtxo(cb58Decode(u)));
+  const dust = offlineSplit(funds!, attacker, ShortId.fromString(victim.slice(2)), Array(200).fill(1n));
+  await ok('X', 'avm.issueTx', { tx: dust.tx });
+  await accepted(dust.txID);
+
+  // Reads answer, and only about what was asked.
+  const held = 1_000_500_000n + 200n;
+  const t0 = performance.now();
+  const bal = await ok('X', 'avm.getBalance', { address: victim, assetID: 'AVA' });
+  assert.is(bal.balance, held.toString());
+  assert.is(bal.utxoIDs.length, 202);
+  assert.ok(performance.now() - t0 < 2_000, `getBalance took ${performance.now() - t0} ms`);
+  const one = await ok('X', 'avm.getBalance', { address: victim, assetID: junk[3] });
+  assert.equal([one.balance, one.utxoIDs.length], [String((1024 * 1025) / 2), 1024]);
+  assert.is((await ok('X', 'avm.getAllBalances', { address: victim })).balances.length, 11);
+  // getUTXOs: the reference's form says there are too many and how to page; the pages hold them all, once each.
+  const all = await node.call('X', 'avm.getUTXOs', { addresses: [victim] });
+  assert.is(all.error?.code, -32000);
+  assert.match(all.error?.message ?? '', /more than 10000 UTXOs.*page through them with limit and startIndex/);
+  const seen = new Set<string>();
+  let startIndex: unknown;
+  for (let pages = 0; pages < 20; pages++) {
+    const page = await ok('X', 'avm.getUTXOs', { addresses: [victim], limit: 1024, ...(startIndex ? { startIndex } : {}) });
+    for (const u of page.utxos as string[]) seen.add(u);
+    assert.is(page.numFetched, String(page.utxos.length));
+    startIndex = page.endIndex;
+    if (page.utxos.length < 1024) break;
+  }
+  assert.is(seen.size, 10 * 1024 + 2 + 200);
+
+  // Spends work, from the big UTXOs (the dust is never needed): a send and an export.
+  const sent = await ok('X', 'avm.send', { ...VICTIM, amount: 1_000_100_000, assetID: 'AVA', to: EWOQ_X });
+  await accepted(sent.txID);
+  const sentTx = decodeTx(cb58Decode((await ok('X', 'avm.getTx', { txID: sent.txID })).tx));
+  assert.is(sentTx.unsigned.ins.length, 2);
+  const exported = await ok('X', 'avm.exportAVA', { ...VICTIM, to: EWOQ.address.toString(), amount: 300_000 });
+  await accepted(exported.txID);
+  assert.is(await balance(victim), held - 1_000_100_000n - 300_000n);
+  // What is left (~100,000 in one UTXO and the dust): 100,050 takes the big one and 50 dust.
+  const rest = await ok('X', 'avm.send', { ...VICTIM, amount: 100_050, assetID: 'AVA', to: EWOQ_X });
+  await accepted(rest.txID);
+  assert.is(decodeTx(cb58Decode((await ok('X', 'avm.getTx', { txID: rest.txID })).tx)).unsigned.ins.length, 51);
+});
+
+test('the chain configs bound free txs: the timestamp chain (free-txs-per-minute 20 here) refuses the 21st proposal of the minute with -32000 and the seconds to wait', async () => {
+  for (let i = 0; i < 20; i++) assert.equal((await node.call('timestamp', 'timestamp.proposeBlock', { data: cb58Encode(new Uint8Array(32).fill(i + 1)) })).result, { Success: true });
+  const r = await node.call('timestamp', 'timestamp.proposeBlock', { data: cb58Encode(new Uint8Array(32).fill(99)) });
+  assert.is(r.error?.code, -32000);
+  assert.match(r.error?.message ?? '', /^free transactions on this chain are limited to 20 per minute; try again in \d+ s$/);
 });
 
 test.run();

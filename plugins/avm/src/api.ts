@@ -70,6 +70,19 @@ export interface BalanceReply {
   utxoIDs: UtxoIdReply[];
 }
 
+/**
+ * getUTXOs' reply: `{utxos}` alone when called without `limit` and `startIndex` (the reference's);
+ * with either, a page as avalanchego's: how many, and where the next page starts.
+ */
+export interface UtxosReply {
+  /** cb58 UTXO bytes. */
+  utxos: string[];
+  /** Decimal string, as avalanchego's. */
+  numFetched?: string;
+  /** The last address searched and the last UTXO ID read there: the next page's `startIndex`. */
+  endIndex?: { address: string; utxo: string };
+}
+
 export interface AssetBalanceReply {
   /** The asset's alias where it has one, else its ID. */
   asset: string;
@@ -130,17 +143,23 @@ export const avmApi = defineService('avm', {
   getBalance: method({
     params: p.object({ address: chainAddress(), assetID: assetId() }),
     result: result<BalanceReply>(),
-    doc: 'Amount of an asset in the UTXOs an address appears in (multisig and locked ones too), and those UTXOs',
+    doc: 'Amount of an asset in the UTXOs an address appears in (multisig and locked ones too), and those UTXOs (at most 1,024: the largest)',
   }),
   getAllBalances: method({
     params: p.object({ address: chainAddress() }),
     result: result<{ balances: AssetBalanceReply[] }>(),
-    doc: 'Every asset an address holds (as getBalance counts it), by asset ID',
+    doc: 'Every asset an address holds (as getBalance counts it), by asset ID (at most 1,024; the native asset always)',
   }),
   getUTXOs: method({
-    params: p.object({ addresses: p.array(chainAddress(), { max: MAX_QUERY_ADDRESSES }) }),
-    result: result<{ utxos: string[] }>(),
-    doc: 'The UTXOs that reference at least one of the addresses (cb58 UTXO bytes), in UTXO ID order',
+    params: p.object({
+      addresses: p.array(chainAddress(), { max: MAX_QUERY_ADDRESSES }),
+      /** Most UTXOs of a page: 1 to 1024 (0, more or omitted with a startIndex: 1024). */
+      limit: p.optional(p.uint(32)),
+      /** Where the page starts: after this UTXO of this address (a previous page's endIndex). */
+      startIndex: p.optional(p.object({ address: chainAddress(), utxo: p.id() })),
+    }),
+    result: result<UtxosReply>(),
+    doc: 'The UTXOs that reference at least one of the addresses (cb58 UTXO bytes): all of them in UTXO ID order, or with limit/startIndex a page (addresses in order, each one\'s UTXOs in UTXO ID order) with numFetched and endIndex',
   }),
   issueTx: method({
     params: p.object({ tx: txBytes() }),
@@ -161,7 +180,7 @@ export const avmApi = defineService('avm', {
   send: method({
     params: p.object({ amount: p.uint64(), assetID: assetId(), to: chainAddress(), ...userParams }),
     result: result<TxIdReply>(),
-    doc: "Send an asset from the user's addresses (UTXOs in UTXO ID order until the amount is covered; change to the user's first address)",
+    doc: "Send an asset from the user's addresses (its largest UTXOs of the asset until the amount is covered, at most 64; change to the user's first address)",
   }),
   createFixedCapAsset: method({
     params: p.object({

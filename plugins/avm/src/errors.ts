@@ -35,7 +35,11 @@ export type AvmErrorCode =
   /** More than the service reads or builds in one call (UTXOs, inputs, keys per user). */
   | 'Limit'
   /** A native-token method on a chain without the native asset. */
-  | 'NoNativeAsset';
+  | 'NoNativeAsset'
+  /** Free txs (assets created, UTXOs of assets other than the native token) past this chain's budget: try again later (limits.ts). */
+  | 'RateLimited'
+  /** The chain config file is not what this VM reads (limits.ts parseAvmConfig). */
+  | 'InvalidConfig';
 
 /** Every error the asset VM throws on purpose. */
 export class AvmError extends NodeError<AvmErrorCode> {}

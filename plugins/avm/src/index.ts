@@ -9,7 +9,8 @@ export { AssetVM, PLATFORM_CHAIN_ID, MAX_FUTURE_SECONDS, type AssetVMOptions, ty
 export { AvmBlock, encodeBlock, decodeBlock, blockIdOf, MAX_BLOCK_TXS, MAX_BLOCK_BYTES, type BlockFields } from './block.js';
 export { type TxEffect } from './rules.js';
 export { vmFactory } from './factory.js';
-export { avmApi, avmApiWithSymbol, type AssetBalanceReply, type AssetDescriptionReply, type BalanceReply, type UtxoIdReply } from './api.js';
-export { avmService, MAX_SPEND_INPUTS, MAX_UTXOS_READ, type AvmServiceOptions } from './service.js';
+export { avmApi, avmApiWithSymbol, type AssetBalanceReply, type AssetDescriptionReply, type BalanceReply, type UtxoIdReply, type UtxosReply } from './api.js';
+export { avmService, MAX_BALANCES, MAX_BALANCE_UTXO_IDS, MAX_SPEND_INPUTS, MAX_SPEND_SCAN, MAX_UTXO_PAGE, MAX_UTXOS_READ, type AvmServiceOptions } from './service.js';
+export { DEFAULT_FREE_TX_BYTES_PER_MINUTE, parseAvmConfig, type AvmChainConfig } from './limits.js';
 export { ChainAddress, chainAddress, formatAddress, parseAddress, addressOn, type AddressChain } from './addresses.js';
 export { Keychain, keychainOf, userKeys } from './keys.js';

@@ -161,6 +161,25 @@ export interface AssetDescription {
 
 export type TxStatus = 'Accepted' | 'Processing' | 'Rejected' | 'Unknown';
 
+/** The two kinds of secp256k1fx output a UTXO holds. */
+export type OutputKind = 'transfer' | 'mint';
+
+/** Where a page of getUTXOs ends (avalanchego's endIndex): the last address searched and the last UTXO ID read there. */
+export interface UtxoCursor {
+  address: ShortId;
+  /** Id.empty when nothing of `address` was read. */
+  utxoId: Id;
+}
+
+/** A page of the UTXOs of some addresses (AvmBackend.utxoPage). */
+export interface UtxoPage {
+  utxos: Utxo[];
+  /** Where the next page starts; undefined when no address was searched. */
+  end: UtxoCursor | undefined;
+  /** True when every address's UTXOs were read to the end: nothing is left after `end`. */
+  exhausted: boolean;
+}
+
 /**
  * What the avm service needs of the VM (AssetVM implements it; service unit tests fake it).
  * Reads answer from the last accepted state.
@@ -176,8 +195,23 @@ export interface AvmBackend {
   nativeAsset(): AssetDescription | undefined;
   /** An asset by ID or alias (genesis aliases, the native symbol, `NATIVE`); undefined when unknown. */
   asset(idOrAlias: string): Promise<AssetDescription | undefined>;
-  /** Accepted UTXOs with at least one of these addresses among their owners, in UTXO ID order. */
-  utxos(addresses: readonly ShortId[], limit?: number): Promise<Utxo[]>;
+  /** The sum of the TransferOutputs of `assetId` in the accepted UTXOs `address` is among the owners of (indexed: no UTXO is read). */
+  balance(address: ShortId, assetId: Id): Promise<bigint>;
+  /** Each asset `address` holds (a balance above 0) with its balance, by asset ID; at most `limit`. */
+  balances(address: ShortId, limit: number): Promise<Array<{ assetId: Id; amount: bigint }>>;
+  /**
+   * A page of the accepted UTXOs with at least one of `addresses` (sorted, unique) among their
+   * owners: addresses in order, each one's UTXOs in UTXO ID order, from after `start`; at most
+   * `limit` (avalanchego's GetPaginatedUTXOs). A page may end early (bounded reads): `end` says
+   * where the next starts.
+   */
+  utxoPage(addresses: readonly ShortId[], start: UtxoCursor | undefined, limit: number): Promise<UtxoPage>;
+  /**
+   * Accepted UTXOs of `assetId` of one kind that any of `addresses` is among the owners of, largest
+   * amount first (ties and mint outputs in UTXO ID order), each once, read as the caller goes: it
+   * stops when it has enough.
+   */
+  utxosByAmount(addresses: readonly ShortId[], assetId: Id, kind: OutputKind): AsyncIterable<Utxo>;
   /** Accepted UTXOs by ID (undefined where spent or unknown). */
   utxosById(ids: readonly Id[]): Promise<Array<Utxo | undefined>>;
   /** Native-asset UTXOs the platform chain exported to this chain with at least one of these owners. */

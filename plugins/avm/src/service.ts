@@ -1,8 +1,12 @@
 /**
  * The asset chain's JSON-RPC service (`avm`, reference §4.5), bound to the VM through AvmBackend.
  * Reads answer from the last accepted state. Methods that spend build the tx the reference builds
- * (same input choice, outputs, order and signatures), sign it with the user's keys and issue it;
- * there are no fees. The user's keys live in the user's encrypted store for this chain (keys.ts).
+ * (same outputs, order and signatures), sign it with the user's keys and issue it; there are no
+ * fees. Inputs are the largest UTXOs of the asset the keys can spend, not the reference's first
+ * ones in UTXO ID order: nothing anyone sends to an address (UTXOs of other assets, dust of this
+ * one) can keep its owner from spending what it holds (issue 32). Every call reads a bounded
+ * number of index entries and UTXOs (the constants below). The user's keys live in the user's
+ * encrypted store for this chain (keys.ts).
  */
 import {
   type UserKeys,
@@ -55,8 +59,19 @@ export interface AvmServiceOptions {
   clock?: Clock;
 }
 
-/** Most UTXOs one call reads (balances, getUTXOs, spending); beyond it the call fails, naming the bound. */
+/** Most UTXOs getUTXOs answers without pagination; beyond it the call fails, pointing at `limit` and `startIndex`. */
 export const MAX_UTXOS_READ = 10_000;
+/** Most UTXOs of a getUTXOs page (a `limit` of 0, above it or omitted with a `startIndex` is this, as avalanchego's). */
+export const MAX_UTXO_PAGE = 1024;
+/** Most UTXO IDs getBalance lists: past it, the largest ones (the balance still counts every UTXO). */
+export const MAX_BALANCE_UTXO_IDS = 1024;
+/** Most assets getAllBalances lists (by asset ID; the native asset is listed whenever held). */
+export const MAX_BALANCES = 1024;
+/**
+ * Most UTXOs send, exportNATIVE and createMintTx look at, largest first: UTXOs the keys cannot spend
+ * now (locked, or needing other signers) among the largest are skipped, up to this many.
+ */
+export const MAX_SPEND_SCAN = 4096;
 /**
  * Most inputs a tx built here spends (send, exportNATIVE, importNATIVE): keeps it well within the
  * 16 KiB a tx may take on the wire (getTx, issueTx). importNATIVE sweeps the rest in later calls.
@@ -120,30 +135,28 @@ export function avmService(backend: AvmBackend, opts: AvmServiceOptions): BoundS
     return asset;
   }
 
-  /** Accepted UTXOs of these owners, in UTXO ID order; fails beyond MAX_UTXOS_READ. */
-  async function utxosOf(addresses: readonly ShortId[]): Promise<Utxo[]> {
-    const utxos = await backend.utxos(addresses, MAX_UTXOS_READ + 1);
-    if (utxos.length > MAX_UTXOS_READ) {
-      throw new AvmError('Limit', `these addresses own more than ${MAX_UTXOS_READ} UTXOs, more than one call reads`);
-    }
-    return utxos;
-  }
-
   /**
-   * The reference's spend (send, exportNATIVE): the user's UTXOs of the asset in UTXO ID order that
-   * its keys can spend now, taken greedily until `amount` is covered. Their inputs, sorted, with
-   * their signers, and the change output (to the user's first address) when they hold more.
+   * The spend of send and exportNATIVE: the user's UTXOs of the asset (only those: the `o` index)
+   * that its keys can spend now, largest first, until `amount` is covered, in at most
+   * MAX_SPEND_INPUTS inputs after looking at most at MAX_SPEND_SCAN UTXOs. Largest first takes the
+   * fewest inputs there can be, so dust sent to the user is never what it tries to spend while it
+   * holds larger UTXOs. Their inputs, sorted, with their signers, and the change output (to the
+   * user's first address) when they hold more.
+   * Tests: 'send: the largest UTXOs …', 'send: dust and other assets …', 'send: past the 4096 largest …' (service-spend.test.ts), 'lock-out (issue 32) …' (test/e2e/avm.test.ts).
    */
   async function spendFromUser(username: string, password: string, assetId: Id, amount: bigint): Promise<{ ins: SignedInput[]; change: TransferableOutput[] }> {
-    const { keychain, utxos } = await asUser(username, password, async (keys) => {
-      const keychain = await keychainOf(keys);
-      return { keychain, utxos: await utxosOf(keychain.keys.map((k) => k.address)) };
-    });
+    const keychain = await asUser(username, password, (keys) => keychainOf(keys));
     const now = nowSeconds();
     const ins: SignedInput[] = [];
     let spent = 0n;
-    for (const utxo of utxos) {
-      if (spent >= amount) break;
+    let looked = 0;
+    for await (const utxo of backend.utxosByAmount(keychain.keys.map((k) => k.address), assetId, 'transfer')) {
+      if (++looked > MAX_SPEND_SCAN) {
+        throw new AvmError(
+          'Limit',
+          `the ${MAX_SPEND_SCAN} largest UTXOs of this asset the user's addresses are among the owners of do not cover the amount with those its keys can spend now (the others are locked or need other signers); send less`,
+        );
+      }
       const spend = spendable(utxo, assetId, keychain, now);
       if (!spend) continue;
       if (ins.length === MAX_SPEND_INPUTS) {
@@ -152,6 +165,7 @@ export function avmService(backend: AvmBackend, opts: AvmServiceOptions): BoundS
       spent += spend.input.input.amount;
       if (spent > U64_MAX) throw new AvmError('InvalidTx', 'spent amount overflows uint64');
       ins.push(spend);
+      if (spent >= amount) break;
     }
     if (spent < amount) throw new AvmError('InsufficientFunds', 'insufficient funds');
     const change = spent > amount ? [transferable(assetId, spent - amount, keychain.first!)] : [];
@@ -176,40 +190,62 @@ export function avmService(backend: AvmBackend, opts: AvmServiceOptions): BoundS
       return { addresses: addresses.map(format) };
     },
 
+    // The balance is the `w` index's (no UTXO read); the list, the asset's largest UTXOs (at most
+    // MAX_BALANCE_UTXO_IDS, in UTXO ID order). Test: 'getBalance reads only the asked asset …' (service-read.test.ts).
     async getBalance({ address, assetID }) {
       const owner = own(address, 'address');
       const assetId = await assetIdForQuery(assetID);
-      let balance = 0n;
-      const utxoIDs = [];
-      for (const utxo of await utxosOf([owner])) {
-        if (utxo.out.kind !== 'transfer' || !utxo.assetId.equals(assetId)) continue;
-        balance += utxo.out.amount;
-        utxoIDs.push({ txID: utxo.txId.toString(), outputIndex: utxo.outputIndex });
+      const balance = await backend.balance(owner, assetId);
+      const listed: Utxo[] = [];
+      for await (const utxo of backend.utxosByAmount([owner], assetId, 'transfer')) {
+        listed.push(utxo);
+        if (listed.length >= MAX_BALANCE_UTXO_IDS) break;
       }
-      return { balance: clampU64(balance).toString(), utxoIDs };
+      listed.sort((a, b) => utxoId(a).compare(utxoId(b)));
+      return { balance: clampU64(balance).toString(), utxoIDs: listed.map((u) => ({ txID: u.txId.toString(), outputIndex: u.outputIndex })) };
     },
 
+    // At most MAX_BALANCES assets by asset ID, and the native asset whenever held.
     async getAllBalances({ address }) {
       const owner = own(address, 'address');
-      const totals = new Map<string, { assetId: Id; amount: bigint }>();
-      for (const utxo of await utxosOf([owner])) {
-        if (utxo.out.kind !== 'transfer') continue;
-        const t = totals.get(utxo.assetId.key) ?? { assetId: utxo.assetId, amount: 0n };
-        t.amount += utxo.out.amount;
-        totals.set(utxo.assetId.key, t);
+      const held = await backend.balances(owner, MAX_BALANCES);
+      const native = backend.nativeAsset();
+      if (native && held.length === MAX_BALANCES && !held.some((h) => h.assetId.equals(native.assetId))) {
+        const amount = await backend.balance(owner, native.assetId);
+        if (amount > 0n) held.push({ assetId: native.assetId, amount });
       }
       const balances: AssetBalanceReply[] = [];
-      for (const { assetId, amount } of [...totals.values()].sort((a, b) => a.assetId.compare(b.assetId))) {
+      for (const { assetId, amount } of held.sort((a, b) => a.assetId.compare(b.assetId))) {
         const asset = await backend.asset(assetId.toString());
         balances.push({ asset: asset?.alias ?? assetId.toString(), balance: clampU64(amount).toString() });
       }
       return { balances };
     },
 
-    async getUTXOs({ addresses }) {
+    // Without `limit` and `startIndex`: the reference's `{utxos}`, all of them (at most
+    // MAX_UTXOS_READ). With either: a page as avalanchego's (numFetched, utxos, endIndex).
+    // Tests: 'getUTXOs pages …', 'getUTXOs without limit and startIndex …' (service-spend.test.ts), 'lock-out (issue 32) …' (test/e2e/avm.test.ts).
+    async getUTXOs({ addresses, limit, startIndex }) {
       const owners = sortAddresses(addresses.map((a, i) => own(a, `addresses[${i}]`)));
-      if (owners.length === 0) return { utxos: [] };
-      return { utxos: (await utxosOf(owners)).map((u) => bytesToWire(encodeUtxo(u))) };
+      if (limit === undefined && startIndex === undefined) {
+        if (owners.length === 0) return { utxos: [] };
+        const all = await backend.utxoPage(owners, undefined, MAX_UTXOS_READ + 1);
+        if (all.utxos.length > MAX_UTXOS_READ || !all.exhausted) {
+          throw new AvmError('Limit', `these addresses own more than ${MAX_UTXOS_READ} UTXOs, more than one call reads; page through them with limit and startIndex`);
+        }
+        // The reference's order: by UTXO ID across the addresses.
+        const sorted = all.utxos.sort((x, y) => utxoId(x).compare(utxoId(y)));
+        return { utxos: sorted.map((u) => bytesToWire(encodeUtxo(u))) };
+      }
+      if (owners.length === 0) throw new InvalidParamsError('addresses', 'no addresses provided');
+      const start = startIndex && { address: own(startIndex.address, 'startIndex.address'), utxoId: startIndex.utxo };
+      const page = await backend.utxoPage(owners, start, limit === undefined || limit === 0 || limit > MAX_UTXO_PAGE ? MAX_UTXO_PAGE : limit);
+      const end = page.end ?? start ?? { address: owners[0]!, utxoId: Id.empty };
+      return {
+        numFetched: String(page.utxos.length),
+        utxos: page.utxos.map((u) => bytesToWire(encodeUtxo(u))),
+        endIndex: { address: format(end.address), utxo: end.utxoId.toString() },
+      };
     },
 
     async issueTx({ tx }) {
@@ -263,7 +299,10 @@ export function avmService(backend: AvmBackend, opts: AvmServiceOptions): BoundS
       const recipient = own(to, 'to');
       const signers = sortAddresses(minters.map((m, i) => own(m, `minters[${i}]`)));
       const keys = new Set(signers.map((a) => a.key));
-      for (const utxo of await utxosOf(signers)) {
+      // The asset's mint outputs only (the `o` index), in UTXO ID order; at most MAX_SPEND_SCAN looked at.
+      let looked = 0;
+      for await (const utxo of backend.utxosByAmount(signers, asset.assetId, 'mint')) {
+        if (++looked > MAX_SPEND_SCAN) break;
         if (utxo.out.kind !== 'mint' || !utxo.assetId.equals(asset.assetId)) continue;
         const sigIndices = matchOwners(utxo.out, (a) => (keys.has(a.key) ? a : undefined))?.sigIndices;
         if (!sigIndices) continue;

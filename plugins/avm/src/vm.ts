@@ -33,12 +33,13 @@ import { decodeTx, decodeUtxo, encodeTx, encodeUtxo, producedUtxos, txIdOf, utxo
 import { AvmError } from './errors.js';
 import { assetIdOf, decodeGenesis } from './genesis.js';
 import { Mempool, DEFAULT_MEMPOOL_BYTES, DEFAULT_MEMPOOL_CAPACITY } from './mempool.js';
-import type { AssetDescription, AvmBackend, GenesisAsset, Tx, TxStatus, Utxo } from './model.js';
+import type { AssetDescription, AvmBackend, GenesisAsset, OutputKind, Tx, TxStatus, Utxo, UtxoCursor, UtxoPage } from './model.js';
 import { decodeGossip, encodeGossip } from './gossip.js';
 import { pubsubHandler } from './pubsub.js';
 import { avmService } from './service.js';
 import { applyEffect, checkTx, signedHash, type RuleContext, type TxEffect, type UtxoSource } from './rules.js';
-import { AcceptedState, StateDiff, type StateReader } from './state.js';
+import { AcceptedState, StateDiff, storedBytes, type StateReader } from './state.js';
+import { DEFAULT_FREE_TX_BYTES_PER_MINUTE, RateBudget, chargeFreeTx, isFreeTx, parseAvmConfig } from './limits.js';
 
 /** The platform chain's ID: the peer of imports and exports. */
 export const PLATFORM_CHAIN_ID = Id.empty;
@@ -63,6 +64,12 @@ export interface AssetVMOptions {
   maxProcessing?: number;
   /** The timer waitForEvent sleeps on until a pooled tx's locktime (default: real, unref'd timers); tests inject virtual ones. */
   timers?: Timers;
+  /**
+   * Most bytes free txs (those that create an asset or make UTXOs of assets other than the native
+   * token) may make this node store a minute, as limits.ts counts them (default 4 MiB). The chain
+   * config's `free-tx-bytes-per-minute` overrides it.
+   */
+  freeTxBytesPerMinute?: number;
 }
 
 /** The timers the VM sleeps on (the sdk's EventWaiter's). */
@@ -108,8 +115,10 @@ export class AssetVM implements ChainVM, AvmBackend {
   /** What #onPreferredBranch found, for the preferred block it found it for. */
   #branch: { preferred: string; txs: ReadonlySet<string> } | undefined;
   readonly #host: BlockHost;
+  /** What free txs may still store (limits.ts); made at initialize, on the chain's clock. */
+  #freeBudget!: RateBudget;
 
-  constructor(opts: AssetVMOptions = {}) {
+  constructor(private readonly opts: AssetVMOptions = {}) {
     this.#mempool = new Mempool(opts.mempoolCapacity ?? DEFAULT_MEMPOOL_CAPACITY, opts.mempoolBytes ?? DEFAULT_MEMPOOL_BYTES);
     this.#maxProcessing = opts.maxProcessing ?? 4096;
     // Asleep until a wake, or a pooled tx's locktime (looked at again at least once a minute).
@@ -126,6 +135,13 @@ export class AssetVM implements ChainVM, AvmBackend {
   async initialize(ctx: ChainContext, init: VMInit): Promise<void> {
     if (this.#shutDown) throw new AvmError('NotRunning', 'the asset VM is shut down');
     this.#log = ctx.log.child({ module: 'avm' });
+    let freeTxBytesPerMinute = this.opts.freeTxBytesPerMinute ?? DEFAULT_FREE_TX_BYTES_PER_MINUTE;
+    if (init.config) {
+      const { options, ignored } = parseAvmConfig(init.config);
+      if (ignored.length > 0) this.#log.warn('chain config keys this VM does not read were ignored', { keys: ignored.slice(0, 20).map((k) => k.slice(0, 64)).join(', ') });
+      freeTxBytesPerMinute = options.freeTxBytesPerMinute ?? freeTxBytesPerMinute;
+    }
+    this.#freeBudget = new RateBudget(freeTxBytesPerMinute, ctx.clock.now());
     this.#blocks = new BlockStore(ctx.db);
     this.#state = new AcceptedState(ctx.db, async (id) => (await ctx.sharedMemory.get(PLATFORM_CHAIN_ID, [id.bytes]))[0]);
     const genesisHash = sha256(init.genesis);
@@ -147,8 +163,15 @@ export class AssetVM implements ChainVM, AvmBackend {
     if (!lastId || !bytes) throw new AvmError('CorruptDatabase', 'the last accepted block is missing from the database');
     this.#lastAccepted = new AvmBlock(this.#host, lastId, bytes, decodeBlock(bytes), 'accepted');
     this.#preferred = lastId;
+    // A database of a version without the `o` and `w` indexes gets them now (state.ts ensureIndexes).
+    await this.#state.ensureIndexes(lastId, this.#log);
     this.#ctx = ctx;
-    this.#log.info('initialized', { lastAccepted: lastId.toString(), height: this.#lastAccepted.height, nativeAsset: this.#native?.assetId.toString() });
+    this.#log.info('initialized', {
+      lastAccepted: lastId.toString(),
+      height: this.#lastAccepted.height,
+      nativeAsset: this.#native?.assetId.toString(),
+      freeTxBytesPerMinute,
+    });
   }
 
   /** Writes the genesis block (height 0, time 0, the genesis CreateAssetTxs with no credentials) and its state. */
@@ -178,7 +201,8 @@ export class AssetVM implements ChainVM, AvmBackend {
     } catch (e) {
       throw new AvmError('InvalidGenesis', `asset chain genesis does not fit in a block: ${(e as Error).message}`);
     }
-    this.#state.write(diff, batch);
+    await this.#state.write(diff, batch);
+    this.#state.writeIndexed(blockIdOf(bytes), batch);
     this.#blocks.writeAccepted(batch, blockIdOf(bytes), 0, bytes);
     this.#blocks.setGenesisHash(batch, hash);
     await batch.write();
@@ -415,7 +439,8 @@ export class AssetVM implements ChainVM, AvmBackend {
     const dead = this.#mempool.conflicts(effects);
     const batch = ctx.db.batch();
     this.#blocks.writeAccepted(batch, block.id, block.height, block.bytes);
-    this.#state.write(diff, batch);
+    await this.#state.write(diff, batch);
+    this.#state.writeIndexed(block.id, batch);
     this.#state.writeRejected(
       dead.map((e) => e.id),
       batch,
@@ -669,6 +694,27 @@ export class AssetVM implements ChainVM, AvmBackend {
     return out;
   }
 
+  async balance(address: ShortId, assetId: Id): Promise<bigint> {
+    this.#running();
+    return this.#state.balance(address, assetId);
+  }
+
+  async balances(address: ShortId, limit: number): Promise<Array<{ assetId: Id; amount: bigint }>> {
+    this.#running();
+    return this.#state.balances(address, limit);
+  }
+
+  async utxoPage(addresses: readonly ShortId[], start: UtxoCursor | undefined, limit: number): Promise<UtxoPage> {
+    this.#running();
+    const page = await this.#state.utxoPage(addresses, start, limit);
+    return { ...page, utxos: page.utxos.map((k) => k.utxo) };
+  }
+
+  async *utxosByAmount(addresses: readonly ShortId[], assetId: Id, kind: OutputKind): AsyncIterable<Utxo> {
+    this.#running();
+    for await (const { utxo } of this.#state.byAmount(addresses, assetId, kind)) yield utxo;
+  }
+
   async utxosById(ids: readonly Id[]): Promise<Array<Utxo | undefined>> {
     this.#running();
     const out: Array<Utxo | undefined> = [];
@@ -772,6 +818,8 @@ export class AssetVM implements ChainVM, AvmBackend {
     }
     // Only a tx that spends nothing could pass again once accepted.
     if (effect.spends.length === 0 && effect.imports.length === 0 && (await this.#state.txStatus(id)) === 'Accepted') return id;
+    // Last, so that only a tx that goes into the pool is charged (limits.ts).
+    if (isFreeTx(effect, this.#native?.assetId)) chargeFreeTx(this.#freeBudget, storedBytes(effect), this.#running().clock.now(), this.#running().nativeAsset.symbol);
     this.#mempool.add(effect);
     this.#wake();
     return id;

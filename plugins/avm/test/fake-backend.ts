@@ -8,7 +8,7 @@ import { Id, MemoryStore, PrivateKey, recoverAddressFromHash, sha256, utf8Encode
 import { avmApi } from '../src/api.js';
 import { checkSyntax, encodeTx, txIdOf, unsignedBytes, utxoId } from '../src/codec.js';
 import { AvmError } from '../src/errors.js';
-import type { AssetDescription, AvmBackend, Output, Tx, TxStatus, UtxoRef, Utxo } from '../src/model.js';
+import type { AssetDescription, AvmBackend, Output, OutputKind, Tx, TxStatus, UtxoCursor, UtxoPage, UtxoRef, Utxo } from '../src/model.js';
 import { avmService } from '../src/service.js';
 import { NETWORK_ID, X_CHAIN_ID, ewoq, id } from './helpers.js';
 
@@ -45,6 +45,9 @@ export class FakeAvm implements AvmBackend {
   readonly statuses = new Map<string, TxStatus>();
   /** Calls of utxos(): the addresses asked about and the limit. */
   readonly utxoQueries: Array<{ addresses: string[]; limit: number | undefined }> = [];
+  /** UTXOs utxosByAmount handed out (what the service read), and utxoPage's calls. */
+  readonly byAmountReads: Utxo[] = [];
+  readonly pageQueries: Array<{ addresses: string[]; start: UtxoCursor | undefined; limit: number }> = [];
   readonly keystoreStore = new MemoryStore();
   readonly keystore = new Keystore({ store: this.keystoreStore, kdf: FAST_KDF, isStrongPassword: async () => true });
 
@@ -60,6 +63,52 @@ export class FakeAvm implements AvmBackend {
     const wanted = new Set(addresses.map((a) => a.key));
     const found = this.utxoList.filter((u) => u.out.addresses.some((a) => wanted.has(a.key))).sort(byUtxoId);
     return limit === undefined ? found : found.slice(0, limit);
+  }
+  async balance(address: ShortId, assetId: Id): Promise<bigint> {
+    let sum = 0n;
+    for (const u of this.utxoList) if (u.out.kind === 'transfer' && u.assetId.equals(assetId) && u.out.addresses.some((a) => a.equals(address))) sum += u.out.amount;
+    return sum;
+  }
+  async balances(address: ShortId, limit: number): Promise<Array<{ assetId: Id; amount: bigint }>> {
+    const assets = new Map<string, Id>();
+    for (const u of this.utxoList) if (u.out.kind === 'transfer' && u.out.addresses.some((a) => a.equals(address))) assets.set(u.assetId.key, u.assetId);
+    const out: Array<{ assetId: Id; amount: bigint }> = [];
+    for (const assetId of [...assets.values()].sort((a, b) => a.compare(b))) out.push({ assetId, amount: await this.balance(address, assetId) });
+    return out.filter((b) => b.amount > 0n).slice(0, limit);
+  }
+  /** As the VM's (state.ts utxoPage), over the list, without its read budget. */
+  async utxoPage(addresses: readonly ShortId[], start: UtxoCursor | undefined, limit: number): Promise<UtxoPage> {
+    this.pageQueries.push({ addresses: addresses.map(String), start, limit });
+    const utxos: Utxo[] = [];
+    const seen = new Set<string>();
+    let end: UtxoCursor | undefined = start;
+    for (const address of addresses) {
+      if (start && address.compare(start.address) < 0) continue;
+      const after = start && address.equals(start.address) ? start.utxoId : undefined;
+      end = { address, utxoId: after ?? Id.empty };
+      const own = this.utxoList.filter((u) => u.out.addresses.some((a) => a.equals(address))).sort(byUtxoId);
+      for (const u of own) {
+        const uid = utxoId(u);
+        if (after && uid.compare(after) <= 0) continue;
+        end = { address, utxoId: uid };
+        if (seen.has(uid.key)) continue;
+        seen.add(uid.key);
+        utxos.push(u);
+        if (utxos.length >= limit) return { utxos, end, exhausted: false };
+      }
+    }
+    return { utxos, end, exhausted: true };
+  }
+  async *utxosByAmount(addresses: readonly ShortId[], assetId: Id, kind: OutputKind): AsyncIterable<Utxo> {
+    const wanted = new Set(addresses.map((a) => a.key));
+    const amount = (u: Utxo) => (u.out.kind === 'transfer' ? u.out.amount : 0n);
+    const found = this.utxoList
+      .filter((u) => u.out.kind === kind && u.assetId.equals(assetId) && u.out.addresses.some((a) => wanted.has(a.key)))
+      .sort((a, b) => (amount(a) === amount(b) ? byUtxoId(a, b) : amount(a) > amount(b) ? -1 : 1));
+    for (const u of found) {
+      this.byAmountReads.push(u);
+      yield u;
+    }
   }
   async utxosById(ids: readonly Id[]): Promise<Array<Utxo | undefined>> {
     return ids.map((i) => this.utxoList.find((u) => utxoId(u).equals(i)));

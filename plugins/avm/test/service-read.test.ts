@@ -2,7 +2,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Id, cb58Encode } from '@cornice/sdk';
 import { utxoId } from '../src/codec.js';
-import { MAX_UTXOS_READ } from '../src/service.js';
+import { MAX_BALANCES, MAX_BALANCE_UTXO_IDS } from '../src/service.js';
 import { CHAIN_ID, EWOQ, EWOQ_ADDRESS, GOLD, NATIVE, id, keyOf, mint, rejection, transfer, served } from './fake-backend.js';
 
 const U64_MAX = (1n << 64n) - 1n;
@@ -61,11 +61,28 @@ test('getAllBalances: every asset held, by asset ID; the alias where the asset h
   assert.equal(await h.avm.getAllBalances({ address: `X-${keyOf('nobody').address}` }), { balances: [] });
 }));
 
-test('reads are bounded: more than MAX_UTXOS_READ UTXOs is a clear -32000, and the backend is asked for one more at most', served(async (h) => {
-  for (let i = 0; i <= MAX_UTXOS_READ; i++) h.backend.utxoList.push({ txId: id('many'), outputIndex: i, assetId: GOLD.assetId, out: transfer(1n, [EWOQ.address]) });
-  const e = await rejection(h.avm.getBalance({ address: EWOQ_ADDRESS, assetID: GOLD.assetId.toString() }));
-  assert.equal([e.rpcCode, e.message], [-32000, `these addresses own more than ${MAX_UTXOS_READ} UTXOs, more than one call reads`]);
-  assert.equal(h.backend.utxoQueries.at(-1)!.limit, MAX_UTXOS_READ + 1);
+test('getBalance reads only the asked asset: 10,241 UTXOs of other assets change nothing; past MAX_BALANCE_UTXO_IDS of it, the largest are listed and the balance counts all', served(async (h) => {
+  const b = h.backend;
+  for (let i = 0; i <= 10_240; i++) b.utxoList.push({ txId: id(`junk ${i % 10}`), outputIndex: i, assetId: id(`junk asset ${i % 10}`), out: transfer(1n, [EWOQ.address]) });
+  const gold = Array.from({ length: MAX_BALANCE_UTXO_IDS + 6 }, (_, i) => b.addUtxo('gold', i, GOLD.assetId, transfer(BigInt(i + 1), [EWOQ.address])));
+  const reply = await h.avm.getBalance({ address: EWOQ_ADDRESS, assetID: GOLD.assetId.toString() });
+  const n = BigInt(gold.length);
+  assert.is(reply.balance, ((n * (n + 1n)) / 2n).toString());
+  const largest = gold.slice(6).sort((x, y) => utxoId(x).compare(utxoId(y)));
+  assert.equal(reply.utxoIDs, largest.map((u) => ({ txID: u.txId.toString(), outputIndex: u.outputIndex })));
+  assert.is(b.byAmountReads.length, MAX_BALANCE_UTXO_IDS);
+  assert.ok(b.byAmountReads.every((u) => u.assetId.equals(GOLD.assetId)));
+  assert.equal(await h.avm.getBalance({ address: EWOQ_ADDRESS, assetID: 'AVA' }), { balance: '0', utxoIDs: [] });
+}));
+
+test(`getAllBalances lists at most MAX_BALANCES assets by asset ID, and the native asset whenever held`, served(async (h) => {
+  const b = h.backend;
+  for (let i = 0; i < MAX_BALANCES + 10; i++) b.addUtxo(`junk ${i}`, 0, id(`junk asset ${i}`), transfer(1n, [EWOQ.address]));
+  b.addUtxo('ava', 0, NATIVE.assetId, transfer(5n, [EWOQ.address]));
+  const { balances } = await h.avm.getAllBalances({ address: EWOQ_ADDRESS });
+  const native = balances.filter((x) => x.asset === 'AVA');
+  assert.equal(native, [{ asset: 'AVA', balance: '5' }]);
+  assert.ok(balances.length === MAX_BALANCES || balances.length === MAX_BALANCES + 1, String(balances.length));
 }));
 
 test('getTxStatus: the backend status; Unknown is a status; a missing or nil txID: -32602 nil transaction ID', served(async (h) => {

@@ -4,7 +4,7 @@ import { cb58Decode, cb58Encode } from '@cornice/sdk';
 import { decodeUtxo, encodeTx, encodeUtxo, sortTransferableOutputs, txIdOf, utxoId } from '../src/codec.js';
 import { AvmError } from '../src/errors.js';
 import type { TransferableOutput, Utxo } from '../src/model.js';
-import { MAX_SPEND_INPUTS } from '../src/service.js';
+import { MAX_SPEND_INPUTS, MAX_SPEND_SCAN, MAX_UTXO_PAGE, MAX_UTXOS_READ } from '../src/service.js';
 import { EWOQ, GOLD, NATIVE, NOW_SECONDS, id, keyOf, mint, rejection, transfer, served, type Harness } from './fake-backend.js';
 import { plain } from './helpers.js';
 
@@ -33,11 +33,12 @@ async function walletSetup(h: Harness) {
   return { bob, spendable, unspendable };
 }
 
-/** What the reference's greedy walk takes for `amount`: spendable UTXOs in UTXO ID order until covered. */
+/** What the spend takes for `amount`: spendable UTXOs, largest first (equal ones in UTXO ID order), until covered. */
 function greedy(utxos: Utxo[], amount: bigint): Utxo[] {
   const taken: Utxo[] = [];
   let sum = 0n;
-  for (const u of utxos) {
+  const largestFirst = [...utxos].sort((a, b) => (amountOf(a) === amountOf(b) ? byId(a, b) : amountOf(a) > amountOf(b) ? -1 : 1));
+  for (const u of largestFirst) {
     if (sum >= amount) break;
     taken.push(u);
     sum += (u.out as { amount: bigint }).amount;
@@ -47,9 +48,9 @@ function greedy(utxos: Utxo[], amount: bigint): Utxo[] {
 
 const amountOf = (u: Utxo) => (u.out as { amount: bigint }).amount;
 
-test('send: the UTXOs of the asset bob can spend now, in UTXO ID order, until covered; change to his first address; signed', served(async (h) => {
+test('send: the largest UTXOs of the asset bob can spend now, until covered; change to his first address; signed', served(async (h) => {
   const { bob, spendable } = await walletSetup(h);
-  for (const amount of [1n, amountOf(spendable[0]!), amountOf(spendable[0]!) + 1n, 105n]) {
+  for (const amount of [1n, 50n, 51n, 80n, 81n, 105n]) {
     h.backend.issued.length = 0;
     const { txID } = await h.avm.send({ ...bob, amount: amount.toString(), assetID: GOLD.assetId.toString(), to: x(OTHER) });
     const [tx] = h.backend.issued;
@@ -123,6 +124,44 @@ test(`send: an amount that needs more than ${MAX_SPEND_INPUTS} UTXOs is refused 
   assert.is(h.backend.issued[0]!.unsigned.ins.length, MAX_SPEND_INPUTS);
   const e = await rejection(h.avm.send({ ...bob, amount: MAX_SPEND_INPUTS + 1, assetID: GOLD.assetId.toString(), to: x(OTHER) }));
   assert.equal([e.rpcCode, e.message.startsWith(`the amount needs more than ${MAX_SPEND_INPUTS} UTXOs`)], [-32000, true]);
+}));
+
+test('send: dust and other assets sent to bob never stop him spending what he holds: the largest UTXOs, only of the asset, few read', served(async (h) => {
+  const bob = await h.user('bob', [K1, K2]);
+  const b = h.backend;
+  // What anyone can send him for free or for next to nothing: 10,240 UTXOs of other assets, 5,000 native dust UTXOs.
+  for (let i = 0; i < 10_240; i++) b.utxoList.push({ txId: id(`junk ${i % 10}`), outputIndex: i, assetId: id(`junk asset ${i % 10}`), out: transfer(1n, [K1.address]) });
+  for (let i = 0; i < 5_000; i++) b.utxoList.push({ txId: id('dust'), outputIndex: i, assetId: NATIVE.assetId, out: transfer(1n, [i % 2 ? K1.address : K2.address]) });
+  const big = b.addUtxo('savings', 0, NATIVE.assetId, transfer(1_000_000n, [K2.address]));
+  const second = b.addUtxo('pocket', 3, NATIVE.assetId, transfer(5_000n, [K1.address]));
+  await h.avm.send({ ...bob, amount: 1_000_000, assetID: 'AVA', to: x(OTHER) });
+  assert.equal(plain(h.backend.issued[0]!.unsigned.ins.map((i) => i.txId)), plain([big.txId]));
+  await h.avm.exportNATIVE({ ...bob, to: OTHER.address.toString(), amount: 1_004_000 });
+  assert.equal(plain(h.backend.issued[1]!.unsigned.ins.map((i) => i.txId).sort((a, c) => a.compare(c))), plain([big.txId, second.txId].sort((a, c) => a.compare(c))));
+  // Only UTXOs of the asset were read, and only as many as the spends needed.
+  assert.ok(b.byAmountReads.every((u) => u.assetId.equals(NATIVE.assetId)));
+  assert.is(b.byAmountReads.length, 1 + 2);
+  // 64 inputs at most: the 62 largest dust UTXOs on top of the two big ones do not cover this.
+  const e = await rejection(h.avm.send({ ...bob, amount: 1_005_000 + 63, assetID: 'AVA', to: x(OTHER) }));
+  assert.equal([e.rpcCode, e.message.startsWith(`the amount needs more than ${MAX_SPEND_INPUTS} UTXOs`)], [-32000, true]);
+  assert.ok(b.byAmountReads.length <= 3 + MAX_SPEND_INPUTS + 1);
+  // Up to it, dust makes up the rest.
+  await h.avm.send({ ...bob, amount: 1_005_000 + 62, assetID: 'AVA', to: x(OTHER) });
+  assert.is(h.backend.issued[2]!.unsigned.ins.length, MAX_SPEND_INPUTS);
+}));
+
+test(`send: past the ${MAX_SPEND_SCAN} largest UTXOs it does not look; UTXOs bob cannot spend among them are skipped, with a clear error when they hide the rest`, served(async (h) => {
+  const bob = await h.user('bob', [K1]);
+  const b = h.backend;
+  for (let i = 0; i < MAX_SPEND_SCAN; i++) b.utxoList.push({ txId: id('decoy'), outputIndex: i, assetId: GOLD.assetId, out: transfer(1_000n, [K1.address, OTHER.address], 2) });
+  b.addUtxo('mine', 0, GOLD.assetId, transfer(10n, [K1.address]));
+  const e = await rejection(h.avm.send({ ...bob, amount: 5, assetID: GOLD.assetId.toString(), to: x(OTHER) }));
+  assert.equal([e.rpcCode, (e.data as { code?: string }).code], [-32000, 'Limit']);
+  assert.match(e.message, new RegExp(`^the ${MAX_SPEND_SCAN} largest UTXOs of this asset`));
+  assert.is(b.byAmountReads.length, MAX_SPEND_SCAN + 1);
+  b.utxoList.splice(0, 10);
+  await h.avm.send({ ...bob, amount: 5, assetID: GOLD.assetId.toString(), to: x(OTHER) });
+  assert.equal(plain(b.issued[0]!.unsigned.ins.map((i) => i.txId)), plain([id('mine')]));
 }));
 
 test('send: the VM refusing the tx passes its error through (-32000)', served(async (h) => {
@@ -218,6 +257,71 @@ test('getUTXOs: cb58 UTXO bytes of every UTXO naming any of the addresses (mint 
   assert.equal(await h.avm.getUTXOs({ addresses: [`X-${keyOf('nobody').address}`] }), { utxos: [] });
   const e = await rejection(h.avm.getUTXOs({ addresses: [x(K1), `P-${K2.address}`] }));
   assert.equal([e.rpcCode, e.message], [-32602, 'addresses[1]: wrong blockchain ID']);
+}));
+
+test('getUTXOs pages as avalanchego\'s: limit and startIndex in, numFetched and endIndex out; addresses in order, each one\'s UTXOs in UTXO ID order, each UTXO once', served(async (h) => {
+  const b = h.backend;
+  const [lo, hi] = [K1.address, K2.address].sort((a, c) => a.compare(c));
+  for (let i = 0; i < 5; i++) b.addUtxo(`lo ${i}`, 0, GOLD.assetId, transfer(1n, [lo!]));
+  for (let i = 0; i < 4; i++) b.addUtxo(`hi ${i}`, 0, NATIVE.assetId, transfer(1n, [hi!]));
+  const ofAddress = (a: typeof lo) => b.utxoList.filter((u) => u.out.addresses.some((o) => o.equals(a!))).sort(byId);
+  const expected = [...ofAddress(lo), ...ofAddress(hi)];
+  const wire = (u: Utxo) => cb58Encode(encodeUtxo(u));
+  const got: string[] = [];
+  let startIndex: { address: string; utxo: string } | undefined;
+  const pages: number[] = [];
+  for (;;) {
+    const page = await h.avm.getUTXOs({ addresses: [`X-${hi}`, `X-${lo}`], limit: 4, ...(startIndex ? { startIndex } : {}) });
+    got.push(...page.utxos);
+    pages.push(Number(page.numFetched));
+    assert.is(page.numFetched, String(page.utxos.length));
+    startIndex = page.endIndex!;
+    if (page.utxos.length < 4) break;
+  }
+  assert.equal(got, expected.map(wire));
+  assert.equal(pages, [4, 4, 1]);
+  // The last page ends on the last UTXO read: the last of the last address.
+  assert.equal(startIndex, { address: `X-${hi}`, utxo: utxoId(expected.at(-1)!).toString() });
+  // A UTXO of several of the addresses comes once a page (across pages it may come again, as avalanchego's).
+  const shared = b.addUtxo('shared', 0, GOLD.assetId, transfer(1n, [K1.address, K2.address]));
+  const once = await h.avm.getUTXOs({ addresses: [`X-${hi}`, `X-${lo}`], limit: 20 });
+  assert.equal(once.utxos.filter((u) => u === wire(shared)).length, 1);
+  assert.is(once.numFetched, '10');
+  // A limit of 0 or above the page size is the page size; a startIndex alone pages too.
+  const whole = await h.avm.getUTXOs({ addresses: [`X-${lo}`], limit: 0 });
+  assert.equal([whole.numFetched, h.backend.pageQueries.at(-1)!.limit], ['6', MAX_UTXO_PAGE]);
+  b.utxoList.pop();
+  await h.avm.getUTXOs({ addresses: [`X-${lo}`], limit: MAX_UTXO_PAGE + 1 });
+  assert.is(h.backend.pageQueries.at(-1)!.limit, MAX_UTXO_PAGE);
+  const rest = await h.avm.getUTXOs({ addresses: [`X-${lo}`, `X-${hi}`], startIndex: { address: `X-${hi}`, utxo: utxoId(ofAddress(hi)[1]!).toString() } });
+  assert.equal(rest.utxos, ofAddress(hi).slice(2).map(wire));
+  // Bad pagination params name the field; no address to page through is refused.
+  const cases: Array<[Record<string, unknown>, string]> = [
+    [{ limit: -1 }, 'limit: expected a non-negative integer but got -1'],
+    [{ startIndex: { address: `P-${lo}`, utxo: utxoId(shared).toString() } }, 'startIndex.address: wrong blockchain ID'],
+    [{ startIndex: { address: `X-${lo}`, utxo: 'nope' } }, 'startIndex.utxo: '],
+    [{ startIndex: { address: `X-${lo}` } }, 'startIndex.utxo: missing required field'],
+    [{ addresses: [], limit: 1 }, 'addresses: no addresses provided'],
+  ];
+  for (const [change, message] of cases) {
+    const e = await rejection(h.avm.getUTXOs({ addresses: [`X-${lo}`], ...change } as never));
+    assert.equal([e.rpcCode, e.message.startsWith(message)], [-32602, true], `${JSON.stringify(change)}: ${e.message}`);
+  }
+}));
+
+test(`getUTXOs without limit and startIndex: the reference's {utxos}; more than ${MAX_UTXOS_READ} is a clear error pointing at pagination, which reads them all`, served(async (h) => {
+  for (let i = 0; i <= MAX_UTXOS_READ; i++) h.backend.utxoList.push({ txId: id('many'), outputIndex: i, assetId: GOLD.assetId, out: transfer(1n, [K1.address]) });
+  const e = await rejection(h.avm.getUTXOs({ addresses: [x(K1)] }));
+  assert.equal([e.rpcCode, e.message], [-32000, `these addresses own more than ${MAX_UTXOS_READ} UTXOs, more than one call reads; page through them with limit and startIndex`]);
+  let n = 0;
+  let startIndex: { address: string; utxo: string } | undefined;
+  for (let pages = 0; pages < 20; pages++) {
+    const page = await h.avm.getUTXOs({ addresses: [x(K1)], limit: MAX_UTXO_PAGE, ...(startIndex ? { startIndex } : {}) });
+    n += page.utxos.length;
+    startIndex = page.endIndex;
+    if (page.utxos.length < MAX_UTXO_PAGE) break;
+  }
+  assert.is(n, MAX_UTXOS_READ + 1);
 }));
 
 test('issueTx: a signed tx is handed to the VM; its ID; malformed bytes get the codec text (-32000), bad cb58 -32602', served(async (h) => {

@@ -83,7 +83,7 @@ export interface Harness {
 }
 
 export async function startVM(
-  o: { root?: KeyValueStore; clock?: ManualClock; genesis?: Uint8Array; opts?: AssetVMOptions; symbol?: string; chainId?: Id; nativeId?: Id; network?: ChainNetwork } = {},
+  o: { root?: KeyValueStore; clock?: ManualClock; genesis?: Uint8Array; opts?: AssetVMOptions; symbol?: string; chainId?: Id; nativeId?: Id; network?: ChainNetwork; config?: Uint8Array } = {},
 ): Promise<Harness> {
   const root = o.root ?? new MemoryStore();
   const clock = o.clock ?? new ManualClock();
@@ -97,7 +97,7 @@ export async function startVM(
     nativeAsset: { id: o.nativeId, symbol: o.symbol ?? 'AVA' },
   };
   const vm = new AssetVM(o.opts);
-  await vm.initialize(ctx, { genesis: o.genesis ?? GENESIS });
+  await vm.initialize(ctx, { genesis: o.genesis ?? GENESIS, ...(o.config ? { config: o.config } : {}) });
   await vm.setState('bootstrapping');
   await vm.setState('normalOp');
   return {

@@ -21,6 +21,10 @@ export type TimestampErrorCode =
   | 'AlreadyDecided'
   /** The mempool holds its maximum number of pending payloads. */
   | 'MempoolFull'
+  /** More proposals than `free-txs-per-minute` (limits.ts): try again later. */
+  | 'RateLimited'
+  /** The chain config file is not what this VM reads (limits.ts). */
+  | 'InvalidConfig'
   /** buildBlock with nothing pending. */
   | 'MempoolEmpty'
   /** A call before initialize(). */

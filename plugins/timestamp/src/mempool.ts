@@ -23,6 +23,11 @@ export class Mempool {
     return this.#items.length;
   }
 
+  /** True when a push would be refused (MempoolFull). */
+  get full(): boolean {
+    return this.#items.length >= this.capacity;
+  }
+
   /** Queues a copy of `data`; TimestampError('MempoolFull') at capacity. Wakes every waiter. */
   push(data: Uint8Array): void {
     if (this.#closed) throw this.#closed;

@@ -20,6 +20,7 @@ import { TimestampError } from './errors.js';
 import { DEFAULT_MEMPOOL_CAPACITY, Mempool } from './mempool.js';
 import { timestampService } from './service.js';
 import { BlockStore } from './state.js';
+import { DEFAULT_FREE_TXS_PER_MINUTE, RateBudget, chargeFreeTx, parseTimestampConfig } from './limits.js';
 
 /** How far ahead of local time a block's timestamp may be: strictly less than now + 1 h. */
 export const MAX_CLOCK_SKEW_SECONDS = 3600;
@@ -31,6 +32,11 @@ export interface TimestampVMOptions {
   maxProcessing?: number;
   /** Accepted blocks kept in memory (default 1024). */
   acceptedCacheSize?: number;
+  /**
+   * Most proposals (free txs: each becomes a stored block) this node takes a minute (default 6,000);
+   * the chain config's `free-txs-per-minute` overrides it (limits.ts).
+   */
+  freeTxsPerMinute?: number;
 }
 
 interface Initialized {
@@ -38,6 +44,8 @@ interface Initialized {
   log: Logger;
   store: BlockStore;
   genesisId: Id;
+  /** What proposals may still come in (limits.ts), on the chain's clock. */
+  freeBudget: RateBudget;
 }
 
 export class TimestampVM implements ChainVM {
@@ -54,8 +62,10 @@ export class TimestampVM implements ChainVM {
   #preferred: Id | undefined;
   #state: VMState = 'bootstrapping';
   #shutDown = false;
+  readonly #freeTxsPerMinute: number;
 
   constructor(opts: TimestampVMOptions = {}) {
+    this.#freeTxsPerMinute = opts.freeTxsPerMinute ?? DEFAULT_FREE_TXS_PER_MINUTE;
     this.#mempool = new Mempool(opts.mempoolCapacity ?? DEFAULT_MEMPOOL_CAPACITY);
     this.#maxProcessing = opts.maxProcessing ?? 8192;
     this.#acceptedCacheSize = opts.acceptedCacheSize ?? 1024;
@@ -76,6 +86,12 @@ export class TimestampVM implements ChainVM {
     const genesisId = blockIdOf(genesisBytes);
     const store = new BlockStore(ctx.db);
     const log = ctx.log.child({ module: 'timestamp' });
+    let freeTxsPerMinute = this.#freeTxsPerMinute;
+    if (init.config) {
+      const { options, ignored } = parseTimestampConfig(init.config);
+      if (ignored.length > 0) log.warn('chain config keys this VM does not read were ignored', { keys: ignored.slice(0, 20).map((k) => k.slice(0, 64)).join(', ') });
+      freeTxsPerMinute = options.freeTxsPerMinute ?? freeTxsPerMinute;
+    }
 
     let lastId = await store.lastAccepted();
     if (lastId === undefined) {
@@ -95,12 +111,12 @@ export class TimestampVM implements ChainVM {
     if (record === undefined || record.status !== 'accepted') {
       throw new TimestampError('CorruptDatabase', `last accepted block ${lastId} is missing from the database`);
     }
-    this.#init = { ctx, log, store, genesisId };
+    this.#init = { ctx, log, store, genesisId, freeBudget: new RateBudget(freeTxsPerMinute, ctx.clock.now()) };
     const last = this.#make(lastId, record.bytes, decodeBlock(record.bytes), record.height, 'accepted');
     this.#lastAccepted = last;
     this.#cacheAccepted(last);
     this.#preferred = last.id;
-    log.info('initialized', { lastAccepted: last.id.toString(), height: last.height });
+    log.info('initialized', { lastAccepted: last.id.toString(), height: last.height, freeTxsPerMinute });
   }
 
   async setState(state: VMState): Promise<void> {
@@ -211,10 +227,15 @@ export class TimestampVM implements ChainVM {
 
   // ---------------------------------------------------------------- used by the service
 
-  /** Queues a 32-byte payload for a block; the engine hears 'pendingTxs'. */
+  /**
+   * Queues a 32-byte payload for a block; the engine hears 'pendingTxs'. At most `free-txs-per-minute`
+   * are taken (a full mempool refuses without using any up): TimestampError('RateLimited') past it.
+   * Test: 'proposeBlock past free-txs-per-minute …' (limits.test.ts).
+   */
   proposeBlock(data: Uint8Array): void {
     this.#ready();
     if (data.length !== 32) throw new TimestampError('MalformedBlock', `block data must be 32 bytes (got ${data.length})`);
+    if (!this.#mempool.full) chargeFreeTx(this.#init!.freeBudget, this.#init!.ctx.clock.now());
     this.#mempool.push(data);
   }
 

@@ -48,13 +48,13 @@ export interface Setup {
 
 /** A VM initialized over `db` (a fresh MemoryStore by default) and set to normal operation. */
 export async function setup(
-  opts: { db?: MemoryStore; clock?: ManualClock; genesis?: Uint8Array; vm?: TimestampVMOptions } = {},
+  opts: { db?: MemoryStore; clock?: ManualClock; genesis?: Uint8Array; vm?: TimestampVMOptions; config?: Uint8Array } = {},
 ): Promise<Setup> {
   const db = opts.db ?? new MemoryStore();
   const clock = opts.clock ?? new ManualClock();
   const ctx = fakeContext({ db, clock });
   const vm = new TimestampVM(opts.vm);
-  const init: VMInit = { genesis: opts.genesis ?? new Uint8Array(0) };
+  const init: VMInit = { genesis: opts.genesis ?? new Uint8Array(0), ...(opts.config ? { config: opts.config } : {}) };
   await vm.initialize(ctx, init);
   await vm.setState('bootstrapping');
   await vm.setState('normalOp');
