@@ -60,7 +60,9 @@ export class EvmVM implements ChainVM {
       if (ignored.length > 0) ctx.log.warn('chain config keys this VM does not read were ignored', { keys: ignored.slice(0, 20).map((k) => k.slice(0, 64)).join(', ') });
     }
     this.#ctx = ctx;
-    this.#chain = await EvmChain.open(ctx, init.genesis, { ...this.opts, ...fromConfig }, init.upgrade);
+    // The config's pool bounds (tx-pool-*) override the options' one by one.
+    const mempool = this.opts.mempool || fromConfig.mempool ? { mempool: { ...this.opts.mempool, ...fromConfig.mempool } } : {};
+    this.#chain = await EvmChain.open(ctx, init.genesis, { ...this.opts, ...fromConfig, ...mempool }, init.upgrade);
     this.#backend = new ChainBackend(this.#chain, this.opts.networkId ?? 1n);
     this.#backend.onAdmitted = (raw) => this.#queueGossip(raw);
   }
