@@ -18,6 +18,18 @@ const CONFIG_KEYS: Record<string, (v: unknown, key: string) => Partial<EvmChainO
     if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 21_000) throw badConfig(key, 'must be a whole number of gas >= 21000');
     return { rpcGasCap: BigInt(v) };
   },
+  // coreth's API list: this VM serves eth, eth-filter, net, web3 and the internal-* reads always;
+  // the list decides personal_ and node-held accounts (rpc/personal.ts). An unknown name fails, as in coreth.
+  'eth-apis': (v, key) => {
+    if (!Array.isArray(v) || v.length > 64 || !v.every((n) => typeof n === 'string')) throw badConfig(key, 'must be a list of API names');
+    const unknown = (v as string[]).find((n) => !ETH_API_NAMES.has(n));
+    if (unknown !== undefined) throw badConfig(key, `API service ${JSON.stringify(unknown.slice(0, 64))} not found (coreth's names: ${[...ETH_API_NAMES].slice(0, 16).join(', ')}, …)`);
+    return { personalApi: (v as string[]).some((n) => PERSONAL_API_NAMES.has(n)) };
+  },
+  'keystore-insecure-unlock-allowed': (v, key) => {
+    if (typeof v !== 'boolean') throw badConfig(key, 'must be true or false');
+    return { allowInsecureUnlock: v };
+  },
   // The pool's bounds (chain/mempool.ts), coreth's names and meanings.
   'tx-pool-account-slots': poolCount('accountSlots'),
   'tx-pool-global-slots': poolCount('globalSlots'),
@@ -26,6 +38,18 @@ const CONFIG_KEYS: Record<string, (v: unknown, key: string) => Partial<EvmChainO
   'tx-pool-price-bump': poolCount('priceBumpPercent'),
   'tx-pool-lifetime': (v, key) => ({ mempool: { lifetimeMs: duration(v, key) } }),
 };
+
+/** The names that turn personal_ on: coreth's, its deprecated one, and geth's. */
+const PERSONAL_API_NAMES = new Set(['internal-personal', 'internal-private-personal', 'personal']);
+
+/** coreth's eth-apis names (and their deprecated forms), and geth's `personal`. */
+const ETH_API_NAMES = new Set([
+  'eth', 'eth-filter', 'net', 'web3', 'internal-eth', 'internal-blockchain', 'internal-transaction', 'internal-tx-pool',
+  'internal-debug', 'internal-account', 'internal-personal', 'admin', 'debug', 'debug-tracer', 'debug-handler', 'personal',
+  'public-eth', 'public-eth-filter', 'private-admin', 'private-debug', 'public-debug', 'internal-public-eth',
+  'internal-public-blockchain', 'internal-public-transaction-pool', 'internal-public-tx-pool', 'internal-public-debug',
+  'internal-private-debug', 'internal-public-account', 'internal-private-personal',
+]);
 
 /** A whole-number pool bound, at least the pool's minimum for it. */
 function poolCount(name: keyof MempoolOptions): (v: unknown, key: string) => Partial<EvmChainOptions> {

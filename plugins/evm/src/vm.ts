@@ -28,8 +28,9 @@ import { createEthRpc, type EthMethod, type EthRpc } from './rpc/index.js';
 export interface EvmVMOptions extends EvmChainOptions {
   /**
    * Per-chain config bytes (the operator's chain config) -> chain options that override these.
-   * Default: parseChainConfig (a JSON object with coreth's keys `allow-unprotected-txs` and
-   * `rpc-gas-cap`; other keys are logged and ignored); anything else is an InvalidConfig error.
+   * Default: parseChainConfig (a JSON object with coreth's keys: `allow-unprotected-txs`,
+   * `rpc-gas-cap`, `tx-pool-*`, `eth-apis`, `keystore-insecure-unlock-allowed`; other keys are logged
+   * and ignored); anything else is an InvalidConfig error.
    */
   parseConfig?: (config: Uint8Array) => Partial<EvmChainOptions>;
   /** Methods added to the JSON-RPC (e.g. the subnet-EVM's eth_feeConfig), made from the backend. */
@@ -168,6 +169,7 @@ export class EvmVM implements ChainVM {
       accounts: new PrefixedStore(ctx.db, 'personal'),
       log: chain.log,
       clock: ctx.clock,
+      personal: { enabled: chain.options.personalApi ?? false, allowInsecureUnlock: chain.options.allowInsecureUnlock ?? false },
       ...(this.opts.extraMethods ? { extraMethods: this.opts.extraMethods(this.#backend!, chain) } : {}),
     });
     return [

@@ -58,6 +58,14 @@ export interface EvmChainOptions {
   /** Locations of the most recently accepted txs kept in memory (default 65,536). */
   recentTxIndexSize?: number;
   /**
+   * personal_ and the node-held accounts it manages (eth_accounts, eth_sendTransaction, eth_sign) are
+   * served (default false, as coreth: its eth-apis without "internal-personal"). Read by the JSON-RPC
+   * front end (rpc/personal.ts).
+   */
+  personalApi?: boolean;
+  /** personal_unlockAccount over HTTP, for every caller, is allowed (default false: coreth's keystore-insecure-unlock-allowed, geth's --allow-insecure-unlock). */
+  allowInsecureUnlock?: boolean;
+  /**
    * Longest an eth_getTransactionReceipt of a pooled tx waits for the tx's block to be accepted, ms
    * (default 2,000; 0: answer null at once, as geth). See ChainBackend.receipt.
    */
