@@ -366,8 +366,15 @@ test('the pool alone: bookkeeping holds through replacement, promotion, demotion
       while (nonces.has(run)) run++;
       for (const e of mine) assert.is(e.queuedAt === undefined, e.nonce < run, `step ${i}: key ${k} nonce ${e.nonce} (run ends ${run})`);
       assert.is(pool.pendingNonce(hex(addr(k)).slice(2), BigInt(acc.get(k) ?? 0)), run);
+      for (const e of mine) assert.ok(e.nonce >= BigInt(acc.get(k) ?? 0), `step ${i}: key ${k} holds nonce ${e.nonce} below its accepted ${acc.get(k)}`);
     }
   }
+  // An admission that read the state before a block used its nonce: refused, not pooled below the accepted nonce.
+  const fresh = new Mempool({}, { now: () => now });
+  fresh.add(entry(1, 5, 30n * GWEI), 0n, 25n * GWEI);
+  fresh.accepted(hex(addr(1)).slice(2), 2n);
+  assert.throws(() => fresh.add(entry(1, 1, 99n * GWEI), 0n, 25n * GWEI), /^nonce too low: address 0x[0-9a-f]{40}, tx: 1 state: 2$/);
+  assert.is(fresh.size, 1);
 });
 
 test.run();
