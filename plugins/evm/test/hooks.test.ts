@@ -107,9 +107,9 @@ test('options out of range (from code or a parseConfig hook) fail initialize, na
 });
 
 test("the default chain config reads coreth's allow-unprotected-txs and rpc-gas-cap; bad values fail naming the key; other keys are logged and ignored", async () => {
-  const { options, ignored } = parseChainConfig(utf8Encode(JSON.stringify({ 'allow-unprotected-txs': true, 'rpc-gas-cap': 100_000, 'eth-apis': ['eth'] })));
+  const { options, ignored } = parseChainConfig(utf8Encode(JSON.stringify({ 'allow-unprotected-txs': true, 'rpc-gas-cap': 100_000, 'pruning-enabled': true })));
   assert.equal(options, { allowUnprotectedTxs: true, rpcGasCap: 100_000n });
-  assert.equal(ignored, ['eth-apis']);
+  assert.equal(ignored, ['pruning-enabled']);
   for (const [config, want] of [
     [{ 'allow-unprotected-txs': 'yes' }, /^invalid chain config file: allow-unprotected-txs: must be true or false$/],
     [{ 'rpc-gas-cap': 5 }, /^invalid chain config file: rpc-gas-cap: must be a whole number of gas >= 21000$/],
@@ -130,8 +130,8 @@ test("the default chain config reads coreth's allow-unprotected-txs and rpc-gas-
   const log = createLogger({ level: 'warn', write: (line) => lines.push(line) });
   try {
     await assert_rejects(plain.backend.sendRawTransaction(unprotected), /^only replay-protected \(EIP-155\) transactions allowed over RPC$/);
-    await allowing.initialize(testChainContext({ log }), { genesis: GENESIS, config: utf8Encode(JSON.stringify({ 'allow-unprotected-txs': true, 'rpc-gas-cap': 30_000, 'eth-apis': ['eth'] })) });
-    assert.ok(lines.some((l) => /"msg":"chain config keys this VM does not read were ignored".*"keys":"eth-apis"/.test(l)), lines.join('\n'));
+    await allowing.initialize(testChainContext({ log }), { genesis: GENESIS, config: utf8Encode(JSON.stringify({ 'allow-unprotected-txs': true, 'rpc-gas-cap': 30_000, 'pruning-enabled': true })) });
+    assert.ok(lines.some((l) => /"msg":"chain config keys this VM does not read were ignored".*"keys":"pruning-enabled"/.test(l)), lines.join('\n'));
     await allowing.setState('normalOp');
     const hash = await allowing.backend.sendRawTransaction(unprotected);
     await buildAndAccept(allowing);

@@ -30,7 +30,7 @@ function countTxIndexReads(vm: EvmVM): () => number {
 }
 
 test('admission errors use Ethereum texts', async () => {
-  const vm = await startVM({ opts: { mempool: { maxNonceGap: 4, maxTxs: 8 } } });
+  const vm = await startVM({ opts: { mempool: { maxNonceGap: 4, globalSlots: 8 } } });
   try {
     const be = vm.backend;
     const send = (tx: TypedTransaction) => be.sendRawTransaction(tx.serialize());

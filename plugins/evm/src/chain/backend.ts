@@ -72,7 +72,12 @@ export class ChainBackend implements EvmBackend {
   readonly networkId: bigint;
   readonly accepted$: Observable<AcceptedBlock>;
   readonly pending$: Observable<TxView>;
-  /** Called with the raw bytes of each tx admitted through the RPC (the VM gossips them). */
+  /**
+   * Called with the raw bytes of each tx to gossip (the VM gossips them): an executable tx admitted
+   * through the RPC, and future txs an admission made executable (whichever way the filler came).
+   * Future txs are not gossiped while their gap is open, as geth and coreth announce only executable
+   * ones: a gapped flood stays on the node it was sent to.
+   */
   onAdmitted: ((raw: Uint8Array) => void) | undefined;
   readonly #receiptCache = new WeakMap<EvmBlock, ReceiptCacheEntry>();
   readonly #viewCache = new WeakMap<EvmBlock, BlockView>();
@@ -233,18 +238,19 @@ export class ChainBackend implements EvmBackend {
 
   // ------------------------------------------------------------------ admission
 
-  async sendRawTransaction(raw: Uint8Array): Promise<Hash> {
-    const hash = await this.#admitRaw(raw);
-    this.onAdmitted?.(raw);
-    return hash;
+  sendRawTransaction(raw: Uint8Array): Promise<Hash> {
+    return this.#admitRaw(raw, true);
   }
 
-  /** A tx another node gossiped: admitted with the same checks as one sent here, and not gossiped again. */
+  /**
+   * A tx another node gossiped: admitted through the same path and pool bounds as one sent here, and
+   * not gossiped again (future txs it makes executable are).
+   */
   admitGossiped(raw: Uint8Array): Promise<Hash> {
-    return this.#admitRaw(raw);
+    return this.#admitRaw(raw, false);
   }
 
-  async #admitRaw(raw: Uint8Array): Promise<Hash> {
+  async #admitRaw(raw: Uint8Array, gossip: boolean): Promise<Hash> {
     const max = this.chain.options.maxTxBytes ?? 128 * 1024;
     if (raw.length > max) throw rpcErr(`oversized data: transaction size ${raw.length}, limit ${max}`);
     if (raw.length === 0) throw rpcErr('typed transaction too short');
@@ -257,7 +263,7 @@ export class ChainBackend implements EvmBackend {
     } catch (e) {
       throw rpcErr(`invalid transaction: ${shortReason(e)}`);
     }
-    return this.admit(tx, raw);
+    return this.#admit(tx, raw, gossip);
   }
 
   /** The chain ID a raw tx is signed for, checked before decoding (a mismatch would be a vaguer decode error). */
@@ -283,8 +289,12 @@ export class ChainBackend implements EvmBackend {
     if (chainId !== undefined && chainId !== this.chainId) throw rpcErr(`invalid chain id for signer: have ${chainId} want ${this.chainId}`);
   }
 
-  /** Admission of a decoded tx (`raw`: the bytes it was decoded from): the pool's and the state's checks with Ethereum's texts. */
-  async admit(tx: TypedTransaction, raw?: Uint8Array): Promise<Hash> {
+  /** Admission of a decoded tx (`raw`: the bytes it was decoded from): the pool's and the state's checks with Ethereum's texts. Not gossiped. */
+  admit(tx: TypedTransaction, raw?: Uint8Array): Promise<Hash> {
+    return this.#admit(tx, raw, false);
+  }
+
+  async #admit(tx: TypedTransaction, raw: Uint8Array | undefined, gossip: boolean): Promise<Hash> {
     if (!supportedTxType(tx)) throw rpcErr('transaction type not supported');
     const gasLimit = this.chain.lastAccepted.eth.header.gasLimit;
     if (tx.gasLimit > gasLimit) throw rpcErr('exceeds block gas limit');
@@ -318,11 +328,17 @@ export class ChainBackend implements EvmBackend {
     if (have < cost) throw rpcErr(`insufficient funds for gas * price + value: address 0x${senderKey} have ${have} want ${cost}`);
     const hash = tx.hash();
     const hashKey = toHex(hash);
-    this.chain.mempool.add({ tx, hash, hashKey, sender, senderKey, nonce: tx.nonce, feeCap, tip }, stateNonce);
+    const size = raw?.length ?? tx.serialize().length;
+    const { executable, promoted } = this.chain.mempool.add({ tx, hash, hashKey, sender, senderKey, nonce: tx.nonce, feeCap, tip, size }, stateNonce, baseFee);
     this.chain.wake();
+    if (!executable) return hash;
+    if (gossip) this.onAdmitted?.(raw ?? tx.serialize());
+    for (const p of promoted) this.onAdmitted?.(p.tx.serialize());
+    // newPendingTransactions, as geth: txs as they become executable (a future tx when its gap fills).
     if (this.chain.pending$.observed) {
       try {
         this.chain.pending$.next(txView(tx));
+        for (const p of promoted) this.chain.pending$.next(txView(p.tx));
       } catch (e) {
         this.chain.log.warn('pending tx subscriber failed', { error: (e as Error).message });
       }
@@ -349,9 +365,7 @@ export class ChainBackend implements EvmBackend {
     } catch (e) {
       throw rpcErr(`invalid transaction: ${shortReason(e)}`);
     }
-    const hash = await this.admit(signed);
-    this.onAdmitted?.(signed.serialize());
-    return hash;
+    return this.#admit(signed, undefined, true);
   }
 
   // ------------------------------------------------------------------ execution

@@ -17,7 +17,7 @@ import type { BlockInfo, ChainRules, ChainRulesFactory, HeaderFields } from './r
 import { dynamicFeeRules, type FeeRules } from './fees.js';
 import { parseGenesis, type EvmGenesis } from './genesis.js';
 import { feeHeaderFields, headerFields, headerProblem, hookState, knownHeaderFields, parentHeader } from './hooks.js';
-import { Mempool, type MempoolOptions } from './mempool.js';
+import { Mempool, MEMPOOL_OPTION_MINIMUMS, type MempoolOptions } from './mempool.js';
 import { StateReader } from './reader.js';
 import { StateDB } from './state-db.js';
 import { ChainStore, encodeReceipts } from './store.js';
@@ -58,6 +58,14 @@ export interface EvmChainOptions {
   /** Locations of the most recently accepted txs kept in memory (default 65,536). */
   recentTxIndexSize?: number;
   /**
+   * personal_ and the node-held accounts it manages (eth_accounts, eth_sendTransaction, eth_sign) are
+   * served (default false, as coreth: its eth-apis without "internal-personal"). Read by the JSON-RPC
+   * front end (rpc/personal.ts).
+   */
+  personalApi?: boolean;
+  /** personal_unlockAccount over HTTP, for every caller, is allowed (default false: coreth's keystore-insecure-unlock-allowed, geth's --allow-insecure-unlock). */
+  allowInsecureUnlock?: boolean;
+  /**
    * Longest an eth_getTransactionReceipt of a pooled tx waits for the tx's block to be accepted, ms
    * (default 2,000; 0: answer null at once, as geth). See ChainBackend.receipt.
    */
@@ -89,6 +97,12 @@ export function checkOptions(opts: EvmChainOptions): void {
     const v = opts[name];
     if (v !== undefined && !(typeof v === 'number' && Number.isSafeInteger(v) && v >= min)) {
       throw new EvmChainError('InvalidConfig', `invalid chain option ${name}: must be a whole number >= ${min}, got ${String(v)}`);
+    }
+  }
+  for (const [name, min] of Object.entries(MEMPOOL_OPTION_MINIMUMS) as [keyof MempoolOptions, number][]) {
+    const v = opts.mempool?.[name];
+    if (v !== undefined && !(typeof v === 'number' && Number.isSafeInteger(v) && v >= min)) {
+      throw new EvmChainError('InvalidConfig', `invalid chain option mempool.${name}: must be a whole number >= ${min}, got ${String(v)}`);
     }
   }
   for (const name of ['rpcGasCap', 'logsMaxBlockRange'] as const) {
@@ -159,7 +173,14 @@ export class EvmChain {
     this.txCommon = exec.dataCommon;
     this.blockOpts = exec.blockOpts;
     this.fees = (opts.fees ?? ((g: EvmGenesis) => dynamicFeeRules({ gasLimit: g.gasLimit })))(genesis);
-    this.mempool = new Mempool(opts.mempool);
+    // A tx leaving the pool by any way (evicted, expired, dropped, mined) releases receipt waiters at once.
+    this.mempool = new Mempool(opts.mempool, {
+      now: () => ctx.clock.now(),
+      onLeave: (e, reason) => {
+        this.#releasePoolLeave(e.hashKey);
+        if (reason === 'evicted' || reason === 'expired') this.log.debug('tx left the pool', { tx: e.hashKey, reason });
+      },
+    });
     this.#stateDb = stateDb;
     this.#stateSub = stateSub;
     this.#chainSub = chainSub;

@@ -7,6 +7,20 @@
  * injected clock, then are wiped. Key derivations run one at a time with a bounded queue, so a
  * flood of personal_ calls cannot occupy the libuv thread pool the store also runs on.
  *
+ * An unlock belongs to a scope (`UnlockScope`): the store's shared one (an unlock over HTTP, where
+ * there is no caller to tie it to: every caller may use it, hence personal.ts's insecure-unlock
+ * gate) or a WebSocket connection's own, which only that connection uses and which is wiped when it
+ * closes. Tests: rpc-personal.test.ts ("an unlock over a WebSocket is that connection's").
+ *
+ * Password checks of one account are throttled: after `freeFailures` wrong passwords in a row, each
+ * further check waits for a window that doubles from `backoffMs` up to `backoffMaxMs` (one guess per
+ * window, concurrent ones included: the window is taken before the derivation), answered -32005
+ * without a derivation. The right password after the window succeeds and clears the count; a quiet
+ * account forgets its count after another `backoffMaxMs`. So a guesser gets about one guess a
+ * minute and the owner waits at most `backoffMaxMs` once the guessing stops — never locked out for
+ * good (the failure the issue named: ~3 guesses/s, no bound). Test: rpc-personal.test.ts
+ * ("failed password checks are throttled per account").
+ *
  * Store layout: key 0x61 ‖ u64 BE sequence (creation order); value = address(20) ‖ version(1) ‖
  * log2 N(1) ‖ r(1) ‖ p(1) ‖ salt(16) ‖ nonce(12) ‖ tag(16) ‖ ciphertext(32).
  */
@@ -33,13 +47,20 @@ export interface AccountLimits {
   readonly maxSeconds: number;
   /** Key derivations (one per personal_ call that takes a password) waiting their turn. */
   readonly maxWaiting: number;
+  /** Wrong passwords in a row an account takes before its checks are throttled (default 3). */
+  readonly freeFailures?: number;
+  /** The first throttle window, ms (default 1,000); each further failure doubles it. */
+  readonly backoffMs?: number;
+  /** The longest throttle window, ms (default 60,000). */
+  readonly backoffMaxMs?: number;
 }
 
-export const DEFAULT_ACCOUNT_LIMITS: AccountLimits = { defaultSeconds: 300, maxSeconds: 24 * 3600, maxWaiting: 32 };
+export const DEFAULT_ACCOUNT_LIMITS: AccountLimits = { defaultSeconds: 300, maxSeconds: 24 * 3600, maxWaiting: 32, freeFailures: 3, backoffMs: 1_000, backoffMaxMs: 60_000 };
 
 type Derive = (password: string, salt: Uint8Array, log2N: number, r: number, p: number) => Promise<Uint8Array>;
 
-const wrongPassword = (): EvmRpcError => new EvmRpcError(-32000, 'could not decrypt key with given password');
+const WRONG_PASSWORD = 'could not decrypt key with given password';
+const wrongPassword = (): EvmRpcError => new EvmRpcError(-32000, WRONG_PASSWORD);
 const unknownAccount = (): EvmRpcError => new EvmRpcError(-32000, 'no key for given address or file');
 
 function deriveKey(password: string, salt: Uint8Array, log2N: number, r: number, p: number): Promise<Uint8Array> {
@@ -99,10 +120,63 @@ interface Entry {
   readonly record: Uint8Array;
 }
 
+/** Unlocked keys of one holder (the shared scope, or a WebSocket connection), until their deadline. */
+export class UnlockScope {
+  readonly #keys = new Map<string, { key: Uint8Array; until: number }>();
+
+  constructor(private readonly clock: Clock) {}
+
+  set(address: Address, key: Uint8Array, seconds: number): void {
+    this.lock(address);
+    this.#keys.set(toHex(address), { key, until: this.clock.now() + seconds * 1000 });
+  }
+
+  /** Forgets the unlocked key of `address`; false when it was not unlocked here. */
+  lock(address: Address): boolean {
+    const id = toHex(address);
+    const u = this.#keys.get(id);
+    if (!u) return false;
+    u.key.fill(0);
+    this.#keys.delete(id);
+    return true;
+  }
+
+  /** A copy of the key (the caller wipes it), or undefined (locked, or expired). */
+  key(address: Address): Uint8Array | undefined {
+    const now = this.clock.now();
+    for (const [id, u] of this.#keys) {
+      if (u.until <= now) {
+        u.key.fill(0);
+        this.#keys.delete(id);
+      }
+    }
+    return this.#keys.get(toHex(address))?.key.slice();
+  }
+
+  /** Wipes every key. */
+  close(): void {
+    for (const u of this.#keys.values()) u.key.fill(0);
+    this.#keys.clear();
+  }
+}
+
+/** Password checks of one account: wrong ones in a row, checks running, and the end of its window. */
+interface Throttle {
+  failures: number;
+  running: number;
+  until: number;
+  /** When the last wrong password was found. */
+  last: number;
+}
+
 export class AccountStore {
   #loaded: Promise<Map<string, Entry>> | undefined;
   #nextSeq = 0;
-  readonly #unlocked = new Map<string, { key: Uint8Array; until: number }>();
+  /** Unlocks every caller may use (made over HTTP). */
+  readonly shared: UnlockScope;
+  /** Every scope, the connections' too (wiped at close). */
+  readonly #scopes = new Set<UnlockScope>();
+  readonly #throttles = new Map<string, Throttle>();
   readonly #oneAtATime = serializer();
   #waiting = 0;
 
@@ -110,7 +184,21 @@ export class AccountStore {
     private readonly store: KeyValueStore,
     private readonly clock: Clock,
     private readonly limits: AccountLimits,
-  ) {}
+  ) {
+    this.shared = this.scope();
+  }
+
+  /** A new unlock scope (a WebSocket connection's); its holder closes it. */
+  scope(): UnlockScope {
+    const s = new UnlockScope(this.clock);
+    this.#scopes.add(s);
+    const close = s.close.bind(s);
+    s.close = () => {
+      close();
+      if (s !== this.shared) this.#scopes.delete(s);
+    };
+    return s;
+  }
 
   readonly #derive: Derive = async (password, salt, log2N, r, p) => {
     if (this.#waiting >= this.limits.maxWaiting) throw new EvmRpcError(-32005, 'too many account operations waiting: try again later');
@@ -176,53 +264,81 @@ export class AccountStore {
     return address;
   }
 
-  /** The private key of `address`, decrypted with `password` (the caller wipes it after use). */
+  /** The private key of `address`, decrypted with `password` (the caller wipes it after use); throttled per account (header). */
   async decrypt(address: Address, password: string): Promise<Uint8Array> {
-    const entry = (await this.#entries()).get(toHex(address));
+    const id = toHex(address);
+    const entry = (await this.#entries()).get(id);
     if (!entry) throw unknownAccount();
-    return decrypt(entry.record, password, this.#derive);
+    const t = this.#beginCheck(id);
+    let verdict: boolean | undefined;
+    try {
+      const key = await decrypt(entry.record, password, this.#derive);
+      verdict = true;
+      return key;
+    } catch (e) {
+      // Only a wrong password counts (not a full derivation queue).
+      if (e instanceof EvmRpcError && e.message === WRONG_PASSWORD) verdict = false;
+      throw e;
+    } finally {
+      this.#endCheck(id, t, verdict);
+    }
   }
 
-  /** Keeps the key of `address` in memory for `seconds` (default 300, bounded). */
-  async unlock(address: Address, password: string, seconds: number | undefined): Promise<void> {
+  #window(failures: number): number {
+    const free = this.limits.freeFailures ?? 3;
+    const base = this.limits.backoffMs ?? 1_000;
+    const max = this.limits.backoffMaxMs ?? 60_000;
+    const doublings = Math.min(failures - free, 30);
+    return Math.min(max, base * 2 ** Math.max(0, doublings));
+  }
+
+  /** Admits a password check of account `id`, or -32005 while its window runs. */
+  #beginCheck(id: string): Throttle {
+    const now = this.clock.now();
+    let t = this.#throttles.get(id);
+    // A quiet account forgets its failures: the owner is never locked out for good.
+    if (t && t.running === 0 && Math.max(t.until, t.last) + (this.limits.backoffMaxMs ?? 60_000) <= now) t = undefined;
+    if (!t) {
+      t = { failures: 0, running: 0, until: 0, last: 0 };
+      this.#throttles.set(id, t);
+    }
+    const refuse = (ms: number) => new EvmRpcError(-32005, `too many failed password attempts for 0x${id}: try again in ${Math.max(1, Math.ceil(ms / 1000))} s`);
+    if (t.until > now) throw refuse(t.until - now);
+    if (t.failures + t.running >= (this.limits.freeFailures ?? 3)) {
+      // Throttled: this check takes the window now, so checks made meanwhile wait for the next one.
+      if (t.running > 0) throw refuse(this.#window(t.failures + 1));
+      t.until = now + this.#window(t.failures + 1);
+    }
+    t.running++;
+    return t;
+  }
+
+  /** A check ended: `ok` true clears the count, false counts a failure, undefined (not a password verdict) neither. */
+  #endCheck(id: string, t: Throttle, ok: boolean | undefined): void {
+    t.running--;
+    if (ok === true) {
+      t.failures = 0;
+      t.until = 0;
+    } else if (ok === false) {
+      t.failures++;
+      t.last = this.clock.now();
+      if (t.failures >= (this.limits.freeFailures ?? 3)) t.until = Math.max(t.until, this.clock.now() + this.#window(t.failures));
+    } else if (t.failures + t.running < (this.limits.freeFailures ?? 3)) t.until = 0;
+    if (t.failures === 0 && t.running === 0 && this.#throttles.get(id) === t) this.#throttles.delete(id);
+  }
+
+  /** Keeps the key of `address` in memory for `seconds` (default 300, bounded) in `scope` (default: shared). */
+  async unlock(address: Address, password: string, seconds: number | undefined, scope: UnlockScope = this.shared): Promise<void> {
     const s = seconds ?? this.limits.defaultSeconds;
     if (!(s >= 1 && s <= this.limits.maxSeconds)) {
       throw new EvmRpcError(-32602, `invalid argument 2: unlock duration must be between 1 and ${this.limits.maxSeconds} seconds`);
     }
     const key = await this.decrypt(address, password);
-    this.lock(address);
-    this.#unlocked.set(toHex(address), { key, until: this.clock.now() + s * 1000 });
+    scope.set(address, key, s);
   }
 
-  /** Forgets the unlocked key of `address`; false when it was not unlocked. */
-  lock(address: Address): boolean {
-    const id = toHex(address);
-    const u = this.#unlocked.get(id);
-    if (!u) return false;
-    u.key.fill(0);
-    this.#unlocked.delete(id);
-    return true;
-  }
-
-  /** A copy of the key of an unlocked account (the caller wipes it), or undefined (locked, or expired). */
-  unlockedKey(address: Address): Uint8Array | undefined {
-    this.#expire();
-    return this.#unlocked.get(toHex(address))?.key.slice();
-  }
-
-  /** Wipes every unlocked key (shutdown). */
+  /** Wipes every unlocked key, the connections' too (shutdown). */
   close(): void {
-    for (const u of this.#unlocked.values()) u.key.fill(0);
-    this.#unlocked.clear();
-  }
-
-  #expire(): void {
-    const now = this.clock.now();
-    for (const [id, u] of this.#unlocked) {
-      if (u.until <= now) {
-        u.key.fill(0);
-        this.#unlocked.delete(id);
-      }
-    }
+    for (const s of [...this.#scopes]) s.close();
   }
 }

@@ -11,7 +11,7 @@ import { ethMethods } from './eth.js';
 import { ChainEvents } from './events.js';
 import { DEFAULT_FILTER_LIMITS, FilterRegistry, filterMethods, type FilterLimits } from './filters.js';
 import { createHttpHandler, DEFAULT_HTTP_LIMITS, type HttpLimits } from './http.js';
-import { personalMethods } from './personal.js';
+import { personalMethods, type PersonalOptions } from './personal.js';
 import { createWebSocketHandler, DEFAULT_WEBSOCKET_LIMITS, type WebSocketLimits } from './websocket.js';
 
 /** A JSON-RPC method: params as the client sent them (an array); the JSON result. Throws EvmRpcError. */
@@ -43,6 +43,8 @@ export interface EthRpcOptions {
   extraMethods?: ReadonlyMap<string, EthMethod>;
   /** Overrides of the default bounds (tests, operators). */
   limits?: Partial<EthRpcLimits>;
+  /** personal_ and node-held accounts: off unless `enabled`; HTTP unlocks only with `allowInsecureUnlock` (personal.ts). */
+  personal?: Partial<PersonalOptions>;
 }
 
 export interface EthRpc {
@@ -71,10 +73,12 @@ export function createEthRpc(backend: EvmBackend, options: EthRpcOptions): EthRp
   const accounts = new AccountStore(options.accounts, options.clock, limits.accounts);
   const events = new ChainEvents(backend, log);
   const filters = new FilterRegistry(backend, events, options.clock, limits, log);
+  const personalOn = options.personal?.enabled ?? false;
+  const personal = personalMethods(backend, accounts, limits.accounts.maxSeconds, { enabled: personalOn, allowInsecureUnlock: options.personal?.allowInsecureUnlock ?? false });
   const methods = new Map<string, MethodSpec>([
-    ...ethMethods(backend, { clientVersion: options.clientVersion, accounts: () => accounts.list() }),
+    ...ethMethods(backend, { clientVersion: options.clientVersion, accounts: async () => (personalOn ? accounts.list() : []) }),
     ...filterMethods(filters),
-    ...personalMethods(backend, accounts, limits.accounts.maxSeconds),
+    ...personal.methods,
     // Over WebSocket these are the connection's own; over HTTP they answer as geth does.
     ['eth_subscribe', { run: notificationsUnsupported }],
     ['eth_unsubscribe', { run: notificationsUnsupported }],
@@ -91,7 +95,7 @@ export function createEthRpc(backend: EvmBackend, options: EthRpcOptions): EthRp
     methods.set(name, { run: (params) => Promise.resolve(fn(params)) });
   }
   const dispatcher = new RpcDispatcher(methods, limits, log);
-  const websocket = createWebSocketHandler(dispatcher, events, limits, log);
+  const websocket = createWebSocketHandler(dispatcher, events, limits, log, personal.connection);
   return {
     http: createHttpHandler(dispatcher, limits, log),
     websocket,

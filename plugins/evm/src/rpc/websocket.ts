@@ -63,6 +63,8 @@ export function createWebSocketHandler(
   events: ChainEvents,
   limits: WebSocketLimits,
   log: Logger,
+  /** Methods a connection holds for itself (personal.ts: its own unlocks), closed with it. */
+  perConnection?: () => { readonly methods: ReadonlyMap<string, MethodSpec>; close(): void },
 ): WebSocketHandler & { closeAll(): void } {
   const headers = new HeaderCache();
   const open = new Set<() => void>();
@@ -120,12 +122,15 @@ export function createWebSocketHandler(
       return true;
     };
 
+    const own = perConnection?.();
     const local = new Map<string, MethodSpec>([
+      ...(own?.methods ?? []),
       ['eth_subscribe', { run: subscribe }],
       ['eth_unsubscribe', { args: [required((v) => parseString(v, 128))], run: (a) => unsubscribe(a[0] as string) }],
     ]);
 
     const endAll = (): void => {
+      own?.close();
       for (const sub of subs.values()) sub.stop();
       subs.clear();
       open.delete(closeConn);
