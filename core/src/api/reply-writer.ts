@@ -29,6 +29,9 @@ export async function writeReply(
 ): Promise<boolean> {
   if (socket.destroyed) return true;
   const bytes = Buffer.from(body);
+  // The text is no longer needed: only the Buffer is held while the reply waits for its reader
+  // (the caller returns this call's promise without keeping the text either).
+  body = '';
   if (!table.admit(socket, bytes.length)) return false;
   res.writeHead(status, { ...headers, 'content-length': bytes.length });
   if (bytes.length <= REPLY_CHUNK_BYTES) {

@@ -273,10 +273,19 @@ export class HttpApiServer {
       res.writeHead(200, { 'content-length': 0 });
       return void res.end();
     }
-    if (!(await writeReply(this.#table, req.socket, res, 200, { 'content-type': JSON_TYPE }, reply))) {
+    // Returned, not awaited: this frame lets go of the reply text while it waits for its reader.
+    return this.#sendReply(req.socket, res, reply);
+  }
+
+  /** A JSON-RPC reply through the write bounds; 503 when it does not fit (connections.ts). */
+  #sendReply(socket: Socket, res: ServerResponse, reply: string): Promise<void> {
+    // No async frame here either: nothing but writeReply keeps the text.
+    return writeReply(this.#table, socket, res, 200, { 'content-type': JSON_TYPE }, reply).then((sent) => {
+      if (sent) return;
       res.setHeader('retry-after', '1');
-      sendRpcError(res, 503, RpcCode.Server, `server busy: replies waiting for clients that read slowly exceed ${this.#opts.maxBufferedBytes ?? DEFAULT_CONNECTION_LIMITS.maxBufferedBytes} bytes (--http-max-buffered-bytes); try again`);
-    }
+      const limit = this.#opts.maxBufferedBytes ?? DEFAULT_CONNECTION_LIMITS.maxBufferedBytes;
+      sendRpcError(res, 503, RpcCode.Server, `server busy: replies waiting for clients that read slowly exceed ${limit} bytes (--http-max-buffered-bytes); try again`);
+    });
   }
 }
 
