@@ -6,7 +6,7 @@
  * The client key is the remote IP address, except for loopback clients — every local process,
  * hostile web pages in a local browser included, shares 127.0.0.1 — where it is the connection
  * (address and port): a local attacker's failures then count against its own connections, never
- * against the owner's. Test: test/e2e/api-abuse.test.ts "the keystore throttle does not lock".
+ * against the owner's. Test: test/e2e/api-abuse.test.ts "keystore: a guesser cannot lock the owner out".
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { isIP } from 'node:net';

@@ -129,7 +129,7 @@ export class Profiler {
 
   /**
    * A full V8 heap snapshot: blocks the event loop while V8 walks the heap. Disabled unless the
-   * profiler was made with `heapSnapshots` (test: profiler.test.ts "snapshots are refused").
+   * profiler was made with `heapSnapshots` (test: profiler.test.ts "full heap snapshots are refused unless enabled").
    */
   async heapSnapshot(fileName: string): Promise<string> {
     const file = this.path(fileName);
