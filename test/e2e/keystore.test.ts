@@ -13,7 +13,7 @@ test.before(async () => {
 test.after(() => rm(dir, { recursive: true, force: true }));
 
 test('users survive a restart (LevelDB), node ID is stable, SIGTERM stops cleanly', async () => {
-  const args = [`--data-dir=${dir}/a`];
+  const args = [`--data-dir=${dir}/a`, '--api-keystore-list-users-enabled'];
   const a = await startNodeProcess(args);
   assert.equal((await a.call('keystore', 'keystore.createUser', { username: 'bob', password: PASSWORD })).result, { success: true });
   const nodeId = a.nodeId;
@@ -30,7 +30,7 @@ test('users survive a restart (LevelDB), node ID is stable, SIGTERM stops cleanl
 });
 
 test('a user exported on one node process imports on another (different name, same password)', async () => {
-  const [a, b] = await Promise.all([startNodeProcess([`--data-dir=${dir}/x`]), startNodeProcess([`--data-dir=${dir}/y`])]);
+  const [a, b] = await Promise.all([startNodeProcess([`--data-dir=${dir}/x`]), startNodeProcess([`--data-dir=${dir}/y`, '--api-keystore-list-users-enabled'])]);
   try {
     assert.is.not(a.nodeId, b.nodeId);
     await a.call('keystore', 'keystore.createUser', { username: 'alice', password: PASSWORD });

@@ -6,6 +6,7 @@
 import jayson from 'jayson/promise/index.js';
 import { jsonReplacer, type BoundService, type Logger } from '@cornice/sdk';
 import { RpcCode, toRpcError, type RpcErrorObject } from './errors.js';
+import { DEFAULT_MAX_JSON_DEPTH, parseJsonBounded } from './json-limits.js';
 import { rawIds } from './raw-ids.js';
 import type { ApiMetrics } from './metrics/metrics.js';
 
@@ -28,6 +29,8 @@ const MAX_ID_CHARS = 256;
 
 export interface JsonRpcOptions {
   maxBatchSize: number;
+  /** Deepest nesting of a body (default DEFAULT_MAX_JSON_DEPTH); deeper gets -32700 unparsed. */
+  maxJsonDepth?: number;
   log: Logger;
   metrics?: ApiMetrics;
 }
@@ -66,9 +69,9 @@ export class JsonRpcEndpoint {
   async handle(body: string): Promise<string | undefined> {
     let parsed: unknown;
     try {
-      parsed = JSON.parse(body);
+      parsed = parseJsonBounded(body, this.#opts.maxJsonDepth ?? DEFAULT_MAX_JSON_DEPTH);
     } catch (e) {
-      return encodeReply('null', failure(RpcCode.ParseError, `parse error: ${(e as Error).message}`));
+      return encodeReply('null', failure(RpcCode.ParseError, (e as Error).message));
     }
     const ids = rawIds(body);
     if (Array.isArray(parsed)) {

@@ -5,18 +5,25 @@
  * is HTTP 200; transport-level refusals use 403/404/405/413/415 with a JSON-RPC error body so
  * clients always get a readable reason.
  *
- * Connections are bounded: at most `maxConnections` are open (beyond it Node closes new sockets at
- * accept, before any JS object exists for them), a request must send its headers and body within
- * the timeouts, and a socket that fails to do so (or sends garbage) is answered and then destroyed —
+ * Connections are bounded (connections.ts): at most `maxConnections` are open, and a new one beyond
+ * that closes the connection idle the longest rather than being refused (only when all are busy
+ * with a request is the new one closed); a request must send its headers and body within the
+ * timeouts, and a socket that fails to do so (or sends garbage) is answered and then destroyed —
  * never left half-open for a client that does not read. Idle keep-alive sockets close after
- * `keepAliveMs`.
+ * `keepAliveMs`. Replies are written with backpressure (reply-writer.ts); a client that stops
+ * reading is dropped after `writeTimeoutMs`, and reply bytes waiting over all connections stay
+ * under `maxBufferedBytes`. JSON-RPC bodies are bounded in size (`maxBodyBytes`) and in nesting
+ * (json-limits.ts, in the endpoint). Each request runs with its client's key (request-context.ts).
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { NodeError, type Logger } from '@cornice/sdk';
 import { CorsPolicy, DEFAULT_ALLOWED_HOSTS, HostCheck } from './access.js';
+import { ConnectionTable, DEFAULT_CONNECTION_LIMITS } from './connections.js';
 import { RpcCode } from './errors.js';
+import { writeReply } from './reply-writer.js';
+import { clientKey, withClient } from './request-context.js';
 import type { RouteTable } from './routes.js';
 import { DEFAULT_WEBSOCKET_LIMITS, WebSocketUpgrader, type WebSocketLimits } from './websocket.js';
 
@@ -46,8 +53,14 @@ export interface HttpServerOptions {
   allowedOrigins?: readonly string[];
   /** Host names served (`*`: any); IP literals always are. Default: localhost names. */
   allowedHosts?: readonly string[];
-  /** Open connections beyond which new ones are closed at once. */
+  /** Open connections (HTTP and WebSocket); beyond it the longest idle one is closed for a new one. */
   maxConnections: number;
+  /** Reply bytes waiting for clients over all connections (default DEFAULT_CONNECTION_LIMITS). */
+  maxBufferedBytes?: number;
+  /** A connection whose waiting reply bytes make no progress this long is closed, ms. */
+  writeTimeoutMs?: number;
+  /** How often stalled writes are checked, ms (tests shorten it). */
+  sweepIntervalMs?: number;
   /** Defaults: DEFAULT_HTTP_TIMEOUTS (tests shorten them). */
   timeouts?: Partial<HttpTimeouts>;
   /** Defaults: DEFAULT_WEBSOCKET_LIMITS. */
@@ -58,8 +71,6 @@ export interface HttpServerOptions {
 export class HttpError extends NodeError<'Listen'> {}
 
 const JSON_TYPE = 'application/json';
-/** At most one "connections refused" log line per this many ms (a flood must not flood the log). */
-const REFUSED_LOG_INTERVAL_MS = 10_000;
 /** A refused socket whose reply cannot be flushed (a peer that does not read) is destroyed after this. */
 const REFUSE_FLUSH_MS = 1_000;
 
@@ -91,12 +102,10 @@ function refuseSocket(socket: Duplex, status: string): void {
 
 export class HttpApiServer {
   readonly #server: Server;
-  readonly #sockets = new Set<Socket>();
   readonly #opts: HttpServerOptions;
   readonly #hosts: HostCheck;
   readonly #cors: CorsPolicy;
-  #refused = 0;
-  #refusedLoggedAt = -Infinity;
+  readonly #table: ConnectionTable;
   readonly #ws: WebSocketUpgrader;
 
   constructor(
@@ -110,6 +119,9 @@ export class HttpApiServer {
     this.#server = createServer(
       { keepAlive: true, headersTimeout: t.headersMs, requestTimeout: t.requestMs, connectionsCheckingInterval: t.checkIntervalMs },
       (req, res) => {
+        const socket = req.socket;
+        this.#table.requestStarted(socket);
+        res.once('close', () => this.#table.requestFinished(socket));
         this.#handle(req, res).catch((e: unknown) => {
           opts.log.error('http handler failed', { error: e, url: req.url?.slice(0, 256) });
           if (!res.headersSent) sendRpcError(res, 500, RpcCode.Internal, 'internal error');
@@ -118,16 +130,23 @@ export class HttpApiServer {
       },
     );
     this.#server.keepAliveTimeout = t.keepAliveMs;
-    this.#server.maxConnections = opts.maxConnections;
-    this.#server.on('drop', () => this.#onRefused());
+    this.#table = new ConnectionTable(
+      {
+        maxConnections: opts.maxConnections,
+        maxBufferedBytes: opts.maxBufferedBytes ?? DEFAULT_CONNECTION_LIMITS.maxBufferedBytes,
+        writeTimeoutMs: opts.writeTimeoutMs ?? DEFAULT_CONNECTION_LIMITS.writeTimeoutMs,
+        sweepIntervalMs: opts.sweepIntervalMs ?? DEFAULT_CONNECTION_LIMITS.sweepIntervalMs,
+      },
+      opts.log,
+    );
+    // No server.maxConnections: Node would refuse the newest socket; the table evicts the longest idle.
     this.#server.on('connection', (s: Socket) => {
-      this.#sockets.add(s);
-      s.on('close', () => this.#sockets.delete(s));
+      if (!this.#table.add(s)) s.destroy();
     });
     this.#server.on('clientError', (err: NodeJS.ErrnoException, socket: Duplex) => {
       refuseSocket(socket, CLIENT_ERROR_STATUS[err.code ?? ''] ?? '400 Bad Request');
     });
-    this.#ws = new WebSocketUpgrader({ ...DEFAULT_WEBSOCKET_LIMITS, ...opts.websocket }, opts.log);
+    this.#ws = new WebSocketUpgrader({ ...DEFAULT_WEBSOCKET_LIMITS, ...opts.websocket }, opts.log, this.#table);
     this.#server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => this.#upgrade(req, socket, head));
   }
 
@@ -137,6 +156,7 @@ export class HttpApiServer {
    */
   #upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
     socket.on('error', () => socket.destroy());
+    this.#table.requestStarted(socket as Socket); // busy until it is a WebSocket (or closed)
     const badHost = this.#hosts.refused(req.headers.host);
     if (badHost !== undefined) return refuseSocket(socket, '403 Forbidden');
     if (!this.#cors.allows(req.headers.origin)) {
@@ -154,18 +174,14 @@ export class HttpApiServer {
     this.#ws.upgrade(req, socket, head, (conn) => route.accept(conn));
   }
 
-  /** Open connections right now. */
+  /** Open connections right now (HTTP and WebSocket). */
   get connections(): number {
-    return this.#sockets.size;
+    return this.#table.size;
   }
 
-  #onRefused(): void {
-    this.#refused++;
-    const now = performance.now();
-    if (now - this.#refusedLoggedAt < REFUSED_LOG_INTERVAL_MS) return;
-    this.#opts.log.warn('http connections refused: limit reached', { limit: this.#opts.maxConnections, refused: this.#refused });
-    this.#refusedLoggedAt = now;
-    this.#refused = 0;
+  /** The connection table (tests, metrics). */
+  get table(): ConnectionTable {
+    return this.#table;
   }
 
   /** Starts listening; resolves with the bound address (port 0 picks a free port). */
@@ -185,11 +201,10 @@ export class HttpApiServer {
   async close(): Promise<void> {
     if (!this.#server.listening) return;
     this.#ws.close();
+    this.#table.close();
     const closed = new Promise<void>((resolve) => this.#server.close(() => resolve()));
     this.#server.closeIdleConnections();
-    const timer = setTimeout(() => {
-      for (const s of this.#sockets) s.destroy();
-    }, 2_000);
+    const timer = setTimeout(() => this.#server.closeAllConnections(), 2_000);
     timer.unref();
     await closed;
     clearTimeout(timer);
@@ -218,7 +233,8 @@ export class HttpApiServer {
       req.resume();
       return sendRpcError(res, 404, RpcCode.InvalidRequest, `no API at ${path.slice(0, 256)}`);
     }
-    if (route.kind === 'http') return route.handle(req, res);
+    const client = clientKey(req.socket.remoteAddress, req.socket.remotePort);
+    if (route.kind === 'http') return withClient(client, () => route.handle(req, res));
     if (route.kind === 'websocket') {
       req.resume();
       res.setHeader('upgrade', 'websocket');
@@ -252,12 +268,24 @@ export class HttpApiServer {
     } catch {
       return sendRpcError(res, 200, RpcCode.ParseError, 'request body is not valid UTF-8');
     }
-    const reply = await route.endpoint.handle(text);
+    const reply = await withClient(client, () => route.endpoint.handle(text));
     if (reply === undefined) {
       res.writeHead(200, { 'content-length': 0 });
       return void res.end();
     }
-    send(res, 200, reply);
+    // Returned, not awaited: this frame lets go of the reply text while it waits for its reader.
+    return this.#sendReply(req.socket, res, reply);
+  }
+
+  /** A JSON-RPC reply through the write bounds; 503 when it does not fit (connections.ts). */
+  #sendReply(socket: Socket, res: ServerResponse, reply: string): Promise<void> {
+    // No async frame here either: nothing but writeReply keeps the text.
+    return writeReply(this.#table, socket, res, 200, { 'content-type': JSON_TYPE }, reply).then((sent) => {
+      if (sent) return;
+      res.setHeader('retry-after', '1');
+      const limit = this.#opts.maxBufferedBytes ?? DEFAULT_CONNECTION_LIMITS.maxBufferedBytes;
+      sendRpcError(res, 503, RpcCode.Server, `server busy: replies waiting for clients that read slowly exceed ${limit} bytes (--http-max-buffered-bytes); try again`);
+    });
   }
 }
 

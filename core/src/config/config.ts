@@ -23,14 +23,27 @@ export interface NodeConfig {
   httpAllowedOrigins: string[];
   /** Host names served (`*`: any); IP literals always are. */
   httpAllowedHosts: string[];
-  /** Open HTTP connections beyond which new ones are closed at once. */
+  /** Open HTTP (and WebSocket) connections; a new one beyond it evicts the longest idle one. */
   httpMaxConnections: number;
+  /** Deepest JSON nesting a JSON-RPC body may have. */
+  httpMaxJsonDepth: number;
+  /** ms without progress on a connection's pending reply bytes before it is closed. */
+  httpWriteTimeout: number;
+  /** Reply bytes pending over all connections; beyond it the slowest readers are closed. */
+  httpMaxBufferedBytes: number;
+  /** ms between WebSocket pings; ms without a message either way before a WebSocket is closed. */
+  httpWsPingInterval: number;
+  httpWsIdleTimeout: number;
   dataDir: string;
   dbDir: string;
   dbType: DbType;
   logLevel: LogLevel;
   apiAdminEnabled: boolean;
+  /** Most aliases admin.alias (and, apart, admin.aliasChain) may add. */
+  apiAdminMaxAliases: number;
   apiKeystoreEnabled: boolean;
+  /** Whether keystore.listUsers names the users. */
+  apiKeystoreListUsersEnabled: boolean;
   apiIpcsEnabled: boolean;
   apiHealthEnabled: boolean;
   apiMetricsEnabled: boolean;
@@ -63,6 +76,8 @@ export interface NodeConfig {
   profileDir: string;
   /** Profile files kept in profileDir; the oldest is deleted beyond it. */
   profileMaxFiles: number;
+  /** Whether admin.memoryProfile may take full heap snapshots. */
+  profileHeapSnapshotEnabled: boolean;
   /** Consensus parameters (validated together: k/2 < alpha <= k, 0 < betaVirtuous <= betaRogue…). */
   snowSampleSize: number;
   snowQuorumSize: number;

@@ -343,7 +343,38 @@ export const flags: readonly Flag[] = [
     name: 'http-max-connections',
     type: intType(1, 1_000_000),
     default: 1024,
-    description: 'Most open HTTP connections; beyond it new connections are closed at once. Keep it well below ulimit -n.',
+    description:
+      'Most open HTTP and WebSocket connections; a new one beyond it closes the connection idle the longest (none idle: the new one is closed). Keep it well below ulimit -n.',
+  }),
+  field('httpMaxJsonDepth', {
+    name: 'http-max-json-depth',
+    type: intType(2, 10_000),
+    default: 64,
+    description: 'Deepest nesting of arrays and objects in a JSON-RPC body; deeper bodies are refused (-32700) before they are parsed.',
+  }),
+  field('httpWriteTimeout', {
+    name: 'http-write-timeout',
+    type: durationType(100, DAY_MS),
+    default: 10_000,
+    description: 'A connection whose pending reply bytes make no progress (the client stopped reading) for this long is closed.',
+  }),
+  field('httpMaxBufferedBytes', {
+    name: 'http-max-buffered-bytes',
+    type: intType(1024 * 1024, 2 ** 40),
+    default: 64 * 1024 * 1024,
+    description: 'Reply bytes waiting for clients to read, over every HTTP and WebSocket connection; beyond it the connections that read slowest are closed.',
+  }),
+  field('httpWsPingInterval', {
+    name: 'http-ws-ping-interval',
+    type: durationType(100, DAY_MS),
+    default: 30_000,
+    description: 'WebSockets are pinged this often; one that has not answered the previous ping is closed.',
+  }),
+  field('httpWsIdleTimeout', {
+    name: 'http-ws-idle-timeout',
+    type: durationType(1_000, DAY_MS),
+    default: 600_000,
+    description: 'A WebSocket that neither sends nor receives a message for this long is closed (1001).',
   }),
   field('dataDir', {
     name: 'data-dir',
@@ -377,11 +408,23 @@ export const flags: readonly Flag[] = [
     default: true,
     description: 'Serve the admin API (/ext/admin).',
   }),
+  field('apiAdminMaxAliases', {
+    name: 'api-admin-max-aliases',
+    type: intType(0, 100_000),
+    default: 64,
+    description: 'Most aliases admin.alias may add (and, apart, admin.aliasChain); remove one with admin.removeAlias / admin.removeChainAlias.',
+  }),
   field('apiKeystoreEnabled', {
     name: 'api-keystore-enabled',
     type: boolType,
     default: true,
     description: 'Serve the keystore API (/ext/keystore).',
+  }),
+  field('apiKeystoreListUsersEnabled', {
+    name: 'api-keystore-list-users-enabled',
+    type: boolType,
+    default: false,
+    description: 'Let keystore.listUsers name the users (off: usernames are not public, it answers an error).',
   }),
   field('apiIpcsEnabled', {
     name: 'api-ipcs-enabled',
@@ -512,6 +555,13 @@ export const flags: readonly Flag[] = [
     type: intType(1, 10_000),
     default: 5,
     description: 'Most profile files kept in the profile directory; writing another deletes the oldest one.',
+  }),
+  field('profileHeapSnapshotEnabled', {
+    name: 'profile-heap-snapshot-enabled',
+    type: boolType,
+    default: false,
+    description:
+      'Allow admin.memoryProfile {"kind":"snapshot"}: a full heap snapshot stops the node for seconds (tens on a large heap) and needs about the heap\'s size again in memory. Off: only sampling heap profiles.',
   }),
   field('snowSampleSize', {
     name: 'snow-sample-size',

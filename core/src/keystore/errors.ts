@@ -28,6 +28,8 @@ export type KeystoreErrorCode =
   | 'TooLarge'
   /** A stored record or value does not decode or fails authentication. */
   | 'Corrupt'
+  /** The method is turned off on this node (keystore.listUsers without --api-keystore-list-users-enabled). */
+  | 'Disabled'
   /** KeystoreOptions out of range. */
   | 'InvalidOptions'
   /** The password strength checker failed (its worker thread crashed). */

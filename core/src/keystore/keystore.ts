@@ -26,9 +26,18 @@
  *   importUser checks the password against the imported record, then the mac (an entry removed,
  *   reordered or replaced by an older sealed value is refused), then every entry, before writing
  *   anything.
- * - **Throttling**: after 5 wrong passwords in a row for a user, attempts are refused without
- *   running the KDF for 1 s, 2 s, 4 s, ... up to 60 s (throttle.ts). importUser's wrong passwords
- *   count too, against the target name and against the blob (its salt).
+ * - **Throttling**: after 5 wrong passwords in a row *from one client* for a user, that client's
+ *   attempts for that user are refused without running the KDF for 1 s, 2 s, 4 s, ... up to 60 s
+ *   (throttle.ts). The client is `clientOf()` (the HTTP layer's key: the remote IP, or the
+ *   connection for loopback clients), so no one can lock the owner out by failing on purpose;
+ *   calls for one user still run one at a time, each with a full KDF, which bounds how fast anyone
+ *   can guess. importUser's wrong passwords count too, against the target name and against the
+ *   blob (its salt). Test: keystore/throttle.test.ts "another client's failures".
+ * - **No cheap existence oracle**: a method naming a user that does not exist (deleteUser,
+ *   exportUser, the chains' openUser) and createUser/importUser of one that does, run one KDF on a
+ *   dummy record before answering, so they take what a real password check takes, and a missing
+ *   user counts as a wrong password for the throttle. keystore.listUsers is off by default (api/
+ *   keystore/service.ts). Test: keystore/keystore.test.ts "missing users cost a KDF".
  * - **Strength**: SPEC's composition rule, then zxcvbn score >= 2 with the username as a user input,
  *   scored in a worker thread started on first use (password.ts explains why).
  * - **Concurrency**: calls for the same username run one after another, so two concurrent
@@ -99,6 +108,8 @@ export interface KeystoreOptions {
   throttle?: ThrottleOptions;
   /** The createUser strength rule (tests inject one); default password.ts isStrongPassword. */
   isStrongPassword?: (password: string, username: string) => Promise<boolean>;
+  /** The client making the current call (throttle key; see Throttling); default: one client for all. */
+  clientOf?: () => string | undefined;
 }
 
 const WEAK_PASSWORD =
@@ -156,9 +167,14 @@ function formatKdf(k: KdfParams): string {
   return `N=${k.N}, r=${k.r}, p=${k.p}`;
 }
 
-/** Throttle key of an export blob (its salt): a NUL cannot start a username, so it cannot collide. */
-function blobThrottleKey(record: UserRecord): string {
-  return `\0import:${toHex(record.salt)}`;
+/** Throttle key of a client's attempts at a user (a NUL is in no client key, so none collide). */
+function userThrottleKey(client: string, name: string): string {
+  return `${client}\0${name}`;
+}
+
+/** Throttle key of a client's attempts at an export blob (its salt). */
+function blobThrottleKey(client: string, record: UserRecord): string {
+  return `${client}\0\0import:${toHex(record.salt)}`;
 }
 
 export class Keystore {
@@ -168,6 +184,9 @@ export class Keystore {
   readonly #kdfLimiter: KdfLimiter;
   readonly #throttle: Throttle;
   readonly #isStrongPassword: (password: string, username: string) => Promise<boolean>;
+  readonly #clientOf: () => string | undefined;
+  /** The salt of the dummy record a lookup of a missing user derives against. */
+  readonly #dummySalt = randomSalt();
   /** The users' names, read from the store on first use. */
   #names: Promise<UserNames> | undefined;
   /** Tail of each (canonical) username's queue of operations (removed when it drains). */
@@ -187,6 +206,7 @@ export class Keystore {
     checkThrottleOptions(throttle);
     this.#throttle = new Throttle({ ...throttle }, opts.now ?? Date.now);
     this.#isStrongPassword = opts.isStrongPassword ?? isStrongPassword;
+    this.#clientOf = opts.clientOf ?? (() => undefined);
   }
 
   async createUser(username: string, password: string): Promise<void> {
@@ -194,9 +214,13 @@ export class Keystore {
     if (username === '') throw new KeystoreError('EmptyUsername', "username can't be the empty string");
     checkUnicode(username, password);
     const name = newName('CreateUser', username);
+    const key = userThrottleKey(this.#client(), name);
     return this.#serial(name, async () => {
       const names = await this.#userNames();
-      if (names.resolve(name) !== undefined) throw new KeystoreError('UserExists', `user already exists: ${username}`);
+      if (names.resolve(name) !== undefined) {
+        await this.#dummyDerive(password);
+        throw new KeystoreError('UserExists', `user already exists: ${username}`);
+      }
       if (!(await this.#isStrongPassword(password, name))) throw new KeystoreError('WeakPassword', WEAK_PASSWORD);
       const salt = randomSalt();
       const { verifier, dataKey } = await this.#derive(password, salt, this.#kdf);
@@ -207,7 +231,7 @@ export class Keystore {
       for (const key of await this.#dataKeys(name)) batch.delete(key);
       await batch.put(recordKey(name), encodeRecord(record)).write();
       names.add(name);
-      this.#throttle.reset(name);
+      this.#throttle.reset(key);
       this.#log.info('keystore user created', { username: name });
     });
   }
@@ -253,9 +277,14 @@ export class Keystore {
     if (username === '') throw new KeystoreError('EmptyUsername', "username can't be the empty string");
     checkUnicode(username, password);
     const name = newName('ImportUser', username);
+    const client = this.#client();
+    const key = userThrottleKey(client, name);
     return this.#serial(name, async () => {
       const names = await this.#userNames();
-      if (names.resolve(name) !== undefined) throw new KeystoreError('UserExists', `user already exists: ${username}`);
+      if (names.resolve(name) !== undefined) {
+        await this.#dummyDerive(password);
+        throw new KeystoreError('UserExists', `user already exists: ${username}`);
+      }
       const { record, entries, body, mac } = decodeExport(exported);
       const own = this.#kdf;
       if (record.kdf.N > own.N || record.kdf.r > own.r || record.kdf.p > own.p) {
@@ -264,13 +293,13 @@ export class Keystore {
           `invalid exported user: its scrypt parameters (${formatKdf(record.kdf)}) exceed this node's (${formatKdf(own)})`,
         );
       }
-      const blobKey = blobThrottleKey(record);
-      this.#checkThrottle(name, name);
+      const blobKey = blobThrottleKey(client, record);
+      this.#checkThrottle(key, name);
       this.#checkThrottle(blobKey, name);
       const { verifier, dataKey } = await this.#derive(password, record.salt, record.kdf);
       try {
         if (!verifierMatches(verifier, record.verifier)) {
-          const failures = this.#throttle.fail(name);
+          const failures = this.#throttle.fail(key);
           this.#throttle.fail(blobKey);
           this.#log.warn('keystore incorrect password', { username: name, failures, method: 'importUser' });
           throw incorrectPassword(username);
@@ -308,7 +337,7 @@ export class Keystore {
         dataKey.fill(0);
       }
       names.add(name);
-      this.#throttle.reset(name);
+      this.#throttle.reset(key);
       this.#throttle.reset(blobKey);
       this.#log.info('keystore user imported', { username: name, entries: entries.length });
     });
@@ -342,10 +371,17 @@ export class Keystore {
     checkInputs(method, username, password);
     checkUnicode(username, password);
     const name = canonical(method, username);
+    const key = userThrottleKey(this.#client(), name);
     return this.#serial(name, async () => {
       const found = await this.#find(name);
-      if (!found) throw new KeystoreError('UserNotFound', notFound);
-      const dataKey = await this.#authenticate(name, password, found.record);
+      if (!found) {
+        // As costly as a wrong password, and counted as one (no cheap probe for who exists).
+        this.#checkThrottle(key, name);
+        await this.#dummyDerive(password);
+        this.#throttle.fail(key);
+        throw new KeystoreError('UserNotFound', notFound);
+      }
+      const dataKey = await this.#authenticate(key, name, password, found.record);
       try {
         return await fn(found.stored, found.record, dataKey);
       } finally {
@@ -382,30 +418,41 @@ export class Keystore {
     return this.#kdfLimiter.run(() => deriveKeys(password, salt, kdf));
   }
 
-  /** KeystoreError('Throttled') while `key` is locked (`username` names it in the message). */
+  /** KeystoreError('Throttled') while `key` (a client's attempts at a user or blob) is locked; `username` names it in the message. */
   #checkThrottle(key: string, username: string): void {
     const wait = this.#throttle.lockedFor(key);
     if (wait > 0) {
       throw new KeystoreError(
         'Throttled',
-        `too many incorrect passwords for user ${goQuote(username)}; try again in ${Math.ceil(wait / 1000)} s`,
+        `too many incorrect passwords for user ${goQuote(username)} from this client; try again in ${Math.ceil(wait / 1000)} s`,
         { code: 'Throttled', retryAfterMs: wait },
       );
     }
   }
 
-  /** Checks the password (throttled); returns the data key (the caller zeroes it when done). */
-  async #authenticate(name: string, password: string, record: UserRecord): Promise<Uint8Array> {
-    this.#checkThrottle(name, name);
+  /** Checks the password (throttled under `key`); returns the data key (the caller zeroes it when done). */
+  async #authenticate(key: string, name: string, password: string, record: UserRecord): Promise<Uint8Array> {
+    this.#checkThrottle(key, name);
     const { verifier, dataKey } = await this.#derive(password, record.salt, record.kdf);
     if (!verifierMatches(verifier, record.verifier)) {
       dataKey.fill(0);
-      const failures = this.#throttle.fail(name);
+      const failures = this.#throttle.fail(key);
       this.#log.warn('keystore incorrect password', { username: name, failures });
       throw incorrectPassword(name);
     }
-    this.#throttle.reset(name);
+    this.#throttle.reset(key);
     return dataKey;
+  }
+
+  /** The KDF at this node's cost on a dummy record: what checking a password costs, for answers that need none. */
+  async #dummyDerive(password: string): Promise<void> {
+    const { dataKey } = await this.#derive(password, this.#dummySalt, this.#kdf);
+    dataKey.fill(0);
+  }
+
+  /** The current caller's client key ('' outside a request: the node's own calls share one). */
+  #client(): string {
+    return this.#clientOf() ?? '';
   }
 
   /** Every data key of the user (all chains). */

@@ -1,9 +1,10 @@
 /**
- * Per-username throttling of password guesses. After `freeAttempts` consecutive wrong passwords,
- * each further failure locks the user for baseDelayMs * 2^(failures - freeAttempts), capped at
- * maxDelayMs; while locked, attempts are refused before the (expensive) key derivation runs.
- * A correct password clears the entry. The table is bounded: the least recently failed entries
- * are dropped first.
+ * Throttling of password guesses by key — the keystore's key is a client and a username, so one
+ * client's failures never lock another client (the owner) out. After `freeAttempts` consecutive
+ * wrong passwords under a key, each further failure locks that key for
+ * baseDelayMs * 2^(failures - freeAttempts), capped at maxDelayMs; while locked, attempts under it
+ * are refused before the (expensive) key derivation runs. A correct password clears the entry. The
+ * table is bounded: the least recently failed entries are dropped first.
  */
 
 export interface ThrottleOptions {
@@ -18,7 +19,7 @@ export const DEFAULT_THROTTLE: Readonly<ThrottleOptions> = Object.freeze({
   maxDelayMs: 60_000,
 });
 
-/** Most usernames tracked at once. */
+/** Most keys (client and username) tracked at once. */
 export const MAX_THROTTLE_ENTRIES = 10_000;
 
 interface Entry {

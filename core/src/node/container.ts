@@ -16,6 +16,7 @@ import { HealthChecks } from '../api/health/checks.js';
 import { JsonRpcEndpoint } from '../api/jsonrpc.js';
 import { ApiMetrics, createRegistry, type Registry } from '../api/metrics/metrics.js';
 import { RouteTable } from '../api/routes.js';
+import { currentClient } from '../api/request-context.js';
 import { HttpApiServer } from '../api/server.js';
 import { ChainAliases } from '../chains/aliases.js';
 import { ChainCreator } from '../chains/creator.js';
@@ -126,14 +127,26 @@ export function registerNodeParts(c: DependencyContainer): void {
       store: new PrefixedStore(get(r, TOKENS.db), 'keystore'),
       log: get(r, TOKENS.log).child({ module: 'keystore' }),
       now: () => clock.now(),
+      // The throttle counts each client's failures apart (the HTTP layer names the client).
+      clientOf: currentClient,
       ...(kdf ? { kdf } : {}),
     });
   });
-  provideFactory(c, TOKENS.chainAliases, () => new ChainAliases());
-  provideFactory(c, TOKENS.routes, (r) => new RouteTable(get(r, TOKENS.chainAliases)));
+  provideFactory(c, TOKENS.chainAliases, (r) => new ChainAliases({ maxAdminAliases: config(r).apiAdminMaxAliases }));
+  provideFactory(c, TOKENS.routes, (r) => {
+    const log = get(r, TOKENS.log).child({ module: 'api' });
+    return new RouteTable(get(r, TOKENS.chainAliases), {
+      maxAdminAliases: config(r).apiAdminMaxAliases,
+      onAdminAliasDropped: (alias, by) => log.warn('admin alias dropped: the node now serves that path', { alias, path: by }),
+    });
+  });
   provideFactory(c, TOKENS.metrics, () => createRegistry());
   provideFactory(c, TOKENS.apiMetrics, (r) => new ApiMetrics(get(r, TOKENS.metrics)));
-  provideFactory(c, TOKENS.profiler, (r) => new Profiler(config(r).profileDir, { maxFiles: config(r).profileMaxFiles }));
+  provideFactory(
+    c,
+    TOKENS.profiler,
+    (r) => new Profiler(config(r).profileDir, { maxFiles: config(r).profileMaxFiles, heapSnapshots: config(r).profileHeapSnapshotEnabled }),
+  );
   provideFactory(c, TOKENS.health, (r) => {
     const health = new HealthChecks();
     const db = get(r, TOKENS.db);
@@ -145,7 +158,12 @@ export function registerNodeParts(c: DependencyContainer): void {
     return health;
   });
   provideFactory(c, TOKENS.endpoint, (r) => {
-    const options = { maxBatchSize: config(r).httpMaxBatchSize, log: get(r, TOKENS.log).child({ module: 'api' }), metrics: get(r, TOKENS.apiMetrics) };
+    const options = {
+      maxBatchSize: config(r).httpMaxBatchSize,
+      maxJsonDepth: config(r).httpMaxJsonDepth,
+      log: get(r, TOKENS.log).child({ module: 'api' }),
+      metrics: get(r, TOKENS.apiMetrics),
+    };
     return (services) => new JsonRpcEndpoint(services, options);
   });
   provideFactory(c, TOKENS.validators, (r) => new ValidatorSets(genesisValidators(get(r, TOKENS.genesis))));
@@ -219,6 +237,9 @@ export function registerNodeParts(c: DependencyContainer): void {
       allowedOrigins: cfg.httpAllowedOrigins,
       allowedHosts: cfg.httpAllowedHosts,
       maxConnections: cfg.httpMaxConnections,
+      maxBufferedBytes: cfg.httpMaxBufferedBytes,
+      writeTimeoutMs: cfg.httpWriteTimeout,
+      websocket: { pingIntervalMs: cfg.httpWsPingInterval, idleTimeoutMs: cfg.httpWsIdleTimeout },
       log: get(r, TOKENS.log).child({ module: 'http' }),
     });
   });

@@ -215,10 +215,15 @@ export async function startNode(config: NodeConfig, deps: NodeDeps): Promise<Run
     if (config.apiAdminEnabled) {
       routes.mount('admin', {
         kind: 'jsonrpc',
-        endpoint: endpoint([adminService({ nodeId, networkId: config.networkId, routes, chains, profiler, peers })]),
+        endpoint: endpoint([adminService({ nodeId, networkId: config.networkId, routes, chains, profiler, peers, log: log.child({ module: 'admin' }) })]),
       });
     }
-    if (config.apiKeystoreEnabled) routes.mount('keystore', { kind: 'jsonrpc', endpoint: endpoint([keystoreService(keystore)]) });
+    if (config.apiKeystoreEnabled) {
+      routes.mount('keystore', { kind: 'jsonrpc', endpoint: endpoint([keystoreService(keystore, { listUsers: config.apiKeystoreListUsersEnabled })]) });
+    }
+    if (config.profileHeapSnapshotEnabled) {
+      log.warn('--profile-heap-snapshot-enabled: admin.memoryProfile {"kind":"snapshot"} stops the node for seconds and needs about the heap\'s size again in memory');
+    }
     if (config.apiHealthEnabled) {
       routes.mount('health', { kind: 'jsonrpc', endpoint: endpoint([healthService(health)]), get: (_req, res) => healthGet(health, res) });
     }

@@ -120,10 +120,34 @@ test('CPU profiler: start, stop writes a V8 profile; double start and stray stop
   await node.call('admin', 'admin.stopCPUProfiler');
 });
 
-test('memoryProfile writes a heap snapshot; lockProfile writes the event-loop report', async () => {
-  assert.equal((await node.call('admin', 'admin.memoryProfile', { fileName: 'heap.heapsnapshot' })).result, { success: true });
-  const heap = await readFile(join(node.config.profileDir, 'heap.heapsnapshot'), 'utf8');
-  assert.ok(JSON.parse(heap).snapshot.meta);
+test('memoryProfile writes a sampling heap profile; a second one meanwhile is refused; snapshots need the flag (issue 32, point 8)', async () => {
+  const first = node.call('admin', 'admin.memoryProfile', { fileName: 'heap.heapprofile', durationMs: 300 });
+  await new Promise((r) => setTimeout(r, 50));
+  const second = await err('admin.memoryProfile', { fileName: 'other.heapprofile', durationMs: 100 });
+  assert.is(second.code, -32000);
+  assert.match(second.message, /^a memory profile is already being taken \(one at a time\)/);
+  assert.equal((await first).result, { success: true });
+  const profile = JSON.parse(await readFile(join(node.config.profileDir, 'heap.heapprofile'), 'utf8'));
+  assert.ok(profile.head && Array.isArray(profile.samples), 'a .heapprofile: a call tree and its samples');
+  const snapshot = await err('admin.memoryProfile', { fileName: 'heap.heapsnapshot', kind: 'snapshot' });
+  assert.match(snapshot.message, /full heap snapshots are off: .*--profile-heap-snapshot-enabled/);
+  assert.equal(snapshot.data, { code: 'Disabled' });
+  assert.match((await err('admin.memoryProfile', { fileName: 'x', durationMs: 60_001 })).message, /^durationMs: must be at most 60000/);
+  assert.match((await err('admin.memoryProfile', { fileName: 'x', kind: 'full' })).message, /^kind: must be one of sampling, snapshot/);
+});
+
+test('memoryProfile kind snapshot writes a heap snapshot with --profile-heap-snapshot-enabled', async () => {
+  const other = await startTestNode(['--profile-heap-snapshot-enabled']);
+  try {
+    assert.equal((await other.call('admin', 'admin.memoryProfile', { fileName: 'heap.heapsnapshot', kind: 'snapshot' })).result, { success: true });
+    const heap = await readFile(join(other.config.profileDir, 'heap.heapsnapshot'), 'utf8');
+    assert.ok(JSON.parse(heap).snapshot.meta);
+  } finally {
+    await other.close();
+  }
+});
+
+test('lockProfile writes the event-loop report', async () => {
   assert.equal((await node.call('admin', 'admin.lockProfile', { fileName: 'lock.json' })).result, { success: true });
   const lock = JSON.parse(await readFile(join(node.config.profileDir, 'lock.json'), 'utf8'));
   assert.type(lock.eventLoopDelayMs.p99, 'number');

@@ -34,7 +34,7 @@ const preflight = { 'access-control-request-method': 'POST', 'access-control-req
 
 let node: TestNode;
 test.before(async () => {
-  node = await startTestNode();
+  node = await startTestNode(['--api-keystore-list-users-enabled']);
 });
 test.after(() => node.close());
 

@@ -14,6 +14,7 @@ import { createLogger } from '../../src/log/logger.js';
 
 interface Running {
   server: HttpApiServer;
+  routes: RouteTable;
   port: number;
   logs: Array<Record<string, unknown>>;
 }
@@ -25,7 +26,7 @@ async function start(opts: Partial<HttpServerOptions>): Promise<Running> {
   routes.mount('rpc', { kind: 'jsonrpc', endpoint: new JsonRpcEndpoint([], { maxBatchSize: 10, log }) });
   const server = new HttpApiServer(routes, { host: '127.0.0.1', port: 0, maxBodyBytes: 4096, maxConnections: 100, log, ...opts });
   const address = await server.listen();
-  return { server, port: address.port, logs };
+  return { server, routes, port: address.port, logs };
 }
 
 function open(port: number): Promise<Socket> {
@@ -114,35 +115,67 @@ test('idle keep-alive sockets are closed after the keep-alive timeout', async ()
   }
 });
 
-test('beyond --http-max-connections new sockets are closed at once; open ones keep working; logged once', async () => {
+test('a full table closes the connection idle the longest for a new one (issue 32, point 6)', async () => {
   const cap = 8;
   const { server, port, logs } = await start({ maxConnections: cap });
   try {
-    const held = await Promise.all(Array.from({ length: cap }, () => open(port)));
-    await until(() => server.connections === cap, 1_000, 'cap sockets open');
-    for (let i = 0; i < 3; i++) {
-      const extra = await open(port);
-      let data = '';
-      extra.on('data', (d) => (data += d));
-      const closed = await new Promise<boolean>((resolve) => {
-        extra.on('close', () => resolve(true));
-        extra.on('error', () => undefined);
-        setTimeout(() => resolve(false), 2_000).unref();
-      });
-      assert.ok(closed, 'the socket over the cap is closed by the server');
-      assert.is(data, '', 'and nothing is served on it');
+    const held: Socket[] = [];
+    for (let i = 0; i < cap; i++) {
+      held.push(await open(port));
+      await new Promise((r) => setTimeout(r, 5)); // distinct connect times: held[0] is the oldest
     }
+    await until(() => server.connections === cap, 1_000, 'cap sockets open');
+    // The oldest idle socket has done a request since: it is now the most recently active.
+    assert.match(await exchange(held[0]!), /^HTTP\/1\.1 200/);
+    const closed = held.map((s) => new Promise<void>((resolve) => s.on('close', () => resolve())));
+    const fresh = await open(port);
+    assert.match(await exchange(fresh), /^HTTP\/1\.1 200/, 'the new connection is served');
+    await closed[1]; // the one idle the longest (connected second, never used) was closed
     assert.is(server.connections, cap);
-    for (const s of held) assert.match(await exchange(s), /^HTTP\/1\.1 200/, 'open sockets still work');
-    const refusedLogs = logs.filter((l) => l.msg === 'http connections refused: limit reached');
-    assert.is(refusedLogs.length, 1, 'refusals are logged rate-limited');
-    assert.is(refusedLogs[0]!.limit, cap);
-    held[0]!.destroy();
-    await until(() => server.connections === cap - 1, 1_000, 'a slot freed');
-    const again = await open(port);
-    assert.match(await exchange(again), /^HTTP\/1\.1 200/, 'a new socket is served once below the cap');
-    again.destroy();
+    assert.match(await exchange(held[0]!), /^HTTP\/1\.1 200/, 'the recently used one still works');
+    const evicted = logs.filter((l) => l.msg === 'http connection table full: closed the connection idle the longest');
+    assert.is(evicted.length, 1);
+    assert.is(evicted[0]!.limit, cap);
+    // Many more: each evicts an idle one, the table never grows, and the log stays one line.
+    for (let i = 0; i < 20; i++) (await open(port)).on('error', () => undefined);
+    await until(() => server.table.count('evicted') === 21, 2_000, 'each new socket evicted an idle one');
+    assert.ok(server.connections <= cap);
+    assert.is(logs.filter((l) => l.msg === 'http connection table full: closed the connection idle the longest').length, 1, 'logged rate-limited');
+    fresh.destroy();
     for (const s of held) s.destroy();
+  } finally {
+    await server.close();
+  }
+});
+
+test('only when every connection is busy with a request is the new one closed', async () => {
+  const cap = 4;
+  let release!: () => void;
+  const released = new Promise<void>((r) => (release = r));
+  const { server, routes, port, logs } = await start({ maxConnections: cap });
+  routes.mount('slow', {
+    kind: 'http',
+    handle: async (req, res) => {
+      req.resume();
+      await released;
+      res.end('done');
+    },
+  });
+  try {
+    const busy = await Promise.all(Array.from({ length: cap }, () => open(port)));
+    for (const s of busy) s.write('GET /ext/slow HTTP/1.1\r\nhost: 127.0.0.1\r\n\r\n');
+    await until(() => server.table.bufferedBytes === 0 && server.connections === cap, 1_000, 'cap busy sockets');
+    await new Promise((r) => setTimeout(r, 50));
+    const extra = await open(port);
+    const closed = await new Promise<boolean>((resolve) => {
+      extra.on('close', () => resolve(true));
+      extra.on('error', () => undefined);
+      setTimeout(() => resolve(false), 2_000).unref();
+    });
+    assert.ok(closed, 'the socket over the cap is closed when none is idle');
+    assert.ok(logs.some((l) => l.msg === 'http connection refused: every connection is busy with a request'));
+    release();
+    for (const s of busy) s.destroy();
   } finally {
     await server.close();
   }

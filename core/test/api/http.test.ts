@@ -6,7 +6,7 @@ import { post, rpc, startTestNode, type TestNode } from '../helpers/node.js';
 
 let node: TestNode;
 test.before(async () => {
-  node = await startTestNode(['--http-max-body-bytes=4096', '--http-max-batch-size=3']);
+  node = await startTestNode(['--http-max-body-bytes=4096', '--http-max-batch-size=3', '--api-keystore-list-users-enabled']);
 });
 test.after(() => node.close());
 

@@ -4,7 +4,7 @@ import { cb58Decode, cb58Encode, Id } from '@cornice/sdk';
 import { keystoreApi } from '../../src/api/keystore/api.js';
 import { pollHealth } from '../../src/testing/sweep.js';
 import { MAX_EXPORT_BYTES } from '../../src/keystore/records.js';
-import { startTestNode, type TestNode } from '../helpers/node.js';
+import { oneConnection, startTestNode, type TestNode } from '../helpers/node.js';
 
 const STRONG = 'Tr0ub4dor&3-horse-battery';
 const WEAK_TEXT =
@@ -12,7 +12,7 @@ const WEAK_TEXT =
 
 let node: TestNode;
 test.before(async () => {
-  node = await startTestNode();
+  node = await startTestNode(['--api-keystore-list-users-enabled']);
 });
 test.after(() => node.close());
 
@@ -30,6 +30,20 @@ test('createUser, listUsers', async () => {
   assert.equal((await ks('createUser', { username: 'bob', password: STRONG })).result, { success: true });
   assert.equal((await ks('createUser', { username: 'alice', password: STRONG })).result, { success: true });
   assert.equal((await ks('listUsers')).result, { users: ['alice', 'bob'] });
+});
+
+test('listUsers is off by default: usernames are not public (issue 32, point 13)', async () => {
+  const other = await startTestNode();
+  try {
+    await other.call('keystore', 'keystore.createUser', { username: 'carol', password: STRONG });
+    const r = await other.call('keystore', 'keystore.listUsers');
+    assert.is(r.error?.code, -32000);
+    assert.match(r.error!.message, /^keystore\.listUsers is disabled: usernames are not public .*--api-keystore-list-users-enabled/);
+    assert.equal(r.error!.data, { code: 'Disabled' });
+    assert.not.match(JSON.stringify(r), /carol/);
+  } finally {
+    await other.close();
+  }
 });
 
 test('createUser: invalid inputs with the reference texts', async () => {
@@ -82,18 +96,29 @@ test('deleteUser', async () => {
   assert.match(await fails('deleteUser', { username: 'bob' }, -32602), /^password: missing/);
 });
 
-test('repeated wrong passwords are throttled', async () => {
-  let last = '';
-  for (let i = 0; i < 8; i++) last = await fails('exportUser', { username: 'alice', password: `Wrong-${i}-Pass!` });
-  assert.match(last, /too many incorrect passwords for user "alice"/);
-  // even the right password is refused while locked
-  const r = await ks('exportUser', { username: 'alice', password: STRONG });
-  assert.is(r.error?.code, -32000);
-  assert.match(r.error!.message, /too many incorrect passwords/);
-  // data.code like every other keystore error, and when to try again
-  const data = r.error!.data as { code: string; retryAfterMs: number };
-  assert.is(data.code, 'Throttled');
-  assert.ok(data.retryAfterMs > 0);
+test("repeated wrong passwords are throttled for the client that sent them, never for the owner's other connection", async () => {
+  const guesser = oneConnection(node.url);
+  const owner = oneConnection(node.url);
+  try {
+    let last = '';
+    for (let i = 0; i < 8; i++) {
+      last = (await guesser.call('keystore', 'keystore.exportUser', { username: 'alice', password: `Wrong-${i}-Pass!` })).error!.message;
+    }
+    assert.match(last, /too many incorrect passwords for user "alice" from this client/);
+    // even the right password is refused to that client while it is locked...
+    const r = await guesser.call('keystore', 'keystore.exportUser', { username: 'alice', password: STRONG });
+    assert.is(r.error?.code, -32000);
+    assert.match(r.error!.message, /too many incorrect passwords/);
+    // data.code like every other keystore error, and when to try again
+    const data = r.error!.data as { code: string; retryAfterMs: number };
+    assert.is(data.code, 'Throttled');
+    assert.ok(data.retryAfterMs > 0);
+    // ...while the owner, on another connection, is not locked out (issue 32, point 13).
+    assert.type((await owner.call('keystore', 'keystore.exportUser', { username: 'alice', password: STRONG })).result?.user, 'string');
+  } finally {
+    guesser.close();
+    owner.close();
+  }
 });
 
 test('usernames: control and bidi characters refused with a clear error; NFC forms are one user', async () => {

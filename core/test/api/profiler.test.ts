@@ -1,9 +1,9 @@
-import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { Profiler, ProfilerError } from '../../src/api/admin/profiler.js';
+import { MEMORY_PROFILE_BUSY, Profiler, ProfilerError, type ProfilerOptions } from '../../src/api/admin/profiler.js';
 
 let dir: string;
 test.before.each(async () => {
@@ -15,8 +15,8 @@ test.after.each(() => rm(dir, { recursive: true, force: true }));
 const files = async () => (await readdir(dir)).filter((f) => !f.startsWith('.')).sort();
 
 /** Runs `fn` with a profiler keeping `maxFiles` files, closed afterwards. */
-async function withProfiler(maxFiles: number, fn: (p: Profiler) => Promise<void>): Promise<void> {
-  const p = new Profiler(dir, { maxFiles });
+async function withProfiler(maxFiles: number, fn: (p: Profiler) => Promise<void>, opts: ProfilerOptions = { heapSnapshots: true }): Promise<void> {
+  const p = new Profiler(dir, { maxFiles, ...opts });
   try {
     await fn(p);
   } finally {
@@ -45,6 +45,55 @@ test('heap snapshots and CPU profiles count too', async () => {
     await p.heapSnapshot('d.heapsnapshot');
     assert.equal(await files(), ['c.json', 'd.heapsnapshot']);
   });
+});
+
+test('a sampling heap profile: written as .heapprofile JSON; one memory profile at a time (issue 32, point 8)', async () => {
+  let release!: () => void;
+  const opened = new Promise<void>((r) => (release = r));
+  await withProfiler(
+    5,
+    async (p) => {
+      const first = p.heapSampling('a.heapprofile', 1_000);
+      // While it samples, another sampling or snapshot is refused, not queued.
+      await new Promise((r) => setTimeout(r, 20));
+      for (const other of [p.heapSampling('b.heapprofile', 10), p.heapSnapshot('c.heapsnapshot')]) {
+        try {
+          await other;
+          assert.unreachable('refused');
+        } catch (e) {
+          assert.instance(e, ProfilerError);
+          assert.is((e as ProfilerError).code, 'AlreadyRunning');
+          assert.is((e as Error).message, MEMORY_PROFILE_BUSY);
+        }
+      }
+      release();
+      await first;
+      const profile = JSON.parse(await readFile(join(dir, 'a.heapprofile'), 'utf8'));
+      assert.ok(profile.head?.callFrame, 'a call tree');
+      assert.ok(Array.isArray(profile.samples));
+      // Free again once done.
+      await p.heapSampling('d.heapprofile', 10);
+      assert.equal(await files(), ['a.heapprofile', 'd.heapprofile']);
+    },
+    { heapSnapshots: true, wait: (ms) => (ms === 1_000 ? opened : new Promise((r) => setTimeout(r, ms))) },
+  );
+});
+
+test('full heap snapshots are refused unless enabled', async () => {
+  await withProfiler(
+    5,
+    async (p) => {
+      try {
+        await p.heapSnapshot('x.heapsnapshot');
+        assert.unreachable('refused');
+      } catch (e) {
+        assert.is((e as ProfilerError).code, 'Disabled');
+        assert.match((e as Error).message, /--profile-heap-snapshot-enabled/);
+      }
+      assert.equal(await files(), []);
+    },
+    {},
+  );
 });
 
 test('files the profiler did not write are never deleted', async () => {

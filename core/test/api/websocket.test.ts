@@ -9,16 +9,17 @@ import { WebSocket } from 'ws';
 import { silentLogger, type WebSocketConnection } from '@cornice/sdk';
 import { RouteTable } from '../../src/api/routes.js';
 import { HttpApiServer } from '../../src/api/server.js';
+import type { WebSocketLimits } from '../../src/api/websocket.js';
 
-async function serve(opts: { allowedOrigins?: string[] } = {}) {
+async function serve(opts: { allowedOrigins?: string[]; websocket?: Partial<WebSocketLimits>; maxConnections?: number } = {}) {
   const routes = new RouteTable();
   const server = new HttpApiServer(routes, {
     host: '127.0.0.1',
     port: 0,
     maxBodyBytes: 1 << 20,
-    maxConnections: 100,
+    maxConnections: opts.maxConnections ?? 100,
     log: silentLogger,
-    websocket: { maxMessageBytes: 1024 },
+    websocket: { maxMessageBytes: 1024, ...opts.websocket },
     ...(opts.allowedOrigins ? { allowedOrigins: opts.allowedOrigins } : {}),
   });
   routes.mount('echo', {
@@ -135,6 +136,79 @@ test('binary and oversized messages close the connection; a throwing handler clo
     d.send('still here');
     assert.is(await nextMessage(d), 'echo still here');
     d.close();
+  } finally {
+    await server.close();
+  }
+});
+
+async function until(cond: () => boolean, ms: number, what: string): Promise<void> {
+  const end = performance.now() + ms;
+  while (!cond()) {
+    if (performance.now() > end) assert.unreachable(`${what} within ${ms} ms`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+/** The client's raw socket (ws keeps it private). */
+const rawSocket = (ws: WebSocket) => (ws as unknown as { _socket: import('node:net').Socket })._socket;
+
+test('a client that does not read is terminated at once, its buffers freed (issue 32, point 10)', async () => {
+  const { server, url } = await serve({ websocket: { maxBufferedBytes: 64 * 1024 } });
+  try {
+    const ws = (await open(`${url}/burst`)).ws!;
+    rawSocket(ws).pause(); // stops reading
+    const t0 = performance.now();
+    for (let i = 0; i < 400; i++) ws.send('y'.repeat(900)); // each answered with 500 messages of ~900 bytes
+    await until(() => server.connections === 0, 5_000, 'the non-reader terminated');
+    assert.ok(performance.now() - t0 < 3_000, 'not after a 30 s close handshake');
+    assert.is(server.table.bufferedBytes, 0);
+    ws.terminate();
+  } finally {
+    await server.close();
+  }
+});
+
+test('a peer that does not answer pings is terminated; an idle one is closed with 1001 (issue 32, point 6)', async () => {
+  const { server, url } = await serve({ websocket: { pingIntervalMs: 100, idleTimeoutMs: 60_000 } });
+  try {
+    const live = (await open(`${url}/echo`)).ws!;
+    const dead = (await open(`${url}/echo`)).ws!;
+    rawSocket(dead).pause(); // never sees the ping, never answers
+    await until(() => server.connections === 1, 2_000, 'the dead peer terminated');
+    await new Promise((r) => setTimeout(r, 300));
+    live.send('still');
+    assert.is(await nextMessage(live), 'echo still', 'a peer answering pings stays');
+    live.close();
+    dead.terminate();
+  } finally {
+    await server.close();
+  }
+  const idle = await serve({ websocket: { pingIntervalMs: 50, idleTimeoutMs: 300 } });
+  try {
+    const ws = (await open(`${idle.url}/echo`)).ws!;
+    const code = closed(ws);
+    const t0 = performance.now();
+    assert.is(await code, 1001);
+    assert.ok(performance.now() - t0 >= 250, 'not before the idle timeout');
+  } finally {
+    await idle.server.close();
+  }
+});
+
+test('idle WebSockets filling the table are evicted, oldest first, for new clients (issue 32, point 6)', async () => {
+  const { server, url } = await serve({ maxConnections: 10 });
+  try {
+    const sockets: WebSocket[] = [];
+    for (let i = 0; i < 10; i++) sockets.push((await open(`${url}/echo`)).ws!);
+    const firstClosed = closed(sockets[0]!);
+    sockets[1]!.send('keeps me recent');
+    await nextMessage(sockets[1]!);
+    const http = url.replace('ws:', 'http:');
+    const r = await fetch(`${http}/echo`, { method: 'POST', headers: { 'content-type': 'application/json', connection: 'close' }, body: '{}' });
+    assert.is(r.status, 426, 'a new HTTP client is served');
+    await firstClosed;
+    assert.is(sockets[1]!.readyState, WebSocket.OPEN, 'the recently active one stays');
+    for (const ws of sockets) ws.terminate();
   } finally {
     await server.close();
   }

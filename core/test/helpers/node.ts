@@ -1,5 +1,6 @@
 /** Starts a real node in this process on 127.0.0.1 with an ephemeral port, for HTTP-level tests. */
 import { mkdtemp, rm } from 'node:fs/promises';
+import { Agent, request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { silentLogger } from '@cornice/sdk';
@@ -46,4 +47,39 @@ export const rpc = postJson;
 export async function post(url: string, body: string, contentType = 'application/json'): Promise<{ status: number; text: string; headers: Headers }> {
   const res = await fetch(url, { method: 'POST', headers: contentType ? { 'content-type': contentType } : {}, body });
   return { status: res.status, text: await res.text(), headers: res.headers };
+}
+
+/**
+ * JSON-RPC calls that all travel over one keep-alive connection (node:http, one socket), for tests
+ * of what the server keys by connection (the keystore throttle of a loopback client). `close()`
+ * ends the connection.
+ */
+export function oneConnection(baseUrl: string): { call(path: string, method: string, params?: unknown): Promise<RpcReply>; close(): void } {
+  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+  let id = 1;
+  return {
+    call: (path, method, params) =>
+      new Promise((resolve, reject) => {
+        const body = JSON.stringify({ jsonrpc: '2.0', id: id++, method, params });
+        const req = httpRequest(
+          `${baseUrl}/ext/${path}`,
+          { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } },
+          (res) => {
+            let text = '';
+            res.setEncoding('utf8');
+            res.on('data', (d: string) => (text += d));
+            res.on('end', () => {
+              try {
+                resolve(JSON.parse(text) as RpcReply);
+              } catch (e) {
+                reject(e);
+              }
+            });
+          },
+        );
+        req.on('error', reject);
+        req.end(body);
+      }),
+    close: () => agent.destroy(),
+  };
 }

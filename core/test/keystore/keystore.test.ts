@@ -1,7 +1,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { concatBytes, MemoryStore, NodeError } from '@cornice/sdk';
-import { Keystore, KeystoreError } from '../../src/keystore/keystore.js';
+import { KdfLimiter, Keystore, KeystoreError } from '../../src/keystore/keystore.js';
 import { decodeExport, MAX_EXPORT_BYTES, type ExportEntry } from '../../src/keystore/records.js';
 import { bytes, chain, COUNT_AT, forge, reencode, contains, dump, FAST_KDF, fixture, rejects, STRONG, STRONG2, text } from './helpers.js';
 
@@ -203,6 +203,33 @@ test('usernames are NFC: precomposed and decomposed forms are one user', async (
   // Concurrent creates of the two forms: one wins.
   const rs = await Promise.allSettled([ks.createUser(decomposed, STRONG), ks.createUser(composed, STRONG)]);
   assert.equal(rs.map((r) => r.status), ['fulfilled', 'rejected']);
+});
+
+test('missing users cost a KDF: lookups of missing users cost what existing ones cost (issue 32, point 13)', async () => {
+  // Counts the key derivations each answer needs (the costly part: ~180 ms at the default cost).
+  class Counting extends KdfLimiter {
+    runs = 0;
+    override run<T>(derive: () => Promise<T>): Promise<T> {
+      this.runs++;
+      return super.run(derive);
+    }
+  }
+  const kdfLimiter = new Counting();
+  const { ks } = fixture({ kdfLimiter, throttle: { freeAttempts: 100, baseDelayMs: 0, maxDelayMs: 0 } });
+  await ks.createUser('bob', STRONG);
+  const cost = async (p: Promise<unknown>) => {
+    const before = kdfLimiter.runs;
+    await p.catch(() => undefined);
+    return kdfLimiter.runs - before;
+  };
+  assert.is(await cost(ks.exportUser('bob', STRONG2)), 1, 'a wrong password: one KDF');
+  assert.is(await cost(ks.exportUser('nobody', STRONG2)), 1, 'a missing user: one KDF too');
+  assert.is(await cost(ks.deleteUser('nobody', STRONG2)), 1);
+  assert.is(await cost(ks.openUserStore('nobody', STRONG2, chain(1))), 1);
+  assert.is(await cost(ks.createUser('bob', STRONG2)), 1, 'createUser of an existing user: as costly as creating one');
+  const blob = await ks.exportUser('bob', STRONG);
+  assert.is(await cost(ks.importUser('bob', STRONG, blob)), 1, 'importUser onto an existing name too');
+  await rejects(ks.createUser('bob', STRONG2), 'UserExists');
 });
 
 test('exportUser: unknown user, wrong password', async () => {

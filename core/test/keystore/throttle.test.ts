@@ -16,21 +16,21 @@ test('refused while locked, allowed after, delays double up to the cap, reset on
   const err = await rejects(
     ks.exportUser('bob', STRONG),
     'Throttled',
-    'too many incorrect passwords for user "bob"; try again in 1 s',
+    'too many incorrect passwords for user "bob" from this client; try again in 1 s',
   );
   // data.code like every other keystore error, and when to come back.
   assert.equal(err.data, { code: 'Throttled', retryAfterMs: 1000 });
   await rejects(ks.openUserStore('bob', STRONG, chain(1)), 'Throttled');
   await rejects(ks.deleteUser('bob', STRONG), 'Throttled');
   clock.t += 999;
-  await rejects(ks.exportUser('bob', STRONG), 'Throttled', 'too many incorrect passwords for user "bob"; try again in 1 s');
+  await rejects(ks.exportUser('bob', STRONG), 'Throttled', 'too many incorrect passwords for user "bob" from this client; try again in 1 s');
   clock.t += 1;
   // 6th failure: 2 s; 7th: 4 s.
   await rejects(ks.exportUser('bob', STRONG2), 'IncorrectPassword', WRONG);
   await rejects(ks.exportUser('bob', STRONG2), 'Throttled', /try again in 2 s$/);
   clock.t += 2000;
   await rejects(ks.exportUser('bob', STRONG2), 'IncorrectPassword', WRONG);
-  await rejects(ks.exportUser('bob', STRONG2), 'Throttled', 'too many incorrect passwords for user "bob"; try again in 4 s');
+  await rejects(ks.exportUser('bob', STRONG2), 'Throttled', 'too many incorrect passwords for user "bob" from this client; try again in 4 s');
   clock.t += 1500;
   await rejects(ks.exportUser('bob', STRONG2), 'Throttled', /try again in 3 s$/);
   clock.t += 2500;
@@ -57,8 +57,32 @@ test('throttling is per username', async () => {
   await ks.createUser('carol', STRONG);
   await rejects(ks.exportUser('bob', STRONG2), 'IncorrectPassword');
   await rejects(ks.exportUser('bob', STRONG2), 'IncorrectPassword');
-  await rejects(ks.exportUser('bob', STRONG), 'Throttled', 'too many incorrect passwords for user "bob"; try again in 10 s');
+  await rejects(ks.exportUser('bob', STRONG), 'Throttled', 'too many incorrect passwords for user "bob" from this client; try again in 10 s');
   await ks.exportUser('carol', STRONG);
+});
+
+test("another client's failures never lock the owner out (issue 32, point 13)", async () => {
+  let client = 'attacker';
+  const { ks } = fixture({ clientOf: () => client, throttle: { freeAttempts: 2, baseDelayMs: 10_000, maxDelayMs: 60_000 } });
+  await ks.createUser('bob', STRONG);
+  for (let i = 0; i < 3; i++) await rejects(ks.exportUser('bob', STRONG2), /* 3rd: */ i < 2 ? 'IncorrectPassword' : 'Throttled');
+  // The attacker stays locked, even with the right password...
+  await rejects(ks.exportUser('bob', STRONG), 'Throttled', /from this client; try again in 10 s$/);
+  // ...while the owner, another client, gets in at once, and a slip of theirs is theirs alone.
+  client = 'owner';
+  await ks.exportUser('bob', STRONG);
+  await ks.openUserStore('bob', STRONG, chain(1));
+  await rejects(ks.exportUser('bob', STRONG2), 'IncorrectPassword');
+  await ks.exportUser('bob', STRONG);
+  client = 'attacker';
+  await rejects(ks.deleteUser('bob', STRONG), 'Throttled');
+});
+
+test('a missing user counts as a wrong password for the throttle (probing names is throttled too)', async () => {
+  const { ks } = fixture({ clientOf: () => 'prober', throttle: { freeAttempts: 2, baseDelayMs: 10_000, maxDelayMs: 60_000 } });
+  await rejects(ks.exportUser('nobody', STRONG), 'UserNotFound', 'not found');
+  await rejects(ks.exportUser('nobody', STRONG), 'UserNotFound', 'not found');
+  await rejects(ks.exportUser('nobody', STRONG), 'Throttled', /^too many incorrect passwords for user "nobody"/);
 });
 
 test('importUser: wrong passwords count against the target name and against the blob', async () => {
@@ -68,7 +92,7 @@ test('importUser: wrong passwords count against the target name and against the 
   await rejects(ks.importUser('rob', STRONG2, blob), 'IncorrectPassword');
   await rejects(ks.importUser('rob', STRONG2, blob), 'IncorrectPassword');
   // The target name is locked, even for the right password...
-  const err = await rejects(ks.importUser('rob', STRONG, blob), 'Throttled', 'too many incorrect passwords for user "rob"; try again in 10 s');
+  const err = await rejects(ks.importUser('rob', STRONG, blob), 'Throttled', 'too many incorrect passwords for user "rob" from this client; try again in 10 s');
   assert.equal(err.data, { code: 'Throttled', retryAfterMs: 10_000 });
   // ...and so is the blob under another target name.
   await rejects(ks.importUser('robin', STRONG2, blob), 'Throttled', /^too many incorrect passwords for user "robin"/);

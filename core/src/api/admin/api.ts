@@ -1,4 +1,5 @@
 import { defineService, method, p, result } from '@cornice/sdk';
+import { HEAP_SAMPLING_MAX_MS, HEAP_SAMPLING_MIN_MS } from './heap-profile.js';
 import type { PeerSummary } from '../../network/types.js';
 
 /** A file name inside the node's profile directory: no directories, no traversal. */
@@ -24,12 +25,22 @@ export const adminApi = defineService('admin', {
   alias: method({
     params: p.object({ endpoint: p.string({ min: 1, max: 512 }), alias: alias() }),
     result: result<{ success: boolean }>(),
-    doc: 'Make /ext/<alias> serve what /ext/<endpoint> serves',
+    doc: 'Make /ext/<alias> serve what /ext/<endpoint> serves; never over a path already served, nor under bc/ or vm/; bounded in number',
+  }),
+  removeAlias: method({
+    params: p.object({ alias: alias() }),
+    result: result<{ success: boolean }>(),
+    doc: 'Remove an alias that admin.alias added',
   }),
   aliasChain: method({
     params: p.object({ chain: p.string({ min: 1, max: 128 }), alias: p.string({ min: 1, max: 128 }) }),
     result: result<{ success: boolean }>(),
-    doc: 'Give a chain another alias, usable wherever its ID is (e.g. /ext/bc/<alias>)',
+    doc: 'Give a chain another alias, usable wherever its ID is (e.g. /ext/bc/<alias>); bounded in number',
+  }),
+  removeChainAlias: method({
+    params: p.object({ alias: p.string({ min: 1, max: 128 }) }),
+    result: result<{ success: boolean }>(),
+    doc: 'Remove a chain alias that admin.aliasChain added',
   }),
   getBlockchainID: method({
     params: p.object({ alias: p.string({ min: 1, max: 128 }) }),
@@ -48,9 +59,13 @@ export const adminApi = defineService('admin', {
   }),
   stopCPUProfiler: method({ params: p.none(), result: result<{ success: boolean }>(), doc: 'Stop the CPU profile and write it' }),
   memoryProfile: method({
-    params: p.object({ fileName: profileFileName() }),
+    params: p.object({
+      fileName: profileFileName(),
+      durationMs: p.optional(p.uint(32, { min: HEAP_SAMPLING_MIN_MS, max: HEAP_SAMPLING_MAX_MS })),
+      kind: p.optional(p.oneOf('sampling', 'snapshot')),
+    }),
     result: result<{ success: boolean }>(),
-    doc: 'Write a V8 heap snapshot to fileName',
+    doc: 'Write a sampling heap profile over durationMs (default 5000) to fileName; kind "snapshot" (only with --profile-heap-snapshot-enabled) writes a full heap snapshot instead. One at a time',
   }),
   lockProfile: method({
     params: p.object({ fileName: profileFileName() }),

@@ -1,7 +1,10 @@
 /**
  * Profiles the running node into files under one directory (never outside it): V8 CPU profiles
- * (.cpuprofile JSON, open in Chrome DevTools), heap snapshots, and — since Node.js has no mutexes —
- * a "lock" report of what blocks instead: event-loop delay percentiles and active handles.
+ * (.cpuprofile JSON, open in Chrome DevTools), sampling heap profiles (heap-profile.ts; full heap
+ * snapshots only when `heapSnapshots` is on: they stop the node for seconds and need about the
+ * heap's size again), and — since Node.js has no mutexes — a "lock" report of what blocks instead:
+ * event-loop delay percentiles and active handles. One memory profile runs at a time; another
+ * asked for meanwhile is refused (AlreadyRunning). Tests: core/test/api/profiler.test.ts.
  *
  * At most `maxFiles` profiles are kept: the profiler lists the files it wrote, oldest first, in an
  * index file inside the directory, and writing one more deletes the oldest. Files it did not write
@@ -15,13 +18,23 @@ import { getHeapSnapshot } from 'node:v8';
 import { createWriteStream } from 'node:fs';
 import { pipeline } from 'node:stream/promises';
 import { NodeError } from '@cornice/sdk';
+import { sampleHeap } from './heap-profile.js';
 
-export class ProfilerError extends NodeError<'AlreadyRunning' | 'NotRunning' | 'BadFileName' | 'Io'> {}
+export class ProfilerError extends NodeError<'AlreadyRunning' | 'NotRunning' | 'BadFileName' | 'Io' | 'Disabled'> {}
 
 export interface ProfilerOptions {
   /** Profiles kept in the directory; writing another deletes the oldest (default 5). */
   maxFiles?: number;
+  /** Whether full heap snapshots may be taken (--profile-heap-snapshot-enabled; default false). */
+  heapSnapshots?: boolean;
+  /** The sampling window's timer (tests shorten it). */
+  wait?: (ms: number) => Promise<void>;
 }
+
+export const MEMORY_PROFILE_BUSY = 'a memory profile is already being taken (one at a time); try again when it finishes';
+export const SNAPSHOTS_DISABLED =
+  'full heap snapshots are off: one stops the node for seconds (tens of seconds on a large heap) and needs about the heap\'s size again in memory. ' +
+  'Omit "kind" for a sampling heap profile, or start the node with --profile-heap-snapshot-enabled';
 
 /** The profiler's list of the files it wrote, oldest first (JSON array of names). */
 const INDEX_FILE = '.cornice-profiles.json';
@@ -29,6 +42,10 @@ const INDEX_FILE = '.cornice-profiles.json';
 export class Profiler {
   #cpu: { session: Session; file: string } | undefined;
   #starting = false;
+  /** A memory profile (sampling or snapshot) is being taken. */
+  #memoryBusy = false;
+  readonly #heapSnapshots: boolean;
+  readonly #wait: ((ms: number) => Promise<void>) | undefined;
   readonly #loopDelay: IntervalHistogram;
   readonly #since = new Date();
   readonly #maxFiles: number;
@@ -42,6 +59,8 @@ export class Profiler {
     opts: ProfilerOptions = {},
   ) {
     this.#maxFiles = opts.maxFiles ?? 5;
+    this.#heapSnapshots = opts.heapSnapshots ?? false;
+    this.#wait = opts.wait;
     // A sampling timer; 50 ms keeps an idle node quiet (10 ms woke it 100 times a second) and still
     // shows a loop blocked for longer than that.
     this.#loopDelay = monitorEventLoopDelay({ resolution: 50 });
@@ -92,18 +111,53 @@ export class Profiler {
     }
   }
 
+  /** Whether full heap snapshots are allowed. */
+  get heapSnapshotsEnabled(): boolean {
+    return this.#heapSnapshots;
+  }
+
+  /** A sampling heap profile over `durationMs` (.heapprofile JSON); AlreadyRunning while another memory profile runs. */
+  async heapSampling(fileName: string, durationMs: number): Promise<string> {
+    const file = this.path(fileName);
+    return this.#oneMemoryProfile(async () => {
+      const profile = await sampleHeap(durationMs, this.#wait);
+      await this.#write(file, JSON.stringify(profile));
+      await this.#keep(file);
+      return file;
+    });
+  }
+
+  /**
+   * A full V8 heap snapshot: blocks the event loop while V8 walks the heap. Disabled unless the
+   * profiler was made with `heapSnapshots` (test: profiler.test.ts "full heap snapshots are refused unless enabled").
+   */
   async heapSnapshot(fileName: string): Promise<string> {
     const file = this.path(fileName);
-    await mkdir(this.dir, { recursive: true, mode: 0o700 }); // heap snapshots hold secrets
-    const tmp = `${file}.partial`;
+    if (!this.#heapSnapshots) throw new ProfilerError('Disabled', SNAPSHOTS_DISABLED);
+    return this.#oneMemoryProfile(async () => {
+      await mkdir(this.dir, { recursive: true, mode: 0o700 }); // heap snapshots hold secrets
+      const tmp = `${file}.partial`;
+      try {
+        await pipeline(getHeapSnapshot(), createWriteStream(tmp, { mode: 0o600 }));
+        await rename(tmp, file);
+      } catch (e) {
+        await rm(tmp, { force: true }).catch(() => undefined);
+        throw new ProfilerError('Io', `cannot write heap snapshot: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+      }
+      await this.#keep(file);
+      return file;
+    });
+  }
+
+  /** Runs one memory profile; refuses a second one while it runs (they would add up in memory and time). */
+  async #oneMemoryProfile<T>(fn: () => Promise<T>): Promise<T> {
+    if (this.#memoryBusy) throw new ProfilerError('AlreadyRunning', MEMORY_PROFILE_BUSY);
+    this.#memoryBusy = true;
     try {
-      await pipeline(getHeapSnapshot(), createWriteStream(tmp, { mode: 0o600 }));
-      await rename(tmp, file);
-    } catch (e) {
-      throw new ProfilerError('Io', `cannot write heap snapshot: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+      return await fn();
+    } finally {
+      this.#memoryBusy = false;
     }
-    await this.#keep(file);
-    return file;
   }
 
   /** Node's stand-in for mutex statistics (see the class comment). */

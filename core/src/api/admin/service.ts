@@ -1,8 +1,9 @@
-import { bindService, type BoundService } from '@cornice/sdk';
+import { bindService, silentLogger, type BoundService, type Logger } from '@cornice/sdk';
 import type { ChainAliases } from '../../chains/aliases.js';
 import type { PeerSummary } from '../../network/types.js';
 import type { RouteTable } from '../routes.js';
 import { adminApi } from './api.js';
+import { HEAP_SAMPLING_DEFAULT_MS } from './heap-profile.js';
 import { stackTrace, type Profiler } from './profiler.js';
 
 export interface AdminDeps {
@@ -13,6 +14,7 @@ export interface AdminDeps {
   profiler: Profiler;
   /** Connected peers. */
   peers: () => PeerSummary[];
+  log?: Logger;
 }
 
 export function adminService(d: AdminDeps): BoundService {
@@ -28,11 +30,19 @@ export function adminService(d: AdminDeps): BoundService {
       return { peers: details.map((p) => p.ip), details };
     },
     async alias({ endpoint, alias }) {
-      d.routes.alias(endpoint.replace(/^\/?(ext\/)?/, ''), alias);
+      d.routes.addAdminAlias(endpoint.replace(/^\/?(ext\/)?/, ''), alias);
+      return { success: true };
+    },
+    async removeAlias({ alias }) {
+      d.routes.removeAdminAlias(alias.replace(/^\/?(ext\/)?/, ''));
       return { success: true };
     },
     async aliasChain({ chain, alias }) {
       d.chains.alias(chain, alias);
+      return { success: true };
+    },
+    async removeChainAlias({ alias }) {
+      d.chains.removeAlias(alias);
       return { success: true };
     },
     async getBlockchainID({ alias }) {
@@ -49,8 +59,15 @@ export function adminService(d: AdminDeps): BoundService {
       await d.profiler.stopCpu();
       return { success: true };
     },
-    async memoryProfile({ fileName }) {
-      await d.profiler.heapSnapshot(fileName);
+    async memoryProfile({ fileName, durationMs, kind }) {
+      if (kind === 'snapshot') {
+        if (d.profiler.heapSnapshotsEnabled) {
+          (d.log ?? silentLogger).warn('admin.memoryProfile: taking a full heap snapshot; the node stops answering until it is written', { fileName });
+        }
+        await d.profiler.heapSnapshot(fileName);
+      } else {
+        await d.profiler.heapSampling(fileName, durationMs ?? HEAP_SAMPLING_DEFAULT_MS);
+      }
       return { success: true };
     },
     async lockProfile({ fileName }) {
