@@ -208,16 +208,25 @@ export interface EvmBackend {
   transaction(hash: Hash): Promise<TxLocation | undefined>;
   receipt(hash: Hash): Promise<ReceiptView | undefined>;
   blockReceipts(ref: BlockRef): Promise<readonly ReceiptView[] | undefined>;
-  /** Bounded (block range and result count): too wide a query is an EvmRpcError, not a long scan. */
-  logs(filter: LogFilter): Promise<readonly LogView[]>;
+  /**
+   * Bounded (block range and result count): too wide a query is an EvmRpcError, not a long scan.
+   * `signal` (the request's: its client left or its deadline passed) stops the scan between blocks,
+   * rejecting with the signal's reason.
+   */
+  logs(filter: LogFilter, signal?: AbortSignal): Promise<readonly LogView[]>;
 
   /** Admits a signed tx (RLP / typed envelope) to the mempool; its hash. Ethereum's error texts. */
   sendRawTransaction(raw: Uint8Array): Promise<Hash>;
   /** Fills nonce, gas and fees of `req` as a wallet would, signs with `privateKey`, admits it; its hash. */
   sendTransaction(req: CallRequest & { readonly from: Address }, privateKey: Uint8Array): Promise<Hash>;
-  call(req: CallRequest, ref: BlockRef, overrides?: StateOverrides): Promise<CallResult>;
-  /** The gas `req` needs (geth's search); a revert is an EvmRpcError with code 3 and the revert data. */
-  estimateGas(req: CallRequest, ref: BlockRef, overrides?: StateOverrides): Promise<bigint>;
+  /**
+   * Runs `req` on the state at `ref` (nothing stays). `signal` (the request's) halts the execution at
+   * its next look at the clock (call-guard.ts) and rejects with the signal's reason: a call whose
+   * client left does not run to its deadline.
+   */
+  call(req: CallRequest, ref: BlockRef, overrides?: StateOverrides, signal?: AbortSignal): Promise<CallResult>;
+  /** The gas `req` needs (geth's search); a revert is an EvmRpcError with code 3 and the revert data. `signal` as for call. */
+  estimateGas(req: CallRequest, ref: BlockRef, overrides?: StateOverrides, signal?: AbortSignal): Promise<bigint>;
 
   gasPrice(): Promise<bigint>;
   maxPriorityFeePerGas(): Promise<bigint>;

@@ -1,0 +1,360 @@
+/**
+ * Subscription notifications (newHeads, logs, newPendingTransactions, newAcceptedTransactions) at a
+ * bounded cost. Before, each accepted block's listener serialized each log once per matching
+ * subscription, inside the block's accept: 20 sockets × 256 `logs` subscriptions and one tx of 1,000
+ * logs made 5.1 M serializations, the tx took 22-36 s to confirm and /ext/health timed out. Now:
+ * - each event (a block, a pooled tx) is one job; the listener only queues it, and jobs run in
+ *   slices of SLICE_MS with turns of the event loop between (the first slice at once), so an accept
+ *   waits for at most one slice;
+ * - each log, header and tx of an event is serialized once, lazily, and shared by every
+ *   notification that carries it; which logs a filter matches is worked out once per distinct
+ *   filter per block (many subscriptions with the same filter cost one);
+ * - a connection's notifications wait in its outbox, written at most `notifyBytesPerTurn` in all
+ *   per turn of the event loop (round-robin); an outbox holding more than `maxQueuedNotifications`
+ *   (geth's 20,000) closes its connection with 1008 "subscription queue overflow" (geth's text),
+ *   and when all outboxes together hold more than `maxQueuedNotificationsTotal`, the connection
+ *   with the most waiting is closed the same way. So one block's work for subscriptions is bounded
+ *   by these queues, not by subscriptions × logs; and a client that does not read is dropped, not
+ *   buffered forever (the node also closes one whose socket holds more than 4 MiB unread).
+ * Tests: rpc-subscriptions.test.ts.
+ */
+import type { Logger, WebSocketConnection } from '@cornice/sdk';
+import type { AcceptedBlock, LogView, TxView } from '../backend.js';
+import { logMatches, type FilterCriteria } from './args.js';
+import type { ChainEvents } from './events.js';
+import { headerJson, logText, txJson } from './format.js';
+import { hexData } from './hex.js';
+import { SLICE_MS } from './request.js';
+
+export interface NotifyLimits {
+  /** Notifications one connection may have waiting to be written (geth: 20,000). */
+  readonly maxQueuedNotifications: number;
+  /** Notifications waiting over all connections. */
+  readonly maxQueuedNotificationsTotal: number;
+  /** Characters of notifications written per turn of the event loop, over all connections. */
+  readonly notifyBytesPerTurn: number;
+}
+
+export const DEFAULT_NOTIFY_LIMITS: NotifyLimits = {
+  maxQueuedNotifications: 20_000,
+  maxQueuedNotificationsTotal: 200_000,
+  notifyBytesPerTurn: 1 << 20,
+};
+
+/** RFC 6455 policy violation. */
+const POLICY_VIOLATION = 1008;
+/** geth's errSubscriptionQueueOverflow. */
+export const QUEUE_OVERFLOW = 'subscription queue overflow';
+
+const turn = (fn: () => void): void => void setImmediate(fn);
+
+/** One connection's notifications waiting to be written, in order. */
+export class Outbox {
+  #queue: string[] = [];
+  #head = 0;
+  closed = false;
+
+  constructor(
+    readonly conn: WebSocketConnection,
+    private readonly notifier: Notifier,
+  ) {}
+
+  get waiting(): number {
+    return this.#queue.length - this.#head;
+  }
+
+  /** Queues `text` (written at once while this turn's allowance lasts). */
+  push(text: string): void {
+    if (this.closed) return;
+    if (this.waiting === 0 && this.notifier.take(text.length)) {
+      this.conn.send(text);
+      return;
+    }
+    this.#queue.push(text);
+    this.notifier.queued(this);
+  }
+
+  /** Writes what waits within `allowance` characters; the characters written. */
+  write(allowance: number): number {
+    let written = 0;
+    while (this.#head < this.#queue.length && written < allowance && !this.closed) {
+      const text = this.#queue[this.#head]!;
+      this.#queue[this.#head++] = '';
+      this.conn.send(text);
+      written += text.length;
+    }
+    if (this.#head === this.#queue.length || this.#head > 4096) {
+      this.#queue = this.#queue.slice(this.#head);
+      this.#head = 0;
+    }
+    return written;
+  }
+
+  /** Drops what waits and closes the connection with `reason`. */
+  overflow(): void {
+    if (this.closed) return;
+    this.discard();
+    this.conn.close(POLICY_VIOLATION, QUEUE_OVERFLOW);
+  }
+
+  discard(): void {
+    this.closed = true;
+    this.notifier.dequeued(this.waiting);
+    this.#queue = [];
+    this.#head = 0;
+  }
+}
+
+/** A subscription as the notifier sees it. */
+export interface Subscriber {
+  readonly kind: 'newHeads' | 'logs' | 'newPendingTransactions' | 'newAcceptedTransactions';
+  readonly outbox: Outbox;
+  /** `{"jsonrpc":"2.0","method":"eth_subscription","params":{"subscription":"0x…","result":` */
+  readonly prefix: string;
+  readonly full: boolean;
+  readonly crit?: FilterCriteria;
+  /** Subscriptions with the same key match the same logs. */
+  readonly critKey?: string;
+  /** Called with each notification's text. */
+  deliver(text: string): void;
+}
+
+/** The key of a logs filter: equal keys, equal matches. */
+export function criteriaKey(crit: FilterCriteria): string {
+  const hashes = (xs: readonly Uint8Array[]) => xs.map(hexData).join(',');
+  const topics = crit.topics.map((t) => (t === null ? '*' : hashes(t))).join('|');
+  return `${crit.blockHash ? hexData(crit.blockHash) : ''}/${String(crit.fromBlock ?? '')}/${String(crit.toBlock ?? '')}/${hashes(crit.addresses)}/${topics}`;
+}
+
+/** An event's shared texts, each made once when first needed. */
+class BlockTexts {
+  readonly logs: LogView[] = [];
+  readonly #logTexts: (string | undefined)[] = [];
+  readonly #matches = new Map<string, number[]>();
+  #header: string | undefined;
+  readonly #txs = new Map<number, string>();
+
+  constructor(readonly event: AcceptedBlock) {
+    for (const r of event.receipts) for (const l of r.logs) this.logs.push(l);
+  }
+
+  header(): string {
+    return (this.#header ??= JSON.stringify(headerJson(this.event.block.header)));
+  }
+
+  log(i: number): string {
+    return (this.#logTexts[i] ??= logText(this.logs[i]!));
+  }
+
+  matches(key: string, crit: FilterCriteria): number[] {
+    let m = this.#matches.get(key);
+    if (!m) {
+      m = [];
+      for (let i = 0; i < this.logs.length; i++) if (logMatches(this.logs[i]!, crit)) m.push(i);
+      this.#matches.set(key, m);
+    }
+    return m;
+  }
+
+  tx(i: number, full: boolean): string {
+    const { hash, number } = this.event.block.header;
+    const t = this.event.block.transactions[i]!;
+    if (!full) return '"' + hexData(t.hash) + '"';
+    let s = this.#txs.get(i);
+    if (s === undefined) this.#txs.set(i, (s = JSON.stringify(txJson(t, hash, number, i))));
+    return s;
+  }
+}
+
+class PendingTexts {
+  #full: string | undefined;
+  constructor(readonly tx: TxView) {}
+  text(full: boolean): string {
+    return full ? (this.#full ??= JSON.stringify(txJson(this.tx))) : '"' + hexData(this.tx.hash) + '"';
+  }
+}
+
+interface Job {
+  readonly subs: readonly Subscriber[];
+  next: number;
+  /** For a logs subscriber: the next of its matches to deliver. */
+  within: number;
+  readonly texts: BlockTexts | PendingTexts;
+}
+
+const SUFFIX = '}}';
+
+export class Notifier {
+  readonly #blockSubs = new Set<Subscriber>();
+  readonly #pendingSubs = new Set<Subscriber>();
+  #stopBlocks: (() => void) | undefined;
+  #stopPending: (() => void) | undefined;
+  readonly #jobs: Job[] = [];
+  #working = false;
+  /** Outboxes with notifications waiting, in round-robin order. */
+  readonly #waiting = new Set<Outbox>();
+  #totalQueued = 0;
+  /** Characters written in this turn of the event loop, and whether its end is scheduled. */
+  #turnWritten = 0;
+  #turnScheduled = false;
+
+  constructor(
+    private readonly events: ChainEvents,
+    readonly limits: NotifyLimits,
+    private readonly log: Logger,
+  ) {}
+
+  /** Notifications waiting over all connections (tests, metrics). */
+  get totalQueued(): number {
+    return this.#totalQueued;
+  }
+
+  add(sub: Subscriber): () => void {
+    const pending = sub.kind === 'newPendingTransactions';
+    (pending ? this.#pendingSubs : this.#blockSubs).add(sub);
+    this.#listen();
+    return () => {
+      (pending ? this.#pendingSubs : this.#blockSubs).delete(sub);
+      this.#listen();
+    };
+  }
+
+  close(): void {
+    this.#blockSubs.clear();
+    this.#pendingSubs.clear();
+    this.#jobs.length = 0;
+    this.#listen();
+  }
+
+  // ---------------------------------------------------------------- writing
+
+  /** Takes `chars` of this turn's allowance; false when it is spent. */
+  take(chars: number): boolean {
+    this.#endOfTurn();
+    if (this.#turnWritten >= this.limits.notifyBytesPerTurn) return false;
+    this.#turnWritten += chars;
+    return true;
+  }
+
+  /** `box` queued one more notification: bounds checked, writing scheduled. */
+  queued(box: Outbox): void {
+    this.#waiting.add(box);
+    this.#totalQueued++;
+    this.#endOfTurn();
+    if (box.waiting > this.limits.maxQueuedNotifications) return this.#drop(box);
+    if (this.#totalQueued > this.limits.maxQueuedNotificationsTotal) {
+      let worst = box;
+      for (const b of this.#waiting) if (b.waiting > worst.waiting) worst = b;
+      this.#drop(worst);
+    }
+  }
+
+  dequeued(n: number): void {
+    this.#totalQueued -= n;
+  }
+
+  #drop(box: Outbox): void {
+    this.log.debug('eth subscriber dropped: notifications not read', { waiting: box.waiting, limit: this.limits.maxQueuedNotifications });
+    this.#waiting.delete(box);
+    box.overflow();
+  }
+
+  #endOfTurn(): void {
+    if (this.#turnScheduled) return;
+    this.#turnScheduled = true;
+    turn(() => {
+      this.#turnScheduled = false;
+      this.#turnWritten = 0;
+      this.#writeWaiting();
+    });
+  }
+
+  /** Writes waiting notifications within this turn's allowance, round-robin over outboxes. */
+  #writeWaiting(): void {
+    const per = Math.max(1, Math.floor(this.limits.notifyBytesPerTurn / Math.max(1, this.#waiting.size)));
+    for (const box of [...this.#waiting]) {
+      if (this.#turnWritten >= this.limits.notifyBytesPerTurn) break;
+      const before = box.waiting;
+      this.#turnWritten += box.write(per);
+      this.#totalQueued -= before - box.waiting;
+      this.#waiting.delete(box);
+      if (box.waiting > 0 && !box.closed) this.#waiting.add(box);
+    }
+    if (this.#waiting.size > 0) this.#endOfTurn();
+  }
+
+  // ---------------------------------------------------------------- events
+
+  #listen(): void {
+    if (this.#blockSubs.size > 0) this.#stopBlocks ??= this.events.onBlock((b) => this.#enqueue(new BlockTexts(b), this.#blockSubs));
+    else {
+      this.#stopBlocks?.();
+      this.#stopBlocks = undefined;
+    }
+    if (this.#pendingSubs.size > 0) this.#stopPending ??= this.events.onPending((t) => this.#enqueue(new PendingTexts(t), this.#pendingSubs));
+    else {
+      this.#stopPending?.();
+      this.#stopPending = undefined;
+    }
+  }
+
+  #enqueue(texts: BlockTexts | PendingTexts, subs: ReadonlySet<Subscriber>): void {
+    this.#jobs.push({ subs: [...subs], next: 0, within: 0, texts });
+    if (!this.#working) this.#work();
+  }
+
+  /** Runs jobs for at most SLICE_MS, then goes on in the next turn. */
+  #work(): void {
+    this.#working = true;
+    const until = performance.now() + SLICE_MS;
+    let steps = 0;
+    while (this.#jobs.length > 0) {
+      const job = this.#jobs[0]!;
+      while (job.next < job.subs.length) {
+        if ((++steps & 63) === 0 && performance.now() > until) {
+          turn(() => this.#work());
+          return;
+        }
+        const sub = job.subs[job.next]!;
+        if (sub.outbox.closed || this.#emit(job, sub, until)) {
+          job.next++;
+          job.within = 0;
+        } else {
+          turn(() => this.#work());
+          return;
+        }
+      }
+      this.#jobs.shift();
+    }
+    this.#working = false;
+  }
+
+  /** Delivers `job`'s notifications to `sub`; false when the slice ended first (it resumes where it stopped). */
+  #emit(job: Job, sub: Subscriber, until: number): boolean {
+    const t = job.texts;
+    if (t instanceof PendingTexts) {
+      sub.deliver(sub.prefix + t.text(sub.full) + SUFFIX);
+      return true;
+    }
+    if (sub.kind === 'newHeads') {
+      sub.deliver(sub.prefix + t.header() + SUFFIX);
+      return true;
+    }
+    if (sub.kind === 'newAcceptedTransactions') {
+      const n = t.event.block.transactions.length;
+      for (; job.within < n; job.within++) {
+        if (sub.outbox.closed) return true;
+        if ((job.within & 255) === 255 && performance.now() > until) return false;
+        sub.deliver(sub.prefix + t.tx(job.within, sub.full) + SUFFIX);
+      }
+      return true;
+    }
+    const matched = t.matches(sub.critKey!, sub.crit!);
+    for (; job.within < matched.length; job.within++) {
+      if (sub.outbox.closed) return true;
+      if ((job.within & 255) === 255 && performance.now() > until) return false;
+      sub.deliver(sub.prefix + t.log(matched[job.within]!) + SUFFIX);
+    }
+    return true;
+  }
+}
