@@ -17,7 +17,17 @@ const CONFIG_KEYS: Record<string, (v: unknown, key: string) => Partial<EvmChainO
     if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 21_000) throw badConfig(key, 'must be a whole number of gas >= 21000');
     return { rpcGasCap: BigInt(v) };
   },
+  // The JSON-RPC front end's bounds, by coreth's names (geth's --rpc.batch-request-limit,
+  // --rpc.batch-response-max-size; coreth's http-body-limit). Unlike coreth, 0 is not "no limit".
+  'batch-request-limit': (v, key) => ({ rpcLimits: { maxBatchItems: count(v, key, 1) } }),
+  'batch-response-max-size': (v, key) => ({ rpcLimits: { maxResponseChars: count(v, key, 1_024) } }),
+  'http-body-limit': (v, key) => ({ rpcLimits: { maxBodyBytes: count(v, key, 1_024) } }),
 };
+
+function count(v: unknown, key: string, min: number): number {
+  if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < min) throw badConfig(key, `must be a whole number >= ${min}`);
+  return v;
+}
 
 const badConfig = (key: string, why: string) => new EvmChainError('InvalidConfig', `invalid chain config file: ${key}: ${why}`, { field: key });
 
@@ -39,7 +49,11 @@ export function parseChainConfig(config: Uint8Array): { options: Partial<EvmChai
   const ignored: string[] = [];
   for (const [key, value] of Object.entries(json)) {
     const read = Object.hasOwn(CONFIG_KEYS, key) ? CONFIG_KEYS[key] : undefined;
-    if (read) Object.assign(options, read(value, key));
+    if (read) {
+      const { rpcLimits, ...rest } = read(value, key);
+      Object.assign(options, rest);
+      if (rpcLimits) options.rpcLimits = { ...options.rpcLimits, ...rpcLimits };
+    }
     else ignored.push(key);
   }
   return { options, ignored, json: json as Record<string, unknown> };

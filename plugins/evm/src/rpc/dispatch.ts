@@ -235,7 +235,11 @@ export class RpcDispatcher {
       else if (budget.remaining <= 0) r = isNotification(m) ? undefined : this.#tooLarge(m);
       else {
         r = await this.#one(m, scope);
-        if (r !== undefined && r.length > budget.remaining) r = this.#tooLarge(m);
+        // A reply that does not fit spends what is left: the rest is not run (geth stops there too).
+        if (r !== undefined && r.length > budget.remaining) {
+          r = this.#tooLarge(m);
+          budget.remaining = 0;
+        }
       }
       if (r !== undefined) {
         budget.spend(r.length + 1);

@@ -64,6 +64,8 @@ class AnswerBatch {
 
 /** A batch reply of more characters is streamed item by item, not joined into one text. */
 const STREAM_CHARS = 1 << 20;
+/** Most characters given to one write of a streamed reply. */
+const WRITE_CHARS = 256 * 1024;
 /** Longest wait for a client to take more of a streamed reply before it is dropped. */
 const DRAIN_MS = 30_000;
 
@@ -96,9 +98,13 @@ async function streamBatch(res: ServerResponse, items: readonly string[]): Promi
   res.writeHead(200, { 'content-type': 'application/json' });
   const slicer = new Slicer();
   for (let i = 0; i < items.length; i++) {
-    if (res.destroyed) return;
-    if (!res.write((i === 0 ? '[' : ',') + items[i])) await drained(res);
-    await slicer.pause();
+    const item = (i === 0 ? '[' : ',') + items[i];
+    // An item of megabytes (an eth_getLogs) goes in pieces: each write encodes its piece at once.
+    for (let at = 0; at < item.length; at += WRITE_CHARS) {
+      if (res.destroyed) return;
+      if (!res.write(item.length <= WRITE_CHARS ? item : item.slice(at, at + WRITE_CHARS))) await drained(res);
+      await slicer.pause();
+    }
   }
   if (!res.destroyed) res.end(']');
 }

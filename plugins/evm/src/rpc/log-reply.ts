@@ -29,7 +29,11 @@ export function tooLarge(): EvmRpcError {
 export async function logsReply(logs: readonly LogView[], budget: ReplyBudget, signal?: AbortSignal): Promise<RawJson> {
   let bound = 2;
   for (const l of logs) bound += logJsonBound(l);
-  if (bound > budget.remaining) throw tooLarge();
+  if (bound > budget.remaining) {
+    // Spent: the rest of a batch is not run (dispatch.ts).
+    budget.remaining = 0;
+    throw tooLarge();
+  }
   const slicer = new Slicer();
   const pieces: string[] = [];
   for (let i = 0; i < logs.length; i += PIECE) {

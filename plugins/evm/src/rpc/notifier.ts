@@ -134,7 +134,10 @@ class BlockTexts {
   #header: string | undefined;
   readonly #txs = new Map<number, string>();
 
-  constructor(readonly event: AcceptedBlock) {
+  constructor(
+    readonly event: AcceptedBlock,
+    private readonly stats: NotifierStats,
+  ) {
     for (const r of event.receipts) for (const l of r.logs) this.logs.push(l);
   }
 
@@ -143,7 +146,12 @@ class BlockTexts {
   }
 
   log(i: number): string {
-    return (this.#logTexts[i] ??= logText(this.logs[i]!));
+    let text = this.#logTexts[i];
+    if (text === undefined) {
+      this.#logTexts[i] = text = logText(this.logs[i]!);
+      this.stats.logsSerialized++;
+    }
+    return text;
   }
 
   matches(key: string, crit: FilterCriteria): number[] {
@@ -184,6 +192,14 @@ interface Job {
 
 const SUFFIX = '}}';
 
+/** What the notifier did (tests, metrics). */
+export interface NotifierStats {
+  /** Logs turned into JSON text (once per log of a block, whatever the number of subscriptions). */
+  logsSerialized: number;
+  /** Connections closed for falling too far behind. */
+  dropped: number;
+}
+
 export class Notifier {
   readonly #blockSubs = new Set<Subscriber>();
   readonly #pendingSubs = new Set<Subscriber>();
@@ -203,6 +219,8 @@ export class Notifier {
     readonly limits: NotifyLimits,
     private readonly log: Logger,
   ) {}
+
+  readonly stats: NotifierStats = { logsSerialized: 0, dropped: 0 };
 
   /** Notifications waiting over all connections (tests, metrics). */
   get totalQueued(): number {
@@ -255,6 +273,7 @@ export class Notifier {
 
   #drop(box: Outbox): void {
     this.log.debug('eth subscriber dropped: notifications not read', { waiting: box.waiting, limit: this.limits.maxQueuedNotifications });
+    this.stats.dropped++;
     this.#waiting.delete(box);
     box.overflow();
   }
@@ -286,7 +305,7 @@ export class Notifier {
   // ---------------------------------------------------------------- events
 
   #listen(): void {
-    if (this.#blockSubs.size > 0) this.#stopBlocks ??= this.events.onBlock((b) => this.#enqueue(new BlockTexts(b), this.#blockSubs));
+    if (this.#blockSubs.size > 0) this.#stopBlocks ??= this.events.onBlock((b) => this.#enqueue(new BlockTexts(b, this.stats), this.#blockSubs));
     else {
       this.#stopBlocks?.();
       this.#stopBlocks = undefined;

@@ -7,6 +7,7 @@
  * with "subscription queue overflow"). Each connection is its own client for the lanes and for
  * filter quotas, and the work of its requests stops when it closes.
  */
+import { setMaxListeners } from 'node:events';
 import type { Logger, WebSocketHandler } from '@cornice/sdk';
 import { EvmRpcError } from '../backend.js';
 import { parseFilterCriteria, type FilterCriteria } from './args.js';
@@ -60,6 +61,8 @@ export function createWebSocketHandler(
     const subs = new Map<string, Subscription>();
     const key = `ws:${++connectionSeq}`;
     const gone = new AbortController();
+    // Each message in flight (up to maxInFlight) listens to it: no "possible leak" warning.
+    setMaxListeners(limits.maxInFlight + 16, gone.signal);
     const origin = { client: { connection: key, address: key }, signal: gone.signal };
     const outbox = new Outbox(conn, notifier);
     let inFlight = 0;
