@@ -15,6 +15,15 @@ test.after.each(async () => {
 
 const settle = () => new Promise((r) => setImmediate(r));
 
+/** Turns of the event loop until `done()`, at most `ms` (then the test fails naming `what`). */
+async function until(what: string, done: () => boolean, ms = 10_000): Promise<void> {
+  const t0 = performance.now();
+  while (!done()) {
+    if (performance.now() - t0 > ms) assert.unreachable(`${what}: not within ${ms} ms`);
+    await settle();
+  }
+}
+
 async function connect(subscriptions: number, params: unknown[] = ['logs']): Promise<FakeConnection> {
   const c = new FakeConnection();
   s.rpc.websocket(c);
@@ -40,7 +49,7 @@ test('20 connections x 256 logs subscriptions, a block of 200 logs: the accept r
   s.backend.mine(Array.from({ length: 20 }, () => makeTx()), 10);
   const acceptMs = performance.now() - t0;
   // 256 subscriptions x 200 logs = 51,200 notifications per connection: more than the 20,000 one may have waiting.
-  while (conns.some((c) => !c.closed)) await settle();
+  await until('every connection closed', () => conns.every((c) => c.closed));
   counting = false;
   assert.ok(acceptMs < 100, `the accept took ${acceptMs.toFixed(1)} ms`);
   assert.ok(turns >= 3, `the event loop turned ${turns} times while the notifications were made`);
@@ -54,7 +63,7 @@ test('20 connections x 256 logs subscriptions, a block of 200 logs: the accept r
   // The front end goes on: a new subscriber gets the next block.
   const fresh = await connect(1);
   s.backend.mine([makeTx()], 3);
-  while (notes(fresh) < 3) await settle();
+  await until('the new subscriber notified', () => notes(fresh) >= 3);
   assert.is(fresh.closed, false);
 });
 
@@ -64,17 +73,17 @@ test('bounded outboxes: a connection with too much waiting is closed, then the o
   const b = await connect(3);
   s.backend.mine(Array.from({ length: 6 }, () => makeTx()), 10);
   // b: 180 for 3 subscriptions > 100 waiting; a: 60.
-  while (!b.closed) await settle();
+  await until('b closed', () => b.closed);
   assert.equal([b.closeCode, b.closeReason], [1008, 'subscription queue overflow']);
-  while (notes(a) < 60) await settle();
+  await until('a notified', () => notes(a) >= 60);
   assert.is(a.closed, false);
 
   const c = await connect(2);
   s.backend.mine(Array.from({ length: 6 }, () => makeTx()), 10);
   // a 60 + c 120 > 150 in all: c, with the most waiting, goes; a keeps all of its own.
-  while (!c.closed) await settle();
+  await until('c closed', () => c.closed);
   assert.is(c.closeReason, 'subscription queue overflow');
-  while (notes(a) < 120) await settle();
+  await until('a notified again', () => notes(a) >= 120);
   assert.is(a.closed, false);
   assert.is(s.rpc.notifier.stats.dropped, 2);
   const logIndexes = a.messages.filter((m) => m.method === 'eth_subscription').map((m) => `${m.params.result.blockNumber}/${m.params.result.logIndex}`);
@@ -86,8 +95,8 @@ test('many subscriptions with one filter match once; others still filter', async
   const c = await connect(50, ['logs', { topics: [null, '0x' + '02'.repeat(32)] }]);
   const all = await connect(1);
   s.backend.mine(Array.from({ length: 10 }, () => makeTx()), 10);
-  while (notes(all) < 100) await settle();
-  while (notes(c) < 500) await settle();
+  await until('all notified', () => notes(all) >= 100);
+  await until('c notified', () => notes(c) >= 500);
   await settle();
   assert.is(notes(c), 500, '10 matching logs x 50 subscriptions');
   assert.is(s.rpc.notifier.stats.logsSerialized, 100);
