@@ -32,8 +32,8 @@ test('params may be absent or null', async () => {
 test('the first answer of a turn is written at once, later ones together when it ends; one whose client left is dropped', async () => {
   const handler = createHttpHandler({ handle: async (text: string) => `"${text}"` } as unknown as RpcDispatcher, DEFAULT_HTTP_LIMITS, recordingLogger());
   const written: string[] = [];
-  const request = (body: string) => Object.assign(Readable.from([Buffer.from(body)]), { method: 'POST', headers: { 'content-type': 'application/json' }, socket: {} }) as unknown as IncomingMessage;
-  const response = () => ({ destroyed: false, writeHead() {}, once() {}, end(text: string) { written.push(text); } }) as unknown as ServerResponse & { destroyed: boolean };
+  const request = (body: string) => Object.assign(Readable.from([Buffer.from(body)]), { method: 'POST', headers: { 'content-type': 'application/json' }, socket: { once() {} } }) as unknown as IncomingMessage;
+  const response = () => ({ destroyed: false, writeHead() {}, end(text: string) { written.push(text); } }) as unknown as ServerResponse & { destroyed: boolean };
   const gone = response();
   await Promise.all([handler(request('a'), response()), handler(request('b'), gone), handler(request('c'), response())]);
   assert.equal(written, ['"a"'], 'the first at once, the others held while the turn lasts');

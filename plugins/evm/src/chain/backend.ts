@@ -24,6 +24,7 @@ import {
   type LogView,
   type ReceiptView,
   type StateOverrides,
+  type StopSignal,
   type TxLocation,
   type TxView,
 } from '../backend.js';
@@ -142,7 +143,7 @@ export class ChainBackend implements EvmBackend {
    * halted early when `signal` aborts: then the signal's reason is thrown (its client left or its
    * request's deadline passed), not a result nobody reads.
    */
-  async #execute<T>(b: EvmBlock, signal: AbortSignal | undefined, fn: (v: StateView) => Promise<T>): Promise<T> {
+  async #execute<T>(b: EvmBlock, signal: StopSignal | undefined, fn: (v: StateView) => Promise<T>): Promise<T> {
     if (signal?.aborted) throw signal.reason;
     let result: T;
     try {
@@ -213,7 +214,7 @@ export class ChainBackend implements EvmBackend {
     return b && this.#receipts(b);
   }
 
-  async logs(filter: LogFilter, signal?: AbortSignal): Promise<readonly LogView[]> {
+  async logs(filter: LogFilter, signal?: StopSignal): Promise<readonly LogView[]> {
     const maxResults = this.chain.options.logsMaxResults ?? 10_000;
     const match = (l: LogView) =>
       (filter.addresses.length === 0 || filter.addresses.some((a) => bytesEq(a, l.address))) &&
@@ -401,7 +402,7 @@ export class ChainBackend implements EvmBackend {
     return 0n;
   }
 
-  async call(req: CallRequest, ref: BlockRef, overrides?: StateOverrides, signal?: AbortSignal): Promise<CallResult> {
+  async call(req: CallRequest, ref: BlockRef, overrides?: StateOverrides, signal?: StopSignal): Promise<CallResult> {
     const b = await this.#resolveOrThrow(ref);
     this.#checkRequest(req);
     const header = b.eth.header;
@@ -462,7 +463,7 @@ export class ChainBackend implements EvmBackend {
     return this.chain.options.rpcEvmTimeoutMs ?? DEFAULT_CALL_TIMEOUT_MS;
   }
 
-  async estimateGas(req: CallRequest, ref: BlockRef, overrides?: StateOverrides, signal?: AbortSignal): Promise<bigint> {
+  async estimateGas(req: CallRequest, ref: BlockRef, overrides?: StateOverrides, signal?: StopSignal): Promise<bigint> {
     const b = await this.#resolveOrThrow(ref);
     this.#checkRequest(req);
     const baseFee = b.eth.header.baseFeePerGas ?? 0n;

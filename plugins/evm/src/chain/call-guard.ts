@@ -22,6 +22,7 @@
  */
 import { EVMError } from '@ethereumjs/evm';
 import type { VM } from '@ethereumjs/vm';
+import type { StopSignal } from '../backend.js';
 import { importEvmInternal } from './evm-internals.js';
 
 /** Jumps between two looks at the clock. */
@@ -72,7 +73,7 @@ export class CallGuard {
    * halts at its next look, as past its deadline: an abandoned call stops within a slice instead of
    * running to its deadline (test: call-guard.test.ts "an aborted call halts at its next look").
    */
-  async run<T>(timeoutMs: number, fn: () => Promise<T>, signal?: AbortSignal): Promise<T> {
+  async run<T>(timeoutMs: number, fn: () => Promise<T>, signal?: StopSignal): Promise<T> {
     const now = this.clock.now();
     this.#timeoutMs = timeoutMs;
     this.#deadline = timeoutMs > 0 ? now + timeoutMs : Infinity;

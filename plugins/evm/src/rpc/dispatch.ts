@@ -10,7 +10,7 @@
  *   (`maxResponseChars`): a batch's items run one after another (so at most one item's work and
  *   memory at a time), and once the deadline or the budget is spent the remaining items are not
  *   run, each answered -32002 "request timed out" or -32003 "response too large" (geth's texts);
- * - every method gets an AbortSignal that aborts at the deadline and when the client goes away
+ * - every method gets a signal (request.ts Cancel) that aborts at the deadline and when the client goes away
  *   (HTTP connection closed, WebSocket closed): the work stops, nothing more of the batch runs;
  * - a batch gives the event loop a turn every SLICE_MS of its work.
  */
@@ -18,7 +18,7 @@ import { hasErrorCode, isInvalidParamsError, isNodeError, type Logger } from '@c
 import { EvmRpcError } from '../backend.js';
 import { ArgumentError, hexData, quantity } from './hex.js';
 import { nestedDeeperThan } from './json-depth.js';
-import { LOCAL_CLIENT, RawJson, ReplyBudget, Slicer, type CallContext, type RpcClient } from './request.js';
+import { Cancel, LOCAL_CLIENT, RawJson, ReplyBudget, Slicer, type CallContext, type RpcClient } from './request.js';
 
 /** One positional argument: its parser (throws ArgumentError) and whether it may be absent or null. */
 export interface Arg {
@@ -70,11 +70,11 @@ export const DEFAULT_DISPATCH_LIMITS: DispatchLimits = {
   maxJsonDepth: 32,
 };
 
-/** Where a request comes from: who, a signal that aborts when it goes away, its own methods (WebSocket). */
+/** Where a request comes from: who, what tells when it goes away, its own methods (WebSocket). */
 export interface Origin {
   readonly client: RpcClient;
-  /** Aborts when the client went away (connection closed): nothing more is run for it. */
-  readonly signal?: AbortSignal;
+  /** Called off when the client went away (connection closed): nothing more is run for it. */
+  readonly gone?: Cancel;
   /** Per-connection methods (eth_subscribe over WebSocket). */
   readonly local?: MethodTable;
 }
@@ -139,12 +139,13 @@ const TIMED_OUT = (): EvmRpcError => new EvmRpcError(-32002, 'request timed out'
 const GONE = (): EvmRpcError => new EvmRpcError(-32002, 'request cancelled: the client went away');
 
 /**
- * One request or batch: its deadline, its reply budget and the signal its methods get, aborted at
- * the deadline or when the client goes away.
+ * One request or batch: its deadline, its reply budget and what calls its methods off, at the
+ * deadline or when the client goes away. Cheap when nothing goes wrong: a timer and a listener in a
+ * Set.
  */
 class Scope {
   readonly budget: ReplyBudget;
-  readonly #ac = new AbortController();
+  readonly cancel = new Cancel();
   readonly #timer: NodeJS.Timeout;
   readonly #unlink: (() => void) | undefined;
 
@@ -153,31 +154,19 @@ class Scope {
     limits: DispatchLimits,
   ) {
     this.budget = new ReplyBudget(limits.maxResponseChars);
-    this.#timer = setTimeout(() => this.#ac.abort(TIMED_OUT()), limits.callTimeoutMs);
+    this.#timer = setTimeout(() => this.cancel.abort(TIMED_OUT()), limits.callTimeoutMs);
     // The deadline alone never keeps the process alive.
     this.#timer.unref();
-    const gone = origin.signal;
-    if (gone) {
-      const onGone = (): void => this.#ac.abort(GONE());
-      if (gone.aborted) onGone();
-      else {
-        gone.addEventListener('abort', onGone, { once: true });
-        this.#unlink = () => gone.removeEventListener('abort', onGone);
-      }
-    }
-  }
-
-  get signal(): AbortSignal {
-    return this.#ac.signal;
+    this.#unlink = origin.gone?.onAbort(() => this.cancel.abort(GONE()));
   }
 
   /** The client went away: nobody reads a reply. */
   get gone(): boolean {
-    return this.origin.signal?.aborted === true;
+    return this.origin.gone?.aborted === true;
   }
 
   context(): CallContext {
-    return { client: this.origin.client, signal: this.#ac.signal, budget: this.budget };
+    return { client: this.origin.client, signal: this.cancel, budget: this.budget };
   }
 
   end(): void {
@@ -231,7 +220,7 @@ export class RpcDispatcher {
       if (scope.gone) return undefined;
       let r: string | undefined;
       // Past the deadline or the budget the rest is not run (as geth): each gets the error, notifications nothing.
-      if (scope.signal.aborted) r = isNotification(m) ? undefined : this.#errorReply(m, RpcCode.Timeout, 'request timed out');
+      if (scope.cancel.aborted) r = isNotification(m) ? undefined : this.#errorReply(m, RpcCode.Timeout, 'request timed out');
       else if (budget.remaining <= 0) r = isNotification(m) ? undefined : this.#tooLarge(m);
       else {
         r = await this.#one(m, scope);
@@ -308,22 +297,21 @@ export class RpcDispatcher {
   }
 }
 
-/** `p`, or the signal's reason once it aborts first (the method was told to stop through the same signal). */
-function bounded(p: Promise<unknown>, signal: AbortSignal): Promise<unknown> {
-  if (signal.aborted) {
+/** `p`, or the reason `cancel` is called off with when that comes first (the method was told to stop by the same). */
+function bounded(p: Promise<unknown>, cancel: Cancel): Promise<unknown> {
+  if (cancel.aborted) {
     p.catch(() => undefined);
-    return Promise.reject(signal.reason);
+    return Promise.reject(cancel.reason);
   }
   return new Promise((resolve, reject) => {
-    const onAbort = (): void => reject(signal.reason);
-    signal.addEventListener('abort', onAbort, { once: true });
+    const stop = cancel.onAbort(() => reject(cancel.reason));
     p.then(
       (v) => {
-        signal.removeEventListener('abort', onAbort);
+        stop();
         resolve(v);
       },
       (e: unknown) => {
-        signal.removeEventListener('abort', onAbort);
+        stop();
         reject(e);
       },
     );

@@ -10,7 +10,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { HttpHandler, Logger } from '@cornice/sdk';
 import { BatchReply, RpcCode, type Origin, type RpcDispatcher } from './dispatch.js';
-import { Slicer } from './request.js';
+import { Cancel, Slicer } from './request.js';
 
 export interface HttpLimits {
   /** Largest request body (geth: 5 MiB). */
@@ -154,21 +154,25 @@ function readBody(req: IncomingMessage, limit: number): Promise<Buffer | 'too la
   });
 }
 
-/** Keys of the TCP connections requests came on (a keep-alive connection carries many requests). */
-const connectionKeys = new WeakMap<Socket, string>();
+/**
+ * Who sent the requests of a TCP connection (a keep-alive connection carries many, one after
+ * another), and what is called off when it closes: a request still being worked on then has lost
+ * its client. Made once per connection.
+ */
+const origins = new WeakMap<Socket, Origin>();
 let connectionSeq = 0;
 
-/** Who sent `req`, and a signal that aborts if the client leaves before `res` is written. */
-function originOf(req: IncomingMessage, res: ServerResponse): Origin {
+function originOf(req: IncomingMessage): Origin {
   const socket = req.socket;
-  let connection = connectionKeys.get(socket);
-  if (connection === undefined) connectionKeys.set(socket, (connection = `http:${++connectionSeq}`));
-  const ac = new AbortController();
-  // 'close' also follows a response that was written: only one closed before that is a client gone.
-  res.once('close', () => {
-    if (!res.writableFinished) ac.abort();
-  });
-  return { client: { connection, address: socket.remoteAddress ?? connection }, signal: ac.signal };
+  let origin = origins.get(socket);
+  if (origin === undefined) {
+    const connection = `http:${++connectionSeq}`;
+    const gone = new Cancel();
+    socket.once('close', () => gone.abort(new Error('connection closed')));
+    origin = { client: { connection, address: socket.remoteAddress ?? connection }, gone };
+    origins.set(socket, origin);
+  }
+  return origin;
 }
 
 export function createHttpHandler(dispatcher: RpcDispatcher, limits: HttpLimits, log: Logger): HttpHandler {
@@ -204,7 +208,7 @@ export function createHttpHandler(dispatcher: RpcDispatcher, limits: HttpLimits,
     }
     let out: Awaited<ReturnType<RpcDispatcher['handle']>>;
     try {
-      out = await dispatcher.handle(text, originOf(req, res));
+      out = await dispatcher.handle(text, originOf(req));
     } catch (e) {
       // The dispatcher does not throw; if it ever does, the client still gets an answer.
       log.error('eth rpc request failed', { error: e });

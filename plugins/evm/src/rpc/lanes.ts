@@ -13,7 +13,7 @@
  *   never runs. A running job gets the same signal and stops at its next look (call-guard.ts).
  * Tests: rpc-lanes.test.ts.
  */
-import { EvmRpcError } from '../backend.js';
+import { EvmRpcError, type StopSignal } from '../backend.js';
 import type { RpcClient } from './request.js';
 
 export interface LaneLimits {
@@ -29,7 +29,7 @@ interface Waiter {
   readonly client: RpcClient;
   readonly start: () => void;
   readonly fail: (reason: unknown) => void;
-  readonly signal: AbortSignal;
+  readonly signal: StopSignal;
   readonly onAbort: () => void;
 }
 
@@ -77,9 +77,11 @@ export class Lane {
    * Runs `fn` when the lane gives `client` a slot. Rejects with `signal`'s reason when it aborts
    * first (the job never runs), or with -32005 when too many wait.
    */
-  async run<T>(client: RpcClient, signal: AbortSignal, fn: () => Promise<T>): Promise<T> {
+  async run<T>(client: RpcClient, signal: StopSignal, fn: () => Promise<T>): Promise<T> {
     if (signal.aborted) throw signal.reason;
-    await this.#slot(client, signal);
+    // Nobody waiting and a slot free for this client: it runs now (no queue, no promise).
+    if (this.#queued === 0 && this.#running < this.limits.concurrency && this.#free(client)) this.#start(client);
+    else await this.#slot(client, signal);
     try {
       return await fn();
     } finally {
@@ -104,7 +106,7 @@ export class Lane {
     if (this.#addresses.get(client.address)?.running === 0 && !address) this.#addresses.delete(client.address);
   }
 
-  #slot(client: RpcClient, signal: AbortSignal): Promise<void> {
+  #slot(client: RpcClient, signal: StopSignal): Promise<void> {
     const mine = this.#waiting.get(client.address)?.connections.get(client.connection);
     if ((mine?.length ?? 0) >= this.limits.perConnectionQueue) {
       throw new EvmRpcError(-32005, `too many ${this.name} requests waiting on this connection (at most ${this.limits.perConnectionQueue}): try again later`);
@@ -164,15 +166,25 @@ export class Lane {
       const next = this.#pick();
       if (!next) return;
       this.#remove(next);
-      this.#running++;
-      const tick = ++this.#tick;
-      const c = this.#usage(this.#connections, next.client.connection);
-      const a = this.#usage(this.#addresses, next.client.address);
-      c.running++;
-      a.running++;
-      c.served = a.served = tick;
+      this.#start(next.client);
       next.start();
     }
+  }
+
+  /** Whether `client` may run one more job: its connection runs none, its address fewer than its share. */
+  #free(client: RpcClient): boolean {
+    return (this.#connections.get(client.connection)?.running ?? 0) < 1 && (this.#addresses.get(client.address)?.running ?? 0) < this.#perAddress;
+  }
+
+  /** Counts a job of `client` as running. */
+  #start(client: RpcClient): void {
+    this.#running++;
+    const tick = ++this.#tick;
+    const c = this.#usage(this.#connections, client.connection);
+    const a = this.#usage(this.#addresses, client.address);
+    c.running++;
+    a.running++;
+    c.served = a.served = tick;
   }
 
   /** The next job: of the address served longest ago that may run one, of its connection served longest ago that may. */

@@ -6,7 +6,7 @@
  * only then was the reply's size looked at: a batch of 1,000 ran the node out of heap.
  * Test: rpc-limits.test.ts "eth_getLogs replies are sized before they are built".
  */
-import { EvmRpcError, type LogView } from '../backend.js';
+import { EvmRpcError, type LogView, type StopSignal } from '../backend.js';
 import { logText } from './format.js';
 import { RawJson, Slicer, type ReplyBudget } from './request.js';
 
@@ -26,7 +26,7 @@ export function tooLarge(): EvmRpcError {
 }
 
 /** `logs` as JSON text, or -32003 when their bound passes what `budget` has left. */
-export async function logsReply(logs: readonly LogView[], budget: ReplyBudget, signal?: AbortSignal): Promise<RawJson> {
+export async function logsReply(logs: readonly LogView[], budget: ReplyBudget, signal?: StopSignal): Promise<RawJson> {
   let bound = 2;
   for (const l of logs) bound += logJsonBound(l);
   if (bound > budget.remaining) {

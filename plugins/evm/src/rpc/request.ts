@@ -4,6 +4,7 @@
  * many characters its reply may still take (a batch's items share one budget, so an answer too big
  * is refused before it is built).
  */
+import type { StopSignal } from '../backend.js';
 
 /** Who sent a request. */
 export interface RpcClient {
@@ -25,10 +26,57 @@ export class ReplyBudget {
   }
 }
 
+/**
+ * Something that may be called off (a connection that closes, a request past its deadline): a
+ * StopSignal for the backend and the lanes, its listeners in a Set. Not an AbortSignal: making one
+ * costs ~3.5 µs, and every request has a Cancel.
+ */
+export class Cancel implements StopSignal {
+  #reason: unknown;
+  #aborted = false;
+  #listeners: Set<() => void> | undefined;
+
+  get aborted(): boolean {
+    return this.#aborted;
+  }
+
+  get reason(): unknown {
+    return this.#reason;
+  }
+
+  /** Calls `fn` when this is called off (at once if it was); the returned function stops listening. */
+  onAbort(fn: () => void): () => void {
+    if (this.#aborted) {
+      fn();
+      return () => undefined;
+    }
+    (this.#listeners ??= new Set()).add(fn);
+    return () => void this.#listeners?.delete(fn);
+  }
+
+  addEventListener(_type: 'abort', listener: () => void): void {
+    if (this.#aborted) return;
+    (this.#listeners ??= new Set()).add(listener);
+  }
+
+  removeEventListener(_type: 'abort', listener: () => void): void {
+    this.#listeners?.delete(listener);
+  }
+
+  abort(reason: unknown): void {
+    if (this.#aborted) return;
+    this.#aborted = true;
+    this.#reason = reason;
+    const listeners = this.#listeners;
+    this.#listeners = undefined;
+    if (listeners) for (const fn of listeners) fn();
+  }
+}
+
 export interface CallContext {
   readonly client: RpcClient;
-  /** Aborted (its reason an EvmRpcError) when the client went away or the request passed its deadline: stop working. */
-  readonly signal: AbortSignal;
+  /** Called off (its reason an EvmRpcError) when the client went away or the request passed its deadline: stop working. */
+  readonly signal: Cancel;
   readonly budget: ReplyBudget;
 }
 

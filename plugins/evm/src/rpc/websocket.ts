@@ -7,7 +7,6 @@
  * with "subscription queue overflow"). Each connection is its own client for the lanes and for
  * filter quotas, and the work of its requests stops when it closes.
  */
-import { setMaxListeners } from 'node:events';
 import type { Logger, WebSocketHandler } from '@cornice/sdk';
 import { EvmRpcError } from '../backend.js';
 import { parseFilterCriteria, type FilterCriteria } from './args.js';
@@ -15,6 +14,7 @@ import { BatchReply, optional, parseArgs, required, RpcCode, type Arg, type Meth
 import { newId } from './filters.js';
 import { parseBool, parseString } from './hex.js';
 import { criteriaKey, Notifier, Outbox, type Subscriber } from './notifier.js';
+import { Cancel } from './request.js';
 
 export interface WebSocketLimits {
   /** Subscriptions one connection may hold. */
@@ -60,10 +60,8 @@ export function createWebSocketHandler(
   const handler: WebSocketHandler = (conn) => {
     const subs = new Map<string, Subscription>();
     const key = `ws:${++connectionSeq}`;
-    const gone = new AbortController();
-    // Each message in flight (up to maxInFlight) listens to it: no "possible leak" warning.
-    setMaxListeners(limits.maxInFlight + 16, gone.signal);
-    const origin = { client: { connection: key, address: key }, signal: gone.signal };
+    const gone = new Cancel();
+    const origin = { client: { connection: key, address: key }, gone };
     const outbox = new Outbox(conn, notifier);
     let inFlight = 0;
     /** Subscriptions made by the message being dispatched (its methods run synchronously up to their first await). */
@@ -120,7 +118,7 @@ export function createWebSocketHandler(
       subs.clear();
       open.delete(closeConn);
       outbox.discard();
-      gone.abort();
+      gone.abort(new Error('connection closed'));
     };
     const closeConn = (): void => {
       endAll();
