@@ -58,6 +58,22 @@ test('a batch shares one reply budget: past it the rest get -32003 and are not r
   assert.ok(r.text.length < 1_000_000 + 50 * 100);
 });
 
+test('replies being built over all requests share one pool: past it -32005, unrun; the pool is free again after', async () => {
+  await withLogs({ maxReplyCharsInFlight: 1_000_000 });
+  const batch = JSON.stringify(Array.from({ length: 10 }, (_, i) => call('eth_getLogs', [{ fromBlock: '0x0' }], i)));
+  // Two clients at once, each within its own 25 MB budget.
+  const [a, b] = await Promise.all([post(s.url, batch), post(s.url, batch, { localAddress: '127.0.0.2' })]);
+  const replies = [...JSON.parse(a.text), ...JSON.parse(b.text)];
+  const answered = replies.filter((x: any) => Array.isArray(x.result)).length;
+  assert.ok(answered >= 1 && answered <= 2, `${answered} replies of ~450 KB built at once within 1 MB`);
+  const refused = replies.filter((x: any) => x.error);
+  assert.is(refused.length, 20 - answered);
+  assert.ok(refused.some((x: any) => x.error.code === -32005));
+  for (const x of refused) assert.ok(x.error.code === -32005 ? /^too many large replies being built \(at most 1000000 characters in all\): try again later$/.test(x.error.message) : x.error.code === -32003, JSON.stringify(x.error));
+  assert.ok(logsCalls() <= 4, `${logsCalls()} scans ran`);
+  assert.is((await s.call('eth_getLogs', [{ fromBlock: '0x0' }])).result.length, 1000, 'the pool was given back');
+});
+
 test('a large batch reply is streamed, item by item', async () => {
   await withLogs();
   const batch = Array.from({ length: 8 }, (_, i) => call('eth_getLogs', [{ fromBlock: '0x0' }], i));

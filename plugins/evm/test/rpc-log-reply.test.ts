@@ -31,7 +31,7 @@ test('eth_getLogs replies are sized before they are built: -32003 without format
   const budget = new ReplyBudget(100_000);
   const err = (await logsReply(untouchable, budget).catch((e: unknown) => e)) as { rpcCode: number; message: string };
   assert.equal([err.rpcCode, err.message], [-32003, 'response too large']);
-  assert.is(budget.remaining, 0, 'the budget is spent: the rest of a batch is not run');
+  assert.is(budget.spent, 'size', 'the budget is spent: the rest of a batch is not run');
 });
 
 test('a log reply fits its bound, and is the logs\' JSON', async () => {

@@ -18,7 +18,7 @@ import { hasErrorCode, isInvalidParamsError, isNodeError, type Logger } from '@c
 import { EvmRpcError } from '../backend.js';
 import { ArgumentError, hexData, quantity } from './hex.js';
 import { nestedDeeperThan } from './json-depth.js';
-import { Cancel, LOCAL_CLIENT, RawJson, ReplyBudget, Slicer, type CallContext, type RpcClient } from './request.js';
+import { Cancel, LOCAL_CLIENT, poolFull, RawJson, ReplyBudget, ReplyPool, Slicer, type CallContext, type RpcClient, type Spent } from './request.js';
 
 /** One positional argument: its parser (throws ArgumentError) and whether it may be absent or null. */
 export interface Arg {
@@ -61,6 +61,8 @@ export interface DispatchLimits {
   readonly callTimeoutMs: number;
   /** Deepest nesting of arrays and objects in a request's JSON (json-depth.ts). */
   readonly maxJsonDepth: number;
+  /** Characters of replies being built over all requests at once (request.ts ReplyPool). */
+  readonly maxReplyCharsInFlight: number;
 }
 
 export const DEFAULT_DISPATCH_LIMITS: DispatchLimits = {
@@ -68,6 +70,7 @@ export const DEFAULT_DISPATCH_LIMITS: DispatchLimits = {
   maxResponseChars: 25_000_000,
   callTimeoutMs: 30_000,
   maxJsonDepth: 32,
+  maxReplyCharsInFlight: 100_000_000,
 };
 
 /** Where a request comes from: who, what tells when it goes away, its own methods (WebSocket). */
@@ -152,8 +155,9 @@ class Scope {
   constructor(
     readonly origin: Origin,
     limits: DispatchLimits,
+    pool: ReplyPool,
   ) {
-    this.budget = new ReplyBudget(limits.maxResponseChars);
+    this.budget = new ReplyBudget(limits.maxResponseChars, pool);
     this.#timer = setTimeout(() => this.cancel.abort(TIMED_OUT()), limits.callTimeoutMs);
     // The deadline alone never keeps the process alive.
     this.#timer.unref();
@@ -172,15 +176,21 @@ class Scope {
   end(): void {
     clearTimeout(this.#timer);
     this.#unlink?.();
+    this.budget.release();
   }
 }
 
 export class RpcDispatcher {
+  /** The replies being built over all requests. */
+  readonly #pool: ReplyPool;
+
   constructor(
     private readonly methods: MethodTable,
     private readonly limits: DispatchLimits,
     private readonly log: Logger,
-  ) {}
+  ) {
+    this.#pool = new ReplyPool(limits.maxReplyCharsInFlight);
+  }
 
   /**
    * One HTTP body or WebSocket message: the reply text, or undefined when none is owed (notifications
@@ -196,12 +206,12 @@ export class RpcDispatcher {
     } catch {
       return reply('null', errorPiece(RpcCode.Parse, 'parse error'));
     }
-    const scope = new Scope(origin, this.limits);
+    const scope = new Scope(origin, this.limits, this.#pool);
     try {
       if (Array.isArray(msg)) return await this.#batch(msg, scope);
-      const out = await this.#one(msg, scope);
+      let out = await this.#one(msg, scope);
       if (scope.gone) return undefined;
-      if (out !== undefined && out.length > this.limits.maxResponseChars) return this.#tooLarge(msg);
+      if (out !== undefined && !scope.budget.take(out.length)) out = this.#spentReply(msg, scope.budget.spent!);
       return out;
     } finally {
       scope.end();
@@ -214,30 +224,33 @@ export class RpcDispatcher {
     const slicer = new Slicer();
     const budget = scope.budget;
     // The brackets and the commas between replies.
-    budget.spend(2);
+    budget.charge(2);
     const replies: string[] = [];
     for (const m of msgs) {
       if (scope.gone) return undefined;
       let r: string | undefined;
       // Past the deadline or the budget the rest is not run (as geth): each gets the error, notifications nothing.
       if (scope.cancel.aborted) r = isNotification(m) ? undefined : this.#errorReply(m, RpcCode.Timeout, 'request timed out');
-      else if (budget.remaining <= 0) r = isNotification(m) ? undefined : this.#tooLarge(m);
+      else if (budget.spent) r = isNotification(m) ? undefined : this.#spentReply(m, budget.spent);
       else {
         r = await this.#one(m, scope);
-        // A reply that does not fit spends what is left: the rest is not run (geth stops there too).
-        if (r !== undefined && r.length > budget.remaining) {
-          r = this.#tooLarge(m);
-          budget.remaining = 0;
-        }
+        // A reply that does not fit spends the budget: the rest is not run (geth stops there too).
+        if (r !== undefined && !budget.take(r.length)) r = this.#spentReply(m, budget.spent!);
       }
       if (r !== undefined) {
-        budget.spend(r.length + 1);
+        budget.charge(1);
         replies.push(r);
       }
       await slicer.pause();
     }
     if (scope.gone) return undefined;
     return replies.length === 0 ? undefined : new BatchReply(replies);
+  }
+
+  /** The error of a request whose reply the spent budget has no room for. */
+  #spentReply(msg: unknown, why: Spent): string {
+    if (why === 'size') return this.#tooLarge(msg);
+    return this.#errorReply(msg, -32005, poolFull(this.#pool.size).message);
   }
 
   #errorReply(msg: unknown, code: number, message: string): string {

@@ -6,9 +6,9 @@
  * only then was the reply's size looked at: a batch of 1,000 ran the node out of heap.
  * Test: rpc-limits.test.ts "eth_getLogs replies are sized before they are built".
  */
-import { EvmRpcError, type LogView, type StopSignal } from '../backend.js';
+import type { LogView, StopSignal } from '../backend.js';
 import { logText } from './format.js';
-import { RawJson, Slicer, type ReplyBudget } from './request.js';
+import { poolFull, RawJson, Slicer, tooLarge, type ReplyBudget } from './request.js';
 
 /** Logs formatted between two looks at the clock. */
 const PIECE = 256;
@@ -21,18 +21,18 @@ export function logJsonBound(l: LogView): number {
   return 371 + 69 * l.topics.length + 2 * l.data.length;
 }
 
-export function tooLarge(): EvmRpcError {
-  return new EvmRpcError(-32003, 'response too large');
-}
-
 /** `logs` as JSON text, or -32003 when their bound passes what `budget` has left. */
 export async function logsReply(logs: readonly LogView[], budget: ReplyBudget, signal?: StopSignal): Promise<RawJson> {
   let bound = 2;
   for (const l of logs) bound += logJsonBound(l);
+  // Refused before it is built; the budget is spent, so the rest of a batch is not run (dispatch.ts).
   if (bound > budget.remaining) {
-    // Spent: the rest of a batch is not run (dispatch.ts).
-    budget.remaining = 0;
+    budget.spent = 'size';
     throw tooLarge();
+  }
+  if (bound > budget.pool.free) {
+    budget.spent = 'pool';
+    throw poolFull(budget.pool.size);
   }
   const slicer = new Slicer();
   const pieces: string[] = [];

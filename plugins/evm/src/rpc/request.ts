@@ -4,7 +4,7 @@
  * many characters its reply may still take (a batch's items share one budget, so an answer too big
  * is refused before it is built).
  */
-import type { StopSignal } from '../backend.js';
+import { EvmRpcError, type StopSignal } from '../backend.js';
 
 /** Who sent a request. */
 export interface RpcClient {
@@ -17,12 +17,76 @@ export interface RpcClient {
   readonly address: string;
 }
 
-/** Characters a reply may still take; a batch's items spend one budget. */
-export class ReplyBudget {
-  constructor(public remaining: number) {}
+/**
+ * The characters of replies being built, over all requests: each request's budget bounds one reply,
+ * this bounds them all (100 connections each building a 25 MB batch reply would hold 2.5 GB).
+ */
+export class ReplyPool {
+  #used = 0;
 
-  spend(chars: number): void {
+  constructor(readonly size: number) {}
+
+  get free(): number {
+    return this.size - this.#used;
+  }
+
+  take(chars: number): boolean {
+    if (chars > this.size - this.#used) return false;
+    this.#used += chars;
+    return true;
+  }
+
+  release(chars: number): void {
+    this.#used -= chars;
+  }
+}
+
+export function tooLarge(): EvmRpcError {
+  return new EvmRpcError(-32003, 'response too large');
+}
+
+/** The replies being built over all requests fill the pool. */
+export function poolFull(size: number): EvmRpcError {
+  return new EvmRpcError(-32005, `too many large replies being built (at most ${size} characters in all): try again later`);
+}
+
+/** Why a budget is spent: its own size reached, or the pool over all requests full. */
+export type Spent = 'size' | 'pool';
+
+/** Characters a reply may still take; a batch's items spend one budget, which holds its part of the pool. */
+export class ReplyBudget {
+  /** Set once the budget is spent: the rest of a batch is not run. */
+  spent: Spent | undefined;
+  #held = 0;
+
+  constructor(
+    public remaining: number,
+    readonly pool: ReplyPool = new ReplyPool(Infinity),
+  ) {}
+
+  /** Whether `chars` more fit: charged to the budget and the pool; else the budget is spent (and why). */
+  take(chars: number): boolean {
+    if (chars > this.remaining) return this.#spend('size');
+    if (!this.pool.take(chars)) return this.#spend('pool');
     this.remaining -= chars;
+    this.#held += chars;
+    return true;
+  }
+
+  /** Charges `chars` to this budget only (error replies, separators: small). */
+  charge(chars: number): void {
+    this.remaining -= chars;
+  }
+
+  #spend(why: Spent): false {
+    this.spent = why;
+    return false;
+  }
+
+  /** Gives back what this budget holds of the pool (its reply is handed on). */
+  release(): void {
+    this.pool.release(this.#held);
+    this.#held = 0;
   }
 }
 
