@@ -4,9 +4,10 @@
 // max) and the node's RSS (sampled every 100 ms) while it runs, beside an idle period, and what the
 // attack's client and honest clients got. Not part of `npm run bench`: a probe of the EVM front end's
 // bounds (plugins/evm/src/rpc). One JSON line per attack.
-//   node bench/evm-abuse.mjs [idle|getlogs100|getlogs1000|calls|logsubs|nested|filters ...]
+//   node bench/evm-abuse.mjs [idle|getlogs100|getlogs1000|calls|logsubs|logtx|nested|filters ...]
 //   (NODE_FLAGS="--cpu-prof --cpu-prof-dir=DIR": flags for the node's process)
 import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -82,6 +83,8 @@ let running = true;
 process.on('message', () => { running = false; });
 (async () => {
   const out = [];
+  // The first request opens the connection: not a sample.
+  await fetch(url).then((r) => r.text()).catch(() => undefined);
   while (running) {
     const t0 = performance.now();
     try { await fetch(url, { signal: AbortSignal.timeout(timeoutMs) }).then((r) => r.text()); out.push(performance.now() - t0); }
@@ -199,8 +202,9 @@ const SCENARIOS = {
     const idle = await idleFigures(node);
     const stop = sampler(node);
     const attack = post(node.rpcUrl, JSON.stringify(batch), { abortAfterMs: 1000 });
-    await sleep(1200);
-    // Honest clients, from another address, after the attacker left: each kind every 250 ms for 8 s.
+    await sleep(200);
+    // Honest clients, from another address, while the batch runs and after its client left: each
+    // kind every 250 ms for 8 s.
     const probes = { eth_call: [], eth_getBalance: [], eth_sendRawTransaction: [] };
     const failures = [];
     const t0 = performance.now();
@@ -223,6 +227,14 @@ const SCENARIOS = {
     }
     const attacker = await attack;
     const figures = await stop();
+    // What the node does once the client left: its CPU over a second (before: the batch's calls ran on).
+    const cpu = () => {
+      const f = readFileSync(`/proc/${node.proc.pid}/stat`, 'utf8').split(') ')[1].split(' ');
+      return (Number(f[11]) + Number(f[12])) * 10;
+    };
+    const c0 = cpu();
+    await sleep(1000);
+    figures.cpuMsInASecondAfter = cpu() - c0;
     const med = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
     return { idle, ...figures, attacker: attacker.error ?? `HTTP ${attacker.status}`, honestMedianMs: Object.fromEntries(Object.entries(probes).map(([m, xs]) => [m, med(xs)])), honestMaxMs: Object.fromEntries(Object.entries(probes).map(([m, xs]) => [m, Math.max(...xs)])), honestFailures: failures.length, firstFailures: failures.slice(0, 3) };
   },
@@ -254,6 +266,17 @@ const SCENARIOS = {
     for (const ws of sockets) ws.terminate();
     const reasons = [...new Set(closes)];
     return { idle, ...figures, confirmMs, notificationsReceived: notes, socketsClosedByNode: closes.length, closeReasons: reasons };
+  },
+
+  /** The tx of 1,000 logs of `logsubs` without subscribers: what the chain's own work costs. */
+  async logtx(node) {
+    const idle = await idleFigures(node);
+    const stop = sampler(node);
+    const t0 = performance.now();
+    await receipt(node, await send(node, { data: emitterInitCode(1000), gasLimit: 3_000_000, to: null }), 60_000);
+    const confirmMs = Math.round(performance.now() - t0);
+    await sleep(2000);
+    return { idle, ...(await stop()), confirmMs };
   },
 
   async nested(node) {
