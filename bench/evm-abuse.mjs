@@ -83,8 +83,9 @@ let running = true;
 process.on('message', () => { running = false; });
 (async () => {
   const out = [];
-  // The first request opens the connection: not a sample.
+  // The first request opens the connection: not a sample. Then the attack may begin.
   await fetch(url).then((r) => r.text()).catch(() => undefined);
+  process.send('ready');
   while (running) {
     const t0 = performance.now();
     try { await fetch(url, { signal: AbortSignal.timeout(timeoutMs) }).then((r) => r.text()); out.push(performance.now() - t0); }
@@ -101,16 +102,19 @@ function sampler(node, timeoutMs = 10_000) {
   // The node's own event-loop delay from now (bench/event-loop-delay.mjs).
   node.proc.kill('SIGUSR2');
   const prober = spawn(process.execPath, ['-e', PROBER, `${node.url}/ext/health`, String(timeoutMs)], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-  const samples = new Promise((resolve) => prober.once('message', resolve));
+  const messages = [];
+  const waiters = [];
+  prober.on('message', (m) => (waiters.length ? waiters.shift()(m) : messages.push(m)));
+  const next = () => (messages.length ? Promise.resolve(messages.shift()) : new Promise((resolve) => waiters.push(resolve)));
   const r = setInterval(() => {
     try {
       rss.push(rssMb(node.proc.pid));
     } catch {}
   }, 100);
-  return async () => {
+  const stop = async () => {
     clearInterval(r);
     prober.send('stop');
-    const health = await samples;
+    const health = await next();
     let eld = {};
     try {
       node.proc.kill('SIGUSR2');
@@ -129,6 +133,8 @@ function sampler(node, timeoutMs = 10_000) {
       rssMaxMb: rss.length ? Math.round(Math.max(...rss)) : null,
     };
   };
+  // Resolves with `stop` once the prober is ready to sample.
+  return next().then(() => stop);
 }
 
 /** POSTs `body`; the reply's status and text (or the error), with a client-side timeout. */
@@ -177,7 +183,7 @@ async function nineThousandLogs(node) {
 }
 
 const idleFigures = async (node, ms = 3000) => {
-  const stop = sampler(node);
+  const stop = await sampler(node);
   await sleep(ms);
   return stop();
 };
@@ -200,7 +206,7 @@ const SCENARIOS = {
     const loopAt = '0x' + 'c0'.padStart(40, '0');
     const batch = Array.from({ length: 100 }, (_, i) => call('eth_call', [{ to: loopAt }, 'latest', { [loopAt]: { code: '0x5b600056' } }], i));
     const idle = await idleFigures(node);
-    const stop = sampler(node);
+    const stop = await sampler(node);
     const attack = post(node.rpcUrl, JSON.stringify(batch), { abortAfterMs: 1000 });
     await sleep(200);
     // Honest clients, from another address, while the batch runs and after its client left: each
@@ -256,7 +262,7 @@ const SCENARIOS = {
     }
     await sleep(1000);
     const idle = await idleFigures(node);
-    const stop = sampler(node);
+    const stop = await sampler(node);
     const t0 = performance.now();
     const hash = await send(node, { data: emitterInitCode(1000), gasLimit: 3_000_000, to: null });
     await receipt(node, hash, 180_000);
@@ -271,7 +277,7 @@ const SCENARIOS = {
   /** The tx of 1,000 logs of `logsubs` without subscribers: what the chain's own work costs. */
   async logtx(node) {
     const idle = await idleFigures(node);
-    const stop = sampler(node);
+    const stop = await sampler(node);
     const t0 = performance.now();
     await receipt(node, await send(node, { data: emitterInitCode(1000), gasLimit: 3_000_000, to: null }), 60_000);
     const confirmMs = Math.round(performance.now() - t0);
@@ -281,7 +287,7 @@ const SCENARIOS = {
 
   async nested(node) {
     const idle = await idleFigures(node);
-    const stop = sampler(node);
+    const stop = await sampler(node);
     const deep = '['.repeat(2.5e6) + ']'.repeat(2.5e6);
     const t0 = performance.now();
     const answers = [];
@@ -302,7 +308,7 @@ const SCENARIOS = {
 
   async filters(node) {
     const idle = await idleFigures(node, 1000);
-    const stop = sampler(node);
+    const stop = await sampler(node);
     let installed = 0;
     let refusal;
     for (let i = 0; i < 1100; i++) {
@@ -324,7 +330,7 @@ async function getLogsBatch(node, n) {
   await nineThousandLogs(node);
   const setupMs = Math.round(performance.now() - t0);
   const idle = await idleFigures(node);
-  const stop = sampler(node);
+  const stop = await sampler(node);
   const batch = Array.from({ length: n }, (_, i) => call('eth_getLogs', [{ fromBlock: '0x0', toBlock: 'latest' }], i));
   const r = await post(node.rpcUrl, JSON.stringify(batch), { timeoutMs: 300_000 });
   const figures = await stop();

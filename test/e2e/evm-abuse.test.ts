@@ -71,16 +71,22 @@ function post(text: string, o: { timeoutMs?: number; localAddress?: string; abor
 
 const json = (p: Posted): any => JSON.parse(p.text ?? 'null');
 
-/** /ext/health's latency every 50 ms from a process of its own (this one's work must not delay the samples). */
-function healthProbe(): () => Promise<{ maxMs: number; p50Ms: number; n: number }> {
+/**
+ * /ext/health's latency every 50 ms from a process of its own (this one's work must not delay the
+ * samples), from when its connection is open (resolves then) until the returned function is called.
+ */
+async function healthProbe(): Promise<() => Promise<{ maxMs: number; p50Ms: number; n: number }>> {
   const code = `
     let running = true; process.on('message', () => (running = false));
     (async () => { const out = [];
+      await fetch(process.argv[1]).then((r) => r.text()).catch(() => undefined);
+      process.send('ready');
       while (running) { const t0 = performance.now();
         try { await fetch(process.argv[1], { signal: AbortSignal.timeout(10000) }).then((r) => r.text()); out.push(performance.now() - t0); } catch { out.push(10000); }
         await new Promise((r) => setTimeout(r, 50)); }
       process.send(out, () => process.exit(0)); })();`;
   const child = spawn(process.execPath, ['-e', code, target.healthUrl!], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  await new Promise((resolve) => child.once('message', resolve));
   const samples = new Promise<number[]>((resolve) => child.once('message', (m) => resolve(m as number[])));
   return async () => {
     child.send('stop');
@@ -140,7 +146,7 @@ test('filters: one client holds at most 100, refused with an error naming the li
 test('deeply nested JSON: a 5 MB body is refused unparsed (-32600), nested params are -32600/-32602, never -32603, no log line', async () => {
   if (!cornice()) return;
   const errorsBefore = target.node!.logs.filter((l) => l.level === 'error').length;
-  const stop = healthProbe();
+  const stop = await healthProbe();
   const deep = '['.repeat(2_500_000) + ']'.repeat(2_500_000);
   for (let i = 0; i < 3; i++) {
     const r = await post(deep);
@@ -198,7 +204,7 @@ test('a batch of 1,000 eth_getLogs over 9,000 logs: one reply within the 25 MB b
   for (let i = 0; i < 9; i++) hashes.push(await send({ to: null, data: emitter(1_000), gasLimit: 3_000_000 }));
   for (const h of hashes) await receipt(h, 30_000);
   const rss0 = rssMb();
-  const stop = healthProbe();
+  const stop = await healthProbe();
   let rssMax = rss0;
   const rssTimer = setInterval(() => (rssMax = Math.max(rssMax, rssMb())), 100);
   const r = await post(JSON.stringify(Array.from({ length: 1_000 }, (_, i) => body('eth_getLogs', [{ fromBlock: '0x0', toBlock: 'latest' }], i))), { timeoutMs: 120_000 });
@@ -239,7 +245,7 @@ test('20 WebSockets x 256 logs subscriptions, then a tx of 1,000 logs: confirmed
     for (let i = 0; i < 256; i++) ws.send(JSON.stringify(body('eth_subscribe', ['logs', {}], i)));
   }
   while (subscribed < 20 * 256) await sleep(20);
-  const stop = healthProbe();
+  const stop = await healthProbe();
   const confirmMs = await receipt(await send({ to: null, data: emitter(1_000), gasLimit: 3_000_000 }), 60_000);
   while (closes.length < 20) await sleep(50);
   const health = await stop();
