@@ -10,8 +10,11 @@
  *   (`maxResponseChars`): a batch's items run one after another (so at most one item's work and
  *   memory at a time), and once the deadline or the budget is spent the remaining items are not
  *   run, each answered -32002 "request timed out" or -32003 "response too large" (geth's texts);
- * - every method gets a signal (request.ts Cancel) that aborts at the deadline and when the client goes away
- *   (HTTP connection closed, WebSocket closed): the work stops, nothing more of the batch runs;
+ * - the replies being built over all requests take from one pool (`maxReplyCharsInFlight`): past
+ *   it -32005, and the rest of the batch is not run;
+ * - every method gets a signal (request.ts Cancel) that aborts at the deadline and when the client
+ *   goes away (HTTP connection closed, WebSocket closed): the work stops, nothing more of the batch
+ *   runs, no reply is written;
  * - a batch gives the event loop a turn every SLICE_MS of its work.
  */
 import { hasErrorCode, isInvalidParamsError, isNodeError, type Logger } from '@cornice/sdk';

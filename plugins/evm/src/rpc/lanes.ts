@@ -28,7 +28,6 @@ export interface LaneLimits {
 interface Waiter {
   readonly client: RpcClient;
   readonly start: () => void;
-  readonly fail: (reason: unknown) => void;
   readonly signal: StopSignal;
   readonly onAbort: () => void;
 }
@@ -122,7 +121,6 @@ export class Lane {
           signal.removeEventListener('abort', waiter.onAbort);
           resolve();
         },
-        fail: reject,
         onAbort: () => {
           if (!this.#remove(waiter)) return;
           this.#forget(client);
