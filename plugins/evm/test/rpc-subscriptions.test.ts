@@ -85,7 +85,7 @@ test('bounded outboxes: a connection with too much waiting is closed, then the o
   assert.is(c.closeReason, 'subscription queue overflow');
   await until('a notified again', () => notes(a) >= 120);
   assert.is(a.closed, false);
-  assert.is(s.rpc.notifier.stats.dropped, 2);
+  assert.is(s.rpc.notifier.outboxes.dropped, 2);
   const logIndexes = a.messages.filter((m) => m.method === 'eth_subscription').map((m) => `${m.params.result.blockNumber}/${m.params.result.logIndex}`);
   assert.is(new Set(logIndexes).size, 120, 'each once, none lost');
 });

@@ -12,7 +12,8 @@ import { ChainEvents } from './events.js';
 import { DEFAULT_FILTER_LIMITS, FilterRegistry, filterMethods, type FilterLimits } from './filters.js';
 import { createHttpHandler, DEFAULT_HTTP_LIMITS, type HttpLimits } from './http.js';
 import { DEFAULT_LANES_LIMITS, Lane, type LanesLimits } from './lanes.js';
-import { DEFAULT_NOTIFY_LIMITS, Notifier, type NotifyLimits } from './notifier.js';
+import { Notifier } from './notifier.js';
+import { DEFAULT_NOTIFY_LIMITS, Outboxes, type NotifyLimits } from './outbox.js';
 import { personalMethods } from './personal.js';
 import { createWebSocketHandler, DEFAULT_WEBSOCKET_LIMITS, type WebSocketLimits } from './websocket.js';
 
@@ -84,7 +85,7 @@ export function createEthRpc(backend: EvmBackend, options: EthRpcOptions): EthRp
   const events = new ChainEvents(backend, log);
   const lanes = { call: new Lane('eth_call', limits.callLane), scan: new Lane('log and fee history', limits.scanLane) };
   const filters = new FilterRegistry(backend, events, options.clock, limits, log, lanes.scan);
-  const notifier = new Notifier(events, limits, log);
+  const notifier = new Notifier(events, new Outboxes(limits, log));
   const methods = new Map<string, MethodSpec>([
     ...ethMethods(backend, { clientVersion: options.clientVersion, accounts: () => accounts.list(), lanes }),
     ...filterMethods(filters),

@@ -9,101 +9,20 @@
  * - each log, header and tx of an event is serialized once, lazily, and shared by every
  *   notification that carries it; which logs a filter matches is worked out once per distinct
  *   filter per block (many subscriptions with the same filter cost one);
- * - a connection's notifications wait in its outbox, written at most `notifyBytesPerTurn` in all
- *   per turn of the event loop (round-robin); an outbox holding more than `maxQueuedNotifications`
- *   (geth's 20,000) closes its connection with 1008 "subscription queue overflow" (geth's text),
- *   and when all outboxes together hold more than `maxQueuedNotificationsTotal`, the connection
- *   with the most waiting is closed the same way. So one block's work for subscriptions is bounded
- *   by these queues, not by subscriptions × logs; and a client that does not read is dropped, not
- *   buffered forever (the node also closes one whose socket holds more than 4 MiB unread).
+ * - a connection's notifications wait in its outbox (outbox.ts), whose bounds close a connection
+ *   that falls too far behind: so one block's work for subscriptions is bounded by those queues,
+ *   not by subscriptions × logs.
  * Tests: rpc-subscriptions.test.ts.
  */
-import type { Logger, WebSocketConnection } from '@cornice/sdk';
 import type { AcceptedBlock, LogView, TxView } from '../backend.js';
 import { logMatches, type FilterCriteria } from './args.js';
 import type { ChainEvents } from './events.js';
 import { headerJson, logText, txJson } from './format.js';
 import { hexData } from './hex.js';
+import type { Outbox, Outboxes } from './outbox.js';
 import { SLICE_MS } from './request.js';
 
-export interface NotifyLimits {
-  /** Notifications one connection may have waiting to be written (geth: 20,000). */
-  readonly maxQueuedNotifications: number;
-  /** Notifications waiting over all connections. */
-  readonly maxQueuedNotificationsTotal: number;
-  /** Characters of notifications written per turn of the event loop, over all connections. */
-  readonly notifyBytesPerTurn: number;
-}
-
-export const DEFAULT_NOTIFY_LIMITS: NotifyLimits = {
-  maxQueuedNotifications: 20_000,
-  maxQueuedNotificationsTotal: 200_000,
-  notifyBytesPerTurn: 1 << 20,
-};
-
-/** RFC 6455 policy violation. */
-const POLICY_VIOLATION = 1008;
-/** geth's errSubscriptionQueueOverflow. */
-export const QUEUE_OVERFLOW = 'subscription queue overflow';
-
 const turn = (fn: () => void): void => void setImmediate(fn);
-
-/** One connection's notifications waiting to be written, in order. */
-export class Outbox {
-  #queue: string[] = [];
-  #head = 0;
-  closed = false;
-
-  constructor(
-    readonly conn: WebSocketConnection,
-    private readonly notifier: Notifier,
-  ) {}
-
-  get waiting(): number {
-    return this.#queue.length - this.#head;
-  }
-
-  /** Queues `text` (written at once while this turn's allowance lasts). */
-  push(text: string): void {
-    if (this.closed) return;
-    if (this.waiting === 0 && this.notifier.take(text.length)) {
-      this.conn.send(text);
-      return;
-    }
-    this.#queue.push(text);
-    this.notifier.queued(this);
-  }
-
-  /** Writes what waits within `allowance` characters; the characters written. */
-  write(allowance: number): number {
-    let written = 0;
-    while (this.#head < this.#queue.length && written < allowance && !this.closed) {
-      const text = this.#queue[this.#head]!;
-      this.#queue[this.#head++] = '';
-      this.conn.send(text);
-      written += text.length;
-    }
-    if (this.#head === this.#queue.length || this.#head > 4096) {
-      this.#queue = this.#queue.slice(this.#head);
-      this.#head = 0;
-    }
-    return written;
-  }
-
-  /** Drops what waits and closes the connection with `reason`. */
-  overflow(): void {
-    if (this.closed) return;
-    this.discard();
-    this.conn.close(POLICY_VIOLATION, QUEUE_OVERFLOW);
-  }
-
-  discard(): void {
-    this.closed = true;
-    this.notifier.dequeued(this.waiting);
-    this.#queue = [];
-    this.#head = 0;
-  }
-}
 
 /** A subscription as the notifier sees it. */
 export interface Subscriber {
@@ -196,8 +115,6 @@ const SUFFIX = '}}';
 export interface NotifierStats {
   /** Logs turned into JSON text (once per log of a block, whatever the number of subscriptions). */
   logsSerialized: number;
-  /** Connections closed for falling too far behind. */
-  dropped: number;
 }
 
 export class Notifier {
@@ -207,24 +124,18 @@ export class Notifier {
   #stopPending: (() => void) | undefined;
   readonly #jobs: Job[] = [];
   #working = false;
-  /** Outboxes with notifications waiting, in round-robin order. */
-  readonly #waiting = new Set<Outbox>();
-  #totalQueued = 0;
-  /** Characters written in this turn of the event loop, and whether its end is scheduled. */
-  #turnWritten = 0;
-  #turnScheduled = false;
 
   constructor(
     private readonly events: ChainEvents,
-    readonly limits: NotifyLimits,
-    private readonly log: Logger,
+    /** The connections' outboxes (outbox.ts). */
+    readonly outboxes: Outboxes,
   ) {}
 
-  readonly stats: NotifierStats = { logsSerialized: 0, dropped: 0 };
+  readonly stats: NotifierStats = { logsSerialized: 0 };
 
   /** Notifications waiting over all connections (tests, metrics). */
   get totalQueued(): number {
-    return this.#totalQueued;
+    return this.outboxes.totalQueued;
   }
 
   add(sub: Subscriber): () => void {
@@ -242,64 +153,6 @@ export class Notifier {
     this.#pendingSubs.clear();
     this.#jobs.length = 0;
     this.#listen();
-  }
-
-  // ---------------------------------------------------------------- writing
-
-  /** Takes `chars` of this turn's allowance; false when it is spent. */
-  take(chars: number): boolean {
-    this.#endOfTurn();
-    if (this.#turnWritten >= this.limits.notifyBytesPerTurn) return false;
-    this.#turnWritten += chars;
-    return true;
-  }
-
-  /** `box` queued one more notification: bounds checked, writing scheduled. */
-  queued(box: Outbox): void {
-    this.#waiting.add(box);
-    this.#totalQueued++;
-    this.#endOfTurn();
-    if (box.waiting > this.limits.maxQueuedNotifications) return this.#drop(box);
-    if (this.#totalQueued > this.limits.maxQueuedNotificationsTotal) {
-      let worst = box;
-      for (const b of this.#waiting) if (b.waiting > worst.waiting) worst = b;
-      this.#drop(worst);
-    }
-  }
-
-  dequeued(n: number): void {
-    this.#totalQueued -= n;
-  }
-
-  #drop(box: Outbox): void {
-    this.log.debug('eth subscriber dropped: notifications not read', { waiting: box.waiting, limit: this.limits.maxQueuedNotifications });
-    this.stats.dropped++;
-    this.#waiting.delete(box);
-    box.overflow();
-  }
-
-  #endOfTurn(): void {
-    if (this.#turnScheduled) return;
-    this.#turnScheduled = true;
-    turn(() => {
-      this.#turnScheduled = false;
-      this.#turnWritten = 0;
-      this.#writeWaiting();
-    });
-  }
-
-  /** Writes waiting notifications within this turn's allowance, round-robin over outboxes. */
-  #writeWaiting(): void {
-    const per = Math.max(1, Math.floor(this.limits.notifyBytesPerTurn / Math.max(1, this.#waiting.size)));
-    for (const box of [...this.#waiting]) {
-      if (this.#turnWritten >= this.limits.notifyBytesPerTurn) break;
-      const before = box.waiting;
-      this.#turnWritten += box.write(per);
-      this.#totalQueued -= before - box.waiting;
-      this.#waiting.delete(box);
-      if (box.waiting > 0 && !box.closed) this.#waiting.add(box);
-    }
-    if (this.#waiting.size > 0) this.#endOfTurn();
   }
 
   // ---------------------------------------------------------------- events

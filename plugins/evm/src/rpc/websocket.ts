@@ -13,7 +13,8 @@ import { parseFilterCriteria, type FilterCriteria } from './args.js';
 import { BatchReply, optional, parseArgs, required, RpcCode, type Arg, type MethodSpec, type RpcDispatcher } from './dispatch.js';
 import { newId } from './filters.js';
 import { parseBool, parseString } from './hex.js';
-import { criteriaKey, Notifier, Outbox, type Subscriber } from './notifier.js';
+import { criteriaKey, type Notifier, type Subscriber } from './notifier.js';
+import { Outbox } from './outbox.js';
 import { Cancel } from './request.js';
 
 export interface WebSocketLimits {
@@ -62,7 +63,7 @@ export function createWebSocketHandler(
     const key = `ws:${++connectionSeq}`;
     const gone = new Cancel();
     const origin = { client: { connection: key, address: key }, gone };
-    const outbox = new Outbox(conn, notifier);
+    const outbox = new Outbox(conn, notifier.outboxes);
     let inFlight = 0;
     /** Subscriptions made by the message being dispatched (its methods run synchronously up to their first await). */
     let creating: Subscription[] | undefined;
