@@ -1,5 +1,5 @@
 /**
- * Subscription notifications at a bounded cost (issue 32, point 7; src/rpc/notifier.ts): an
+ * Subscription notifications at a bounded cost (issue 32, point 7; src/rpc/notifier.ts, outbox.ts): an
  * accepted block's listener only queues work, each log is serialized once per block whatever the
  * number of subscriptions, delivery runs in slices with turns of the event loop between, and a
  * connection that falls too far behind is closed with 1008 "subscription queue overflow".

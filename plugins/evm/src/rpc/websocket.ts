@@ -2,10 +2,10 @@
  * WebSocket `/ws`: the same JSON-RPC methods over text messages, plus eth_subscribe/eth_unsubscribe
  * (newHeads, logs, newPendingTransactions, and coreth's newAcceptedTransactions) with geth's
  * notification format. Subscriptions end with the connection and are bounded per connection; so are
- * the requests in flight. Notifications go through the connection's outbox (notifier.ts: each text
- * made once and shared, written at a bounded pace, a connection that falls too far behind is closed
- * with "subscription queue overflow"). Each connection is its own client for the lanes and for
- * filter quotas, and the work of its requests stops when it closes.
+ * the requests in flight. Notifications are made once and shared (notifier.ts) and go through the
+ * connection's outbox (outbox.ts: written at a bounded pace; a connection that falls too far behind
+ * is closed with "subscription queue overflow"). Each connection is its own client for the lanes
+ * and for filter quotas, and the work of its requests stops when it closes.
  */
 import type { Logger, WebSocketHandler } from '@cornice/sdk';
 import { EvmRpcError } from '../backend.js';
