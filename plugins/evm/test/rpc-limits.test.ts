@@ -60,17 +60,27 @@ test('a batch shares one reply budget: past it the rest get -32003 and are not r
 
 test('replies being built over all requests share one pool: past it -32005, unrun; the pool is free again after', async () => {
   await withLogs({ maxReplyCharsInFlight: 1_000_000 });
-  const batch = JSON.stringify(Array.from({ length: 10 }, (_, i) => call('eth_getLogs', [{ fromBlock: '0x0' }], i)));
-  // Two clients at once, each within its own 25 MB budget.
-  const [a, b] = await Promise.all([post(s.url, batch), post(s.url, batch, { localAddress: '127.0.0.2' })]);
-  const replies = [...JSON.parse(a.text), ...JSON.parse(b.text)];
-  const answered = replies.filter((x: any) => Array.isArray(x.result)).length;
-  assert.ok(answered >= 1 && answered <= 2, `${answered} replies of ~450 KB built at once within 1 MB`);
-  const refused = replies.filter((x: any) => x.error);
-  assert.is(refused.length, 20 - answered);
-  assert.ok(refused.some((x: any) => x.error.code === -32005));
-  for (const x of refused) assert.ok(x.error.code === -32005 ? /^too many large replies being built \(at most 1000000 characters in all\): try again later$/.test(x.error.message) : x.error.code === -32003, JSON.stringify(x.error));
-  assert.ok(logsCalls() <= 4, `${logsCalls()} scans ran`);
+  // Client A's second scan waits until B is done: A holds its first reply (~450 KB) in the pool meanwhile.
+  const logs = s.backend.logs.bind(s.backend);
+  let scans = 0;
+  let release!: () => void;
+  const gate = new Promise<void>((r) => (release = r));
+  s.backend.logs = async (filter, signal) => {
+    if (++scans === 2) await gate;
+    return logs(filter, signal);
+  };
+  const batch = (n: number) => JSON.stringify(Array.from({ length: n }, (_, i) => call('eth_getLogs', [{ fromBlock: '0x0' }], i)));
+  const a = post(s.url, batch(2));
+  while (scans < 2) await settle();
+  const b = JSON.parse((await post(s.url, batch(3), { localAddress: '127.0.0.2' })).text);
+  release();
+  const aReplies = JSON.parse((await a).text);
+  const busy = { code: -32005, message: 'too many large replies being built (at most 1000000 characters in all): try again later' };
+  assert.is(b[0].result.length, 1000, "B's first fits beside A's first");
+  assert.equal(b[1].error, busy, "B's second does not: refused before it is built");
+  assert.equal(b[2].error, busy, 'the rest of the batch is not run');
+  assert.is(scans, 4, "B's third never ran");
+  assert.equal(aReplies.map((x: any) => x.result.length), [1000, 1000], 'B done, A had room again for its second');
   assert.is((await s.call('eth_getLogs', [{ fromBlock: '0x0' }])).result.length, 1000, 'the pool was given back');
 });
 

@@ -175,26 +175,29 @@ export class Notifier {
     if (!this.#working) this.#work();
   }
 
+  /** Notifications (or subscriptions passed) since the last look at the clock, and the slice's end. */
+  #steps = 0;
+  #until = 0;
+
+  /** Whether the slice is over: a look at the clock every 64 steps (a notification costs ~1 µs). */
+  #sliceOver(): boolean {
+    return (++this.#steps & 63) === 0 && performance.now() > this.#until;
+  }
+
   /** Runs jobs for at most SLICE_MS, then goes on in the next turn. */
   #work(): void {
     this.#working = true;
-    const until = performance.now() + SLICE_MS;
-    let steps = 0;
+    this.#until = performance.now() + SLICE_MS;
     while (this.#jobs.length > 0) {
       const job = this.#jobs[0]!;
       while (job.next < job.subs.length) {
-        if ((++steps & 63) === 0 && performance.now() > until) {
-          turn(() => this.#work());
-          return;
-        }
         const sub = job.subs[job.next]!;
-        if (sub.outbox.closed || this.#emit(job, sub, until)) {
-          job.next++;
-          job.within = 0;
-        } else {
+        if (this.#sliceOver() || !(sub.outbox.closed || this.#emit(job, sub))) {
           turn(() => this.#work());
           return;
         }
+        job.next++;
+        job.within = 0;
       }
       this.#jobs.shift();
     }
@@ -202,7 +205,7 @@ export class Notifier {
   }
 
   /** Delivers `job`'s notifications to `sub`; false when the slice ended first (it resumes where it stopped). */
-  #emit(job: Job, sub: Subscriber, until: number): boolean {
+  #emit(job: Job, sub: Subscriber): boolean {
     const t = job.texts;
     if (t instanceof PendingTexts) {
       sub.deliver(sub.prefix + t.text(sub.full) + SUFFIX);
@@ -216,7 +219,7 @@ export class Notifier {
       const n = t.event.block.transactions.length;
       for (; job.within < n; job.within++) {
         if (sub.outbox.closed) return true;
-        if ((job.within & 255) === 255 && performance.now() > until) return false;
+        if (this.#sliceOver()) return false;
         sub.deliver(sub.prefix + t.tx(job.within, sub.full) + SUFFIX);
       }
       return true;
@@ -224,7 +227,7 @@ export class Notifier {
     const matched = t.matches(sub.critKey!, sub.crit!);
     for (; job.within < matched.length; job.within++) {
       if (sub.outbox.closed) return true;
-      if ((job.within & 255) === 255 && performance.now() > until) return false;
+      if (this.#sliceOver()) return false;
       sub.deliver(sub.prefix + t.log(matched[job.within]!) + SUFFIX);
     }
     return true;
