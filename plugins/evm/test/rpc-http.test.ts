@@ -44,6 +44,18 @@ test('the first answer of a turn is written at once, later ones together when it
   assert.equal(written, ['"a"', '"c"', '"d"'], "a later turn's first answer is not held");
 });
 
+test('a request without a socket of its own (a VM in a worker thread, --vm-isolation) is served', async () => {
+  const written: string[] = [];
+  const req = Object.assign(Readable.from([Buffer.from(JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'eth_chainId', params: [] }))]), {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    socket: { remoteAddress: '127.0.0.1' },
+  }) as unknown as IncomingMessage;
+  const res = { destroyed: false, writableFinished: false, writeHead() {}, once() {}, end(text: string) { written.push(text); } } as unknown as ServerResponse;
+  await s.rpc.http(req, res);
+  assert.equal(JSON.parse(written[0]!), { jsonrpc: '2.0', id: 9, result: '0xa866' });
+});
+
 test('GET and PUT: 405 with a JSON-RPC error body', async () => {
   for (const method of ['GET', 'PUT', 'DELETE']) {
     const r = await s.post('', { 'content-type': 'application/json' }, method);

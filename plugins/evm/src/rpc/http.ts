@@ -162,15 +162,24 @@ function readBody(req: IncomingMessage, limit: number): Promise<Buffer | 'too la
 const origins = new WeakMap<Socket, Origin>();
 let connectionSeq = 0;
 
-function originOf(req: IncomingMessage): Origin {
-  const socket = req.socket;
-  let origin = origins.get(socket);
-  if (origin === undefined) {
-    const connection = `http:${++connectionSeq}`;
-    const gone = new Cancel();
+function originOf(req: IncomingMessage, res: ServerResponse): Origin {
+  const socket = req.socket as Socket | undefined;
+  let origin = socket && origins.get(socket);
+  if (origin !== undefined) return origin;
+  const connection = `http:${++connectionSeq}`;
+  const gone = new Cancel();
+  const client = { connection, address: socket?.remoteAddress ?? connection };
+  if (typeof socket?.once === 'function') {
     socket.once('close', () => gone.abort(new Error('connection closed')));
-    origin = { client: { connection, address: socket.remoteAddress ?? connection }, gone };
+    origin = { client, gone };
     origins.set(socket, origin);
+  } else {
+    // No socket of its own (a VM in a worker thread gets the request copied, --vm-isolation): the
+    // response closing before it was written is the client gone.
+    res.once('close', () => {
+      if (!res.writableFinished) gone.abort(new Error('connection closed'));
+    });
+    origin = { client, gone };
   }
   return origin;
 }
@@ -208,7 +217,7 @@ export function createHttpHandler(dispatcher: RpcDispatcher, limits: HttpLimits,
     }
     let out: Awaited<ReturnType<RpcDispatcher['handle']>>;
     try {
-      out = await dispatcher.handle(text, originOf(req));
+      out = await dispatcher.handle(text, originOf(req, res));
     } catch (e) {
       // The dispatcher does not throw; if it ever does, the client still gets an answer.
       log.error('eth rpc request failed', { error: e });
