@@ -185,6 +185,19 @@ export interface AcceptedBlock {
   readonly receipts: readonly ReceiptView[];
 }
 
+/**
+ * What tells a backend call to stop: the request's client went away or its deadline passed. An
+ * AbortSignal is one; the front end passes a lighter object of the same shape (an AbortSignal costs
+ * ~3.5 µs to make, a tenth of an eth_getBalance's whole cost).
+ */
+export interface StopSignal {
+  readonly aborted: boolean;
+  /** Why (an EvmRpcError from the front end), once aborted. */
+  readonly reason: unknown;
+  addEventListener(type: 'abort', listener: () => void, options?: { once?: boolean }): void;
+  removeEventListener(type: 'abort', listener: () => void): void;
+}
+
 /** What the chain offers the RPC front end (one per chain instance). */
 export interface EvmBackend {
   /** EVM chain ID (eth_chainId), 43110 on the local C-Chain. */
@@ -208,16 +221,25 @@ export interface EvmBackend {
   transaction(hash: Hash): Promise<TxLocation | undefined>;
   receipt(hash: Hash): Promise<ReceiptView | undefined>;
   blockReceipts(ref: BlockRef): Promise<readonly ReceiptView[] | undefined>;
-  /** Bounded (block range and result count): too wide a query is an EvmRpcError, not a long scan. */
-  logs(filter: LogFilter): Promise<readonly LogView[]>;
+  /**
+   * Bounded (block range and result count): too wide a query is an EvmRpcError, not a long scan.
+   * `signal` (the request's: its client left or its deadline passed) stops the scan between blocks,
+   * rejecting with the signal's reason.
+   */
+  logs(filter: LogFilter, signal?: StopSignal): Promise<readonly LogView[]>;
 
   /** Admits a signed tx (RLP / typed envelope) to the mempool; its hash. Ethereum's error texts. */
   sendRawTransaction(raw: Uint8Array): Promise<Hash>;
   /** Fills nonce, gas and fees of `req` as a wallet would, signs with `privateKey`, admits it; its hash. */
   sendTransaction(req: CallRequest & { readonly from: Address }, privateKey: Uint8Array): Promise<Hash>;
-  call(req: CallRequest, ref: BlockRef, overrides?: StateOverrides): Promise<CallResult>;
-  /** The gas `req` needs (geth's search); a revert is an EvmRpcError with code 3 and the revert data. */
-  estimateGas(req: CallRequest, ref: BlockRef, overrides?: StateOverrides): Promise<bigint>;
+  /**
+   * Runs `req` on the state at `ref` (nothing stays). `signal` (the request's) halts the execution at
+   * its next look at the clock (call-guard.ts) and rejects with the signal's reason: a call whose
+   * client left does not run to its deadline.
+   */
+  call(req: CallRequest, ref: BlockRef, overrides?: StateOverrides, signal?: StopSignal): Promise<CallResult>;
+  /** The gas `req` needs (geth's search); a revert is an EvmRpcError with code 3 and the revert data. `signal` as for call. */
+  estimateGas(req: CallRequest, ref: BlockRef, overrides?: StateOverrides, signal?: StopSignal): Promise<bigint>;
 
   gasPrice(): Promise<bigint>;
   maxPriorityFeePerGas(): Promise<bigint>;

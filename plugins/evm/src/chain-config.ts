@@ -37,6 +37,11 @@ const CONFIG_KEYS: Record<string, (v: unknown, key: string) => Partial<EvmChainO
   'tx-pool-global-queue': poolCount('globalQueue'),
   'tx-pool-price-bump': poolCount('priceBumpPercent'),
   'tx-pool-lifetime': (v, key) => ({ mempool: { lifetimeMs: duration(v, key) } }),
+  // The JSON-RPC front end's bounds, by coreth's names (geth's --rpc.batch-request-limit,
+  // --rpc.batch-response-max-size; coreth's http-body-limit). Unlike coreth, 0 is not "no limit".
+  'batch-request-limit': (v, key) => ({ rpcLimits: { maxBatchItems: count(v, key, 1) } }),
+  'batch-response-max-size': (v, key) => ({ rpcLimits: { maxResponseChars: count(v, key, 1_024) } }),
+  'http-body-limit': (v, key) => ({ rpcLimits: { maxBodyBytes: count(v, key, 1_024) } }),
 };
 
 /** The names that turn personal_ on: coreth's, its deprecated one, and geth's. */
@@ -75,6 +80,11 @@ function duration(v: unknown, key: string): number {
   return ms;
 }
 
+function count(v: unknown, key: string, min: number): number {
+  if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < min) throw badConfig(key, `must be a whole number >= ${min}`);
+  return v;
+}
+
 const badConfig = (key: string, why: string) => new EvmChainError('InvalidConfig', `invalid chain config file: ${key}: ${why}`, { field: key });
 
 /**
@@ -96,9 +106,10 @@ export function parseChainConfig(config: Uint8Array): { options: Partial<EvmChai
   for (const [key, value] of Object.entries(json)) {
     const read = Object.hasOwn(CONFIG_KEYS, key) ? CONFIG_KEYS[key] : undefined;
     if (read) {
-      const { mempool, ...rest } = read(value, key);
+      const { mempool, rpcLimits, ...rest } = read(value, key);
       Object.assign(options, rest);
       if (mempool) options.mempool = { ...options.mempool, ...mempool };
+      if (rpcLimits) options.rpcLimits = { ...options.rpcLimits, ...rpcLimits };
     }
     else ignored.push(key);
   }

@@ -22,7 +22,7 @@ import { parseChainConfig } from './chain-config.js';
 import { EvmChainError } from './errors.js';
 import { EVM_VM_VERSION } from './version.js';
 import { decodeTxGossip, encodeTxGossip } from './gossip.js';
-import { createEthRpc, type EthMethod, type EthRpc } from './rpc/index.js';
+import { createEthRpc, DEFAULT_ETH_RPC_LIMITS, type EthMethod, type EthRpc, type EthRpcLimits } from './rpc/index.js';
 
 
 /** Longest a gossip payload's admissions run before the event loop gets a turn, ms. */
@@ -42,12 +42,15 @@ export interface EvmVMOptions extends EvmChainOptions {
   clientVersion?: string;
   /** net_version (default 1, the C-Chain's). */
   networkId?: bigint;
+  /** Bounds of the JSON-RPC front end (API.md); the chain config's keys override these. */
+  ethRpcLimits?: Partial<EthRpcLimits>;
 }
 
 export class EvmVM implements ChainVM {
   #chain: EvmChain | undefined;
   #backend: ChainBackend | undefined;
   #rpc: EthRpc | undefined;
+  #rpcLimits: Partial<EthRpcLimits> = {};
   #ctx: ChainContext | undefined;
   #state: VMState = 'bootstrapping';
   #shutDown = false;
@@ -66,7 +69,15 @@ export class EvmVM implements ChainVM {
     this.#ctx = ctx;
     // The config's pool bounds (tx-pool-*) override the options' one by one.
     const mempool = this.opts.mempool || fromConfig.mempool ? { mempool: { ...this.opts.mempool, ...fromConfig.mempool } } : {};
-    this.#chain = await EvmChain.open(ctx, init.genesis, { ...this.opts, ...fromConfig, ...mempool }, init.upgrade);
+    const opts = { ...this.opts, ...fromConfig, ...mempool };
+    // The call lane runs as many eth_calls as the chain has call VMs.
+    const callConcurrency = opts.rpcCallConcurrency ?? DEFAULT_ETH_RPC_LIMITS.callLane.concurrency;
+    this.#rpcLimits = {
+      ...this.opts.ethRpcLimits,
+      ...fromConfig.rpcLimits,
+      callLane: { ...DEFAULT_ETH_RPC_LIMITS.callLane, ...this.opts.ethRpcLimits?.callLane, concurrency: callConcurrency },
+    };
+    this.#chain = await EvmChain.open(ctx, init.genesis, { ...opts, rpcCallConcurrency: callConcurrency }, init.upgrade);
     this.#backend = new ChainBackend(this.#chain, this.opts.networkId ?? 1n);
     this.#backend.onAdmitted = (raw) => this.#queueGossip(raw);
   }
@@ -181,6 +192,7 @@ export class EvmVM implements ChainVM {
       log: chain.log,
       clock: ctx.clock,
       personal: { enabled: chain.options.personalApi ?? false, allowInsecureUnlock: chain.options.allowInsecureUnlock ?? false },
+      limits: this.#rpcLimits,
       ...(this.opts.extraMethods ? { extraMethods: this.opts.extraMethods(this.#backend!, chain) } : {}),
     });
     return [

@@ -10,7 +10,7 @@ import { PAIRING_ADDRESS, withGuardedPrecompiles } from '../src/chain/guarded-pr
 import { PrecompileWorker, stopPrecompileWorker } from '../src/chain/offload.js';
 import { IN_PROCESS_PAIRS } from '../src/chain/pairing.js';
 import { StateDB } from '../src/chain/state-db.js';
-import { common, hex, signedTx, startVM } from './helpers.js';
+import { buildAndAccept, common, EWOQ, hex, signedTx, startVM } from './helpers.js';
 
 /** JUMPDEST PUSH1 0 JUMP: a loop that runs until its gas is gone. */
 const LOOP = Uint8Array.from([0x5b, 0x60, 0x00, 0x56]);
@@ -264,6 +264,52 @@ test('a pairing check that outlasts the call\'s deadline halts the call with the
   const r = await guard.run(20, () => off(input(big, 50_000_000n)));
   assert.is(r.exceptionError?.error, 'execution aborted (timeout = 20ms)');
   assert.ok(guard.expired);
+});
+
+test('an aborted call halts at its next look: eth_call and eth_estimateGas end with the signal\'s reason, not at the deadline', async () => {
+  const vm = await startVM(); // rpcEvmTimeoutMs: 5 s
+  try {
+    const be = vm.backend;
+    const overrides = new Map([[hex(LOOP_AT.bytes), { code: LOOP }]]);
+    for (const run of [(s: AbortSignal) => be.call({ to: LOOP_AT.bytes }, 'latest', overrides, s), (s: AbortSignal) => be.estimateGas({ to: LOOP_AT.bytes }, 'latest', overrides, s)]) {
+      const ac = new AbortController();
+      const t0 = performance.now();
+      setTimeout(() => ac.abort(new EvmRpcError(-32002, 'request cancelled: the client went away')), 50);
+      const err = (await run(ac.signal).catch((e: unknown) => e)) as EvmRpcError;
+      const ms = performance.now() - t0;
+      assert.is(err.message, 'request cancelled: the client went away');
+      assert.ok(ms < 1_000, `stopped ${ms.toFixed(0)} ms after it began (the deadline is 5 s)`);
+    }
+    // Aborted before it runs: it does not run.
+    const gone = AbortSignal.abort(new EvmRpcError(-32002, 'gone'));
+    assert.is(((await be.call({ to: LOOP_AT.bytes }, 'latest', overrides, gone).catch((e: unknown) => e)) as Error).message, 'gone');
+    assert.is((await be.call({ to: LOOP_AT.bytes }, 'latest')).returnData.length, 0, 'the VM answers after');
+  } finally {
+    await vm.shutdown();
+  }
+});
+
+test('reads, admission and block building are not queued behind eth_calls (calls run on VMs of their own)', async () => {
+  const vm = await startVM(); // rpcEvmTimeoutMs: 5 s
+  try {
+    const be = vm.backend;
+    const overrides = new Map([[hex(LOOP_AT.bytes), { code: LOOP }]]);
+    // Three looping calls (as many as there are call VMs) and one more waiting behind them.
+    const calls = Array.from({ length: 4 }, () => be.call({ to: LOOP_AT.bytes }, 'latest', overrides).catch((e: unknown) => e));
+    await new Promise((r) => setTimeout(r, 50));
+    const t0 = performance.now();
+    const balance = await be.balance(EWOQ, 'latest');
+    const hash = await be.sendRawTransaction(signedTx({ nonce: 0n, to: LOOP_AT.bytes, value: 1n }).serialize());
+    const block = await buildAndAccept(vm);
+    const ms = performance.now() - t0;
+    assert.ok(balance > 0n);
+    assert.is(hex(block.eth.transactions[0]!.hash()), hex(hash));
+    assert.ok(ms < 2_000, `a read, a send and a block took ${ms.toFixed(0)} ms beside the looping calls`);
+    // Each call ran to its own end meanwhile: its gas gone (~1.3 s alone here) or its deadline.
+    for (const r of await Promise.all(calls)) assert.match(JSON.stringify((r as { error?: unknown }).error ?? (r as Error).message), /out of gas|timeout = 5s/);
+  } finally {
+    await vm.shutdown();
+  }
 });
 
 test.run();

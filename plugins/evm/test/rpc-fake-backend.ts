@@ -268,7 +268,7 @@ export class FakeBackend implements EvmBackend {
     this.#check('blockReceipts', [ref]);
     return this.#resolve(ref)?.receipts;
   }
-  async logs(filter: LogFilter): Promise<readonly LogView[]> {
+  async logs(filter: LogFilter, _signal?: AbortSignal): Promise<readonly LogView[]> {
     this.#check('logs', [filter]);
     const out: LogView[] = [];
     for (const { block, receipts } of this.blocks) {
@@ -292,12 +292,12 @@ export class FakeBackend implements EvmBackend {
     this.sent.push({ req, key: privateKey.slice() });
     return filled(0x5e);
   }
-  async call(req: CallRequest, ref: BlockRef, overrides?: StateOverrides): Promise<CallResult> {
+  async call(req: CallRequest, ref: BlockRef, overrides?: StateOverrides, _signal?: AbortSignal): Promise<CallResult> {
     this.#check('call', [req, ref, overrides]);
     this.#stateAt(ref);
     return this.callResult;
   }
-  async estimateGas(req: CallRequest, ref: BlockRef, overrides?: StateOverrides): Promise<bigint> {
+  async estimateGas(req: CallRequest, ref: BlockRef, overrides?: StateOverrides, _signal?: AbortSignal): Promise<bigint> {
     this.#check('estimateGas', [req, ref, overrides]);
     this.#stateAt(ref);
     return 21_000n;
@@ -407,14 +407,16 @@ export class FakeConnection implements WebSocketConnection {
   #onClose: Array<() => void> = [];
   closed = false;
   closeCode: number | undefined;
+  closeReason: string | undefined;
 
   send(text: string): void {
     if (!this.closed) this.sent.push(text);
   }
-  close(code?: number): void {
+  close(code?: number, reason?: string): void {
     if (this.closed) return;
     this.closed = true;
     this.closeCode = code;
+    this.closeReason = reason;
     for (const l of this.#onClose.splice(0)) l();
   }
   onMessage(listener: (text: string) => void): void {

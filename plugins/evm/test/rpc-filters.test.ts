@@ -1,6 +1,7 @@
+import { request } from 'node:http';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { BOB, TOKEN, TRANSFER_TOPIC, filled, hex, makeTx, serve, type Served } from './rpc-fake-backend.js';
+import { BOB, FakeConnection, TOKEN, TRANSFER_TOPIC, filled, hex, makeTx, serve, type Served } from './rpc-fake-backend.js';
 
 let s: Served;
 test.before.each(async () => {
@@ -73,13 +74,14 @@ test("the chain's streams are observed only while a filter wants them (the chain
   assert.equal(observed(), { blocks: false, pending: false }, 'no filter: neither stream');
   const pending = await ok('eth_newPendingTransactionFilter');
   assert.equal(observed(), { blocks: false, pending: true });
-  const blocks = await ok('eth_newBlockFilter');
   const logs = await ok('eth_newFilter', [{ address: hex(TOKEN) }]);
+  assert.equal(observed(), { blocks: false, pending: true }, 'a log filter reads the chain when polled: it needs no stream');
+  const blocks = await ok('eth_newBlockFilter');
   assert.equal(observed(), { blocks: true, pending: true });
   await ok('eth_uninstallFilter', [pending]);
-  await ok('eth_uninstallFilter', [blocks]);
-  assert.equal(observed(), { blocks: true, pending: false }, 'the log filter still wants blocks');
+  assert.equal(observed(), { blocks: true, pending: false });
   s.clock.advance(6 * 60_000);
+  assert.equal((await s.call('eth_getFilterChanges', [blocks])).error?.message, 'filter not found');
   assert.equal((await s.call('eth_getFilterChanges', [logs])).error?.message, 'filter not found');
   assert.equal(observed(), { blocks: false, pending: false }, 'an expired filter lets go');
 });
@@ -136,6 +138,62 @@ test('close(): filters end', async () => {
   const id = await ok('eth_newBlockFilter');
   s.rpc.close();
   assert.equal((await s.call('eth_getFilterChanges', [id])).error, { code: -32000, message: 'filter not found' });
+});
+
+/** One JSON-RPC call on a connection of its own from `localAddress` (127.0.0.0/8 is all loopback). */
+function callFrom(localAddress: string, method: string, params: unknown[] = []): Promise<any> {
+  return new Promise((resolve, reject) => {
+    const u = new URL(s.url);
+    const req = request({ host: u.hostname, port: u.port, path: u.pathname, method: 'POST', agent: false, localAddress, headers: { 'content-type': 'application/json' } }, (res) => {
+      let text = '';
+      res.on('data', (d) => (text += d));
+      res.on('end', () => resolve(JSON.parse(text)));
+    });
+    req.on('error', reject);
+    req.end(JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }));
+  });
+}
+
+test('no single client holds them all: a quota per remote address, with an error naming it; others still install', async () => {
+  await s.close();
+  s = await serve({ limits: { maxFilters: 10, maxFiltersPerClient: 3 } });
+  const mine: string[] = [];
+  for (let i = 0; i < 3; i++) mine.push((await callFrom('127.0.0.1', i === 1 ? 'eth_newFilter' : 'eth_newBlockFilter', i === 1 ? [{}] : [])).result);
+  const refused = await callFrom('127.0.0.1', 'eth_newPendingTransactionFilter');
+  assert.equal(refused.error, { code: -32000, message: 'too many filters installed by this client (at most 3): uninstall unused ones' });
+  // Another address is not held back by the first one's filters.
+  assert.match((await callFrom('127.0.0.2', 'eth_newBlockFilter')).result, ID);
+  // Polling keeps a filter, but not a slot beyond the quota; uninstalling frees one.
+  assert.equal((await callFrom('127.0.0.1', 'eth_getFilterChanges', [mine[0]])).result, []);
+  assert.is((await callFrom('127.0.0.1', 'eth_uninstallFilter', [mine[0]])).result, true);
+  assert.match((await callFrom('127.0.0.1', 'eth_newBlockFilter')).result, ID);
+  // An expired filter frees its slot too.
+  s.clock.advance(6 * 60_000);
+  assert.match((await callFrom('127.0.0.1', 'eth_newBlockFilter')).result, ID);
+  // Over WebSocket, the quota is the connection's.
+  const c = new FakeConnection();
+  s.rpc.websocket(c);
+  for (let i = 0; i < 4; i++) c.receive(JSON.stringify({ jsonrpc: '2.0', id: i, method: 'eth_newBlockFilter' }));
+  await new Promise((r) => setImmediate(r));
+  assert.equal(c.messages.map((m) => m.error?.message ?? 'ok'), ['ok', 'ok', 'ok', 'too many filters installed by this client (at most 3): uninstall unused ones']);
+});
+
+test('filters are cheap: accepted blocks cost log filters nothing; a poll reads the logs since the last from the chain', async () => {
+  await s.close();
+  s = await serve({ limits: { maxFilters: 2_000, maxFiltersPerClient: 2_000 } });
+  const ids: string[] = [];
+  for (let i = 0; i < 1_000; i++) ids.push(await ok('eth_newFilter', [{ topics: [hex(TRANSFER_TOPIC), hex(filled(1 + (i % 10)))] }]));
+  assert.is(s.backend.accepted$.observed, false, 'log filters do not listen to blocks');
+  s.backend.calls.length = 0;
+  s.backend.mine(Array.from({ length: 10 }, () => makeTx()), 10);
+  s.backend.mine(Array.from({ length: 10 }, () => makeTx()), 10);
+  assert.equal(s.backend.calls, [], 'mining touched no filter');
+  const changes = await ok('eth_getFilterChanges', [ids[3]]);
+  assert.is(changes.length, 20, 'one log of each of the 20 txs matches');
+  const reads = s.backend.calls.filter((c) => c.method === 'logs');
+  assert.is(reads.length, 1);
+  assert.equal([(reads[0]!.args[0] as any).fromBlock, (reads[0]!.args[0] as any).toBlock], [1n, 2n]);
+  assert.equal(await ok('eth_getFilterChanges', [ids[3]]), []);
 });
 
 test.run();

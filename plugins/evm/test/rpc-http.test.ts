@@ -32,7 +32,7 @@ test('params may be absent or null', async () => {
 test('the first answer of a turn is written at once, later ones together when it ends; one whose client left is dropped', async () => {
   const handler = createHttpHandler({ handle: async (text: string) => `"${text}"` } as unknown as RpcDispatcher, DEFAULT_HTTP_LIMITS, recordingLogger());
   const written: string[] = [];
-  const request = (body: string) => Object.assign(Readable.from([Buffer.from(body)]), { method: 'POST', headers: { 'content-type': 'application/json' } }) as unknown as IncomingMessage;
+  const request = (body: string) => Object.assign(Readable.from([Buffer.from(body)]), { method: 'POST', headers: { 'content-type': 'application/json' }, socket: { once() {} } }) as unknown as IncomingMessage;
   const response = () => ({ destroyed: false, writeHead() {}, end(text: string) { written.push(text); } }) as unknown as ServerResponse & { destroyed: boolean };
   const gone = response();
   await Promise.all([handler(request('a'), response()), handler(request('b'), gone), handler(request('c'), response())]);
@@ -42,6 +42,18 @@ test('the first answer of a turn is written at once, later ones together when it
   assert.equal(written, ['"a"', '"c"']);
   await handler(request('d'), response());
   assert.equal(written, ['"a"', '"c"', '"d"'], "a later turn's first answer is not held");
+});
+
+test('a request without a socket of its own (a VM in a worker thread, --vm-isolation) is served', async () => {
+  const written: string[] = [];
+  const req = Object.assign(Readable.from([Buffer.from(JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'eth_chainId', params: [] }))]), {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    socket: { remoteAddress: '127.0.0.1' },
+  }) as unknown as IncomingMessage;
+  const res = { destroyed: false, writableFinished: false, writeHead() {}, once() {}, end(text: string) { written.push(text); } } as unknown as ServerResponse;
+  await s.rpc.http(req, res);
+  assert.equal(JSON.parse(written[0]!), { jsonrpc: '2.0', id: 9, result: '0xa866' });
 });
 
 test('GET and PUT: 405 with a JSON-RPC error body', async () => {

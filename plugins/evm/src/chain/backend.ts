@@ -24,11 +24,12 @@ import {
   type LogView,
   type ReceiptView,
   type StateOverrides,
+  type StopSignal,
   type TxLocation,
   type TxView,
 } from '../backend.js';
 import type { EvmBlock } from '../block.js';
-import { DEFAULT_CALL_TIMEOUT_MS } from './call-guard.js';
+import { DEFAULT_CALL_TIMEOUT_MS, SLICE_MS } from './call-guard.js';
 import type { EvmChain } from './chain.js';
 import { freezeWithSender, nextHeaderData, supportedTxType } from './executor.js';
 import { hookState, RulesHalt, withBlockInfo } from './hooks.js';
@@ -142,6 +143,23 @@ export class ChainBackend implements EvmBackend {
     return this.chain.reader.at(b.eth.header.stateRoot, fn);
   }
 
+  /**
+   * Runs EVM code (eth_call, eth_estimateGas) on a call VM at `b`'s state, within the call timeout,
+   * halted early when `signal` aborts: then the signal's reason is thrown (its client left or its
+   * request's deadline passed), not a result nobody reads.
+   */
+  async #execute<T>(b: EvmBlock, signal: StopSignal | undefined, fn: (v: StateView) => Promise<T>): Promise<T> {
+    if (signal?.aborted) throw signal.reason;
+    let result: T;
+    try {
+      result = await this.chain.reader.call(b.eth.header.stateRoot, (v) => v.guard.run(this.#callTimeoutMs(), () => fn(v), signal));
+    } catch (e) {
+      throw signal?.aborted ? signal.reason : e;
+    }
+    if (signal?.aborted) throw signal.reason;
+    return result;
+  }
+
   async #account(address: Addr, ref: BlockRef): Promise<Account | undefined> {
     const b = await this.#resolveOrThrow(ref);
     return this.#state(b, ({ sm }) => sm.getAccount(new Address(address)));
@@ -201,7 +219,7 @@ export class ChainBackend implements EvmBackend {
     return b && this.#receipts(b);
   }
 
-  async logs(filter: LogFilter): Promise<readonly LogView[]> {
+  async logs(filter: LogFilter, signal?: StopSignal): Promise<readonly LogView[]> {
     const maxResults = this.chain.options.logsMaxResults ?? 10_000;
     const match = (l: LogView) =>
       (filter.addresses.length === 0 || filter.addresses.some((a) => bytesEq(a, l.address))) &&
@@ -228,7 +246,15 @@ export class ChainBackend implements EvmBackend {
     if (from > to) return out;
     const maxRange = this.chain.options.logsMaxBlockRange ?? 100_000n;
     if (to - from + 1n > maxRange) throw new EvmRpcError(-32005, `block range too large: ${to - from + 1n} blocks, the limit is ${maxRange}`);
+    let lastTurn = performance.now();
     for await (const [n, bloom] of this.chain.store.bloomsIn(from, to)) {
+      // A scan stops with its request (client gone, deadline passed), and lets the event loop turn
+      // (blocks in the cache are read without one).
+      if (signal?.aborted) throw signal.reason;
+      if (performance.now() - lastTurn >= SLICE_MS) {
+        await new Promise((resolve) => setImmediate(resolve));
+        lastTurn = performance.now();
+      }
       if (!bloomMayMatch(bloom, filter)) continue;
       const b = await this.chain.acceptedAt(n);
       if (b) collect(b);
@@ -390,7 +416,7 @@ export class ChainBackend implements EvmBackend {
     return 0n;
   }
 
-  async call(req: CallRequest, ref: BlockRef, overrides?: StateOverrides): Promise<CallResult> {
+  async call(req: CallRequest, ref: BlockRef, overrides?: StateOverrides, signal?: StopSignal): Promise<CallResult> {
     const b = await this.#resolveOrThrow(ref);
     this.#checkRequest(req);
     const header = b.eth.header;
@@ -401,7 +427,7 @@ export class ChainBackend implements EvmBackend {
     const gasPrice = this.#callPrice(req, header.baseFeePerGas ?? 0n);
     const value = req.value ?? 0n;
     if (this.chain.rules) await this.#registerBlockInfo(b);
-    return this.#state(b, ({ sm, vm, guard }) => guard.run(this.#callTimeoutMs(), async () => {
+    return this.#execute(b, signal, async ({ sm, vm, guard }) => {
       await vm.evm.journal.checkpoint();
       try {
         if (overrides) await applyOverrides(sm, overrides);
@@ -431,7 +457,7 @@ export class ChainBackend implements EvmBackend {
         await vm.evm.journal.revert();
         vm.evm.journal.cleanJournal();
       }
-    }));
+    });
   }
 
   /**
@@ -451,7 +477,7 @@ export class ChainBackend implements EvmBackend {
     return this.chain.options.rpcEvmTimeoutMs ?? DEFAULT_CALL_TIMEOUT_MS;
   }
 
-  async estimateGas(req: CallRequest, ref: BlockRef, overrides?: StateOverrides): Promise<bigint> {
+  async estimateGas(req: CallRequest, ref: BlockRef, overrides?: StateOverrides, signal?: StopSignal): Promise<bigint> {
     const b = await this.#resolveOrThrow(ref);
     this.#checkRequest(req);
     const baseFee = b.eth.header.baseFeePerGas ?? 0n;
@@ -473,7 +499,7 @@ export class ChainBackend implements EvmBackend {
       (tx as { getSenderAddress: () => Address }).getSenderAddress = () => from;
       return tx;
     };
-    return this.#state(b, ({ sm, vm, guard }) => guard.run(this.#callTimeoutMs(), async () => {
+    return this.#execute(b, signal, async ({ sm, vm, guard }) => {
       const run = async (gas: bigint): Promise<{ ok: true; r: RunTxResult } | { ok: false; r?: RunTxResult; err?: unknown }> => {
         let outcome: { ok: true; r: RunTxResult } | { ok: false; r?: RunTxResult; err?: unknown };
         await vm.evm.journal.checkpoint();
@@ -526,7 +552,7 @@ export class ChainBackend implements EvmBackend {
         else lo = mid;
       }
       return hi;
-    }));
+    });
   }
 
   // ------------------------------------------------------------------ fees and status

@@ -46,6 +46,17 @@ export interface EvmChainOptions {
   rpcGasCap?: bigint;
   /** Longest an eth_call or eth_estimateGas runs, ms (default 5,000, as geth's --rpc.evmtimeout; 0: no bound). */
   rpcEvmTimeoutMs?: number;
+  /**
+   * eth_calls / eth_estimateGas run at once, each on a VM of its own beside the one reads and
+   * admission use (default 3); the JSON-RPC front end's call lane runs as many (rpc/lanes.ts).
+   */
+  rpcCallConcurrency?: number;
+  /**
+   * Bounds of the JSON-RPC front end (rpc/index.ts EthRpcLimits) from the chain config
+   * (`batch-request-limit`, `batch-response-max-size`, `http-body-limit`): the VM hands them to
+   * createEthRpc; the chain does not read them.
+   */
+  rpcLimits?: { readonly maxBatchItems?: number; readonly maxResponseChars?: number; readonly maxBodyBytes?: number };
   /** eth_getLogs bounds: widest block range (default 100,000) and most logs returned (default 10,000). */
   logsMaxBlockRange?: bigint;
   logsMaxResults?: number;
@@ -83,6 +94,7 @@ const OPTION_MINIMUMS: Partial<Record<keyof EvmChainOptions, number>> = {
   maxBlockTxs: 1,
   maxTxBytes: 1,
   rpcEvmTimeoutMs: 0,
+  rpcCallConcurrency: 1,
   logsMaxResults: 1,
   maxFutureSeconds: 0,
   blockCacheSize: 1,
@@ -221,7 +233,7 @@ export class EvmChain {
       trieCacheSize: opts.trieCacheSize ?? 50_000,
     };
     const exec = await Executor.create(common, stateDb, hooks, blockHash);
-    const reader = await StateReader.create(common, stateDb, hooks, blockHash);
+    const reader = await StateReader.create(common, stateDb, hooks, blockHash, opts.rpcCallConcurrency);
     chain = new EvmChain(ctx, genesis, { ...opts, fees: () => fees }, rules, exec, stateDb, stateSub, chainSub, reader);
     const genesisBlock = await exec.genesisBlock(genesis);
     const lastHash = await store.lastAccepted();

@@ -118,7 +118,7 @@ export interface AcceptedStep {
   readonly accounts: ReadonlyMap<string, Uint8Array | null>;
 }
 
-/** Accepted blocks' steps kept for the live view to catch up with (more: it starts over). */
+/** Accepted blocks' steps kept for a live view to catch up with (more: it starts over). */
 const MAX_STEPS = 64;
 
 export interface StateView {
@@ -128,68 +128,146 @@ export interface StateView {
   readonly guard: CallGuard;
 }
 
-export class StateReader {
-  readonly #queue = serializer();
-  #current: Uint8Array | undefined;
-  #accepted: Uint8Array | undefined;
+/**
+ * A VM at the accepted root whose uses run one at a time (a serializer), following the accepted root
+ * at its next use: through the accepted blocks' steps from where it is when they lead there (what
+ * it read stays), else afresh.
+ */
+class LiveView {
+  readonly queue = serializer();
+  current: Uint8Array | undefined;
+  /** Uses running or waiting. */
+  load = 0;
+  /** The accepted blocks' steps since the view last moved, in order. */
+  steps: Array<AcceptedStep & { to: Uint8Array }> = [];
 
-  private constructor(
-    private readonly common: Common,
-    private readonly db: StateDB,
-    private readonly hooks: ExecutionHooks,
-    private readonly blockHash: BlockHashLookup,
-    private readonly live: { sm: ReaderStateManager; vm: VM; guard: CallGuard },
-  ) {}
+  constructor(readonly view: { sm: ReaderStateManager; vm: VM; guard: CallGuard }) {}
 
-  static async create(common: Common, db: StateDB, hooks: ExecutionHooks, blockHash: BlockHashLookup): Promise<StateReader> {
+  static async create(common: Common, db: StateDB, hooks: ExecutionHooks, blockHash: BlockHashLookup): Promise<LiveView> {
     const trie = await createMPT({ db: db.shallowCopy(), useKeyHashing: true, common, valueEncoding: 'view', cacheSize: hooks.trieCacheSize ?? 50_000 });
     const sm = new ReaderStateManager({ common, trie, caches: new Caches() });
     const guard = new CallGuard();
     const vm = await makeVM(common, sm, hooks, blockHash, guard);
-    return new StateReader(common, db, hooks, blockHash, { sm, vm, guard });
+    return new LiveView({ sm, vm, guard });
   }
 
-  /**
-   * The accepted state moved (by an accepted block's `step`, when known): the live view follows at
-   * its next use, keeping what it read when the steps from its root are known.
-   */
-  setAcceptedRoot(root: Uint8Array, step?: AcceptedStep): void {
-    this.#accepted = root;
-    if (!step || this.#steps.length >= MAX_STEPS) this.#steps = [];
-    if (step) this.#steps.push({ ...step, to: root });
+  step(root: Uint8Array, step: AcceptedStep | undefined): void {
+    if (!step || this.steps.length >= MAX_STEPS) this.steps = [];
+    if (step) this.steps.push({ ...step, to: root });
   }
 
-  /** The accepted blocks' steps since the live view last moved, in order. */
-  #steps: Array<AcceptedStep & { to: Uint8Array }> = [];
+  async run<T>(root: Uint8Array, fn: (view: StateView) => Promise<T>): Promise<T> {
+    this.load++;
+    try {
+      return await this.queue(async () => {
+        if (!this.current || !equalsBytes(this.current, root)) await this.#move(root);
+        return fn(this.view);
+      });
+    } finally {
+      this.load--;
+    }
+  }
 
-  /** Moves the live view to `root`: through the steps from where it is when they lead there, else afresh. */
-  async #moveLive(root: Uint8Array): Promise<void> {
-    const steps = this.#steps;
-    this.#steps = [];
-    let at = this.#current;
+  /** Moves the view to `root`: through the steps from where it is when they lead there, else afresh. */
+  async #move(root: Uint8Array): Promise<void> {
+    const steps = this.steps;
+    this.steps = [];
+    let at = this.current;
     const path: Array<ReadonlyMap<string, Uint8Array | null>> = [];
     for (const s of steps) {
       if (!at || !equalsBytes(s.from, at)) continue;
       path.push(s.accounts);
       at = s.to;
     }
-    if (path.length > 0 && at && equalsBytes(at, root)) await this.live.sm.advance(root, path);
-    else await this.live.sm.setStateRoot(root);
-    this.#current = root;
+    if (path.length > 0 && at && equalsBytes(at, root)) await this.view.sm.advance(root, path);
+    else await this.view.sm.setStateRoot(root);
+    this.current = root;
+  }
+}
+
+/** Default number of VMs eth_call and eth_estimateGas run on at the accepted state, apart from reads. */
+export const DEFAULT_CALL_VIEWS = 3;
+
+/** A call VM: made at first use; `load` counts the calls given to it (running or waiting). */
+interface CallSlot {
+  load: number;
+  readonly view: Promise<LiveView>;
+}
+
+export class StateReader {
+  #accepted: Uint8Array | undefined;
+  readonly #slots: CallSlot[] = [];
+  /** Every live view: each follows the accepted root. */
+  readonly #made: LiveView[] = [];
+
+  private constructor(
+    private readonly common: Common,
+    private readonly db: StateDB,
+    private readonly hooks: ExecutionHooks,
+    private readonly blockHash: BlockHashLookup,
+    /** State reads, admission and the chain rules' reads: never behind an eth_call. */
+    private readonly live: LiveView,
+    private readonly callViews: number,
+  ) {
+    this.#made.push(live);
+  }
+
+  /**
+   * `callViews`: VMs for eth_call / eth_estimateGas at the accepted state (at most that many calls
+   * run at once; the JSON-RPC front end's call lane runs no more than that). Reads and admission
+   * have their own VM: before, a looping eth_call (up to rpcEvmTimeoutMs) held every eth_getBalance,
+   * tx admission and block build behind it (test: reader.test.ts "reads are not queued behind calls").
+   */
+  static async create(common: Common, db: StateDB, hooks: ExecutionHooks, blockHash: BlockHashLookup, callViews = DEFAULT_CALL_VIEWS): Promise<StateReader> {
+    const live = await LiveView.create(common, db, hooks, blockHash);
+    return new StateReader(common, db, hooks, blockHash, live, Math.max(1, callViews));
+  }
+
+  /**
+   * The accepted state moved (by an accepted block's `step`, when known): the live views follow at
+   * their next use, keeping what they read when the steps from their root are known.
+   */
+  setAcceptedRoot(root: Uint8Array, step?: AcceptedStep): void {
+    this.#accepted = root;
+    for (const v of this.#made) v.step(root, step);
   }
 
   /**
    * Runs `fn` on the state at `root`, alone. `fn` must leave the state as it found it (reads, or
-   * writes inside a checkpoint it reverts).
+   * writes inside a checkpoint it reverts). For reads: EVM calls go to `call`.
    */
   at<T>(root: Uint8Array, fn: (view: StateView) => Promise<T>): Promise<T> {
-    if (this.#accepted && equalsBytes(root, this.#accepted)) {
-      return this.#queue(async () => {
-        if (!this.#current || !equalsBytes(this.#current, root)) await this.#moveLive(root);
-        return fn(this.live);
-      });
-    }
+    if (this.#accepted && equalsBytes(root, this.#accepted)) return this.live.run(root, fn);
     return this.#historical(root, fn);
+  }
+
+  /**
+   * Runs `fn` (an eth_call or eth_estimateGas: EVM code) alone on a call VM at `root`: at the
+   * accepted state, the least loaded of at most `callViews` VMs (a new one while all are busy and
+   * fewer exist); at another root, a VM of its own.
+   */
+  async call<T>(root: Uint8Array, fn: (view: StateView) => Promise<T>): Promise<T> {
+    if (!this.#accepted || !equalsBytes(root, this.#accepted)) return this.#historical(root, fn);
+    let slot: CallSlot | undefined;
+    for (const s of this.#slots) if (!slot || s.load < slot.load) slot = s;
+    if ((!slot || slot.load > 0) && this.#slots.length < this.callViews) {
+      const made: CallSlot = {
+        load: 0,
+        view: LiveView.create(this.common, this.db, this.hooks, this.blockHash).then((v) => {
+          this.#made.push(v);
+          return v;
+        }),
+      };
+      made.view.catch(() => this.#slots.splice(this.#slots.indexOf(made), 1));
+      this.#slots.push(made);
+      slot = made;
+    }
+    slot!.load++;
+    try {
+      return await (await slot!.view).run(root, fn);
+    } finally {
+      slot!.load--;
+    }
   }
 
   /**

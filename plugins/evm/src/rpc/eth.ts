@@ -7,7 +7,10 @@ import { utf8Decode } from '@cornice/sdk';
 import { EvmRpcError, type Address, type BlockRef, type CallRequest, type CallResult, type EvmBackend, type StateOverrides } from '../backend.js';
 import { parseCallRequest, parseFilterCriteria, parseStateOverrides, resolveFilter, type FilterCriteria } from './args.js';
 import { optional, required, type MethodSpec } from './dispatch.js';
-import { blockJson, headerJson, logsJson, receiptJson, txJson } from './format.js';
+import { blockJson, headerJson, receiptJson, txJson } from './format.js';
+import type { Lane } from './lanes.js';
+import { logsReply } from './log-reply.js';
+import type { CallContext } from './request.js';
 import {
   ArgumentError,
   hexData,
@@ -27,6 +30,8 @@ export interface EthMethodsOptions {
   readonly clientVersion: string;
   /** The node-held accounts (eth_accounts). */
   readonly accounts: () => Promise<readonly Address[]>;
+  /** eth_call and eth_estimateGas run in `call`; eth_getLogs and eth_feeHistory in `scan` (lanes.ts). */
+  readonly lanes: { readonly call: Lane; readonly scan: Lane };
 }
 
 /** geth caps eth_feeHistory's block count at 1,024 and its percentiles at 100. */
@@ -48,7 +53,9 @@ function parsePercentiles(v: unknown): number[] {
   if (v.length > MAX_PERCENTILES) throw new ArgumentError(`more than ${MAX_PERCENTILES} reward percentiles`);
   for (let i = 0; i < v.length; i++) {
     const p = v[i] as unknown;
-    if (typeof p !== 'number' || !(p >= 0 && p <= 100)) throw new ArgumentError(`invalid reward percentile: ${String(p).slice(0, 32)}`);
+    // Never String() of what came: a nested array's text is built recursively (a stack overflow was -32603).
+    if (typeof p !== 'number') throw new ArgumentError(`cannot unmarshal ${kindOf(p)} into reward percentile`);
+    if (!(p >= 0 && p <= 100)) throw new ArgumentError(`invalid reward percentile: ${p}`);
     if (i > 0 && p < (v[i - 1] as number)) throw new ArgumentError(`invalid reward percentile: #${i - 1}:${String(v[i - 1])} > #${i}:${p}`);
   }
   return v as number[];
@@ -177,11 +184,13 @@ export function ethMethods(backend: EvmBackend, opts: EthMethodsOptions): Map<st
     const b = await backend.block('latest');
     return b ? quantity(b.header.baseFeePerGas) : null;
   });
-  def('eth_feeHistory', [required(parseBlockCount), required(parseBlockNumber), optional(parsePercentiles)], async (a) => {
+  const { call: callLane, scan: scanLane } = opts.lanes;
+  def('eth_feeHistory', [required(parseBlockCount), required(parseBlockNumber), optional(parsePercentiles)], async (a, ctx) => {
     const count = a[0] as number;
     const percentiles = (a[2] as number[] | undefined) ?? [];
     if (count === 0) return { oldestBlock: '0x0', baseFeePerGas: [], gasUsedRatio: [] };
-    const h = await backend.feeHistory(count, a[1] as BlockRef, percentiles);
+    // Up to 1,024 blocks read: a scan.
+    const h = await scanLane.run(ctx.client, ctx.signal, () => backend.feeHistory(count, a[1] as BlockRef, percentiles));
     const out: Record<string, unknown> = {
       oldestBlock: quantity(h.oldestBlock),
       baseFeePerGas: h.baseFeePerGas.map(quantity),
@@ -192,13 +201,17 @@ export function ethMethods(backend: EvmBackend, opts: EthMethodsOptions): Map<st
   });
 
   const callArgs = [required(parseCallRequest), optional(parseBlockRef), optional(parseStateOverrides)];
-  def('eth_call', callArgs, async (a) => {
-    const result = await backend.call(a[0] as CallRequest, (a[1] as BlockRef | undefined) ?? 'latest', a[2] as StateOverrides | undefined);
+  // EVM execution: in the call lane (fair between clients, bounded queues), stopped with the request.
+  const inCallLane = <T>(ctx: CallContext, fn: () => Promise<T>): Promise<T> => callLane.run(ctx.client, ctx.signal, fn);
+  def('eth_call', callArgs, async (a, ctx) => {
+    const req = a[0] as CallRequest;
+    const ref = (a[1] as BlockRef | undefined) ?? 'latest';
+    const result = await inCallLane(ctx, () => backend.call(req, ref, a[2] as StateOverrides | undefined, ctx.signal));
     if (result.error) throw callFailure(result);
     return hexData(result.returnData);
   });
-  def('eth_estimateGas', callArgs, async (a) =>
-    quantity(await backend.estimateGas(a[0] as CallRequest, (a[1] as BlockRef | undefined) ?? 'latest', a[2] as StateOverrides | undefined)),
+  def('eth_estimateGas', callArgs, async (a, ctx) =>
+    quantity(await inCallLane(ctx, () => backend.estimateGas(a[0] as CallRequest, (a[1] as BlockRef | undefined) ?? 'latest', a[2] as StateOverrides | undefined, ctx.signal))),
   );
   def('eth_sendRawTransaction', [required(parseData)], async (a) => {
     const raw = a[0] as Uint8Array;
@@ -218,9 +231,10 @@ export function ethMethods(backend: EvmBackend, opts: EthMethodsOptions): Map<st
     const rs = await backend.blockReceipts(a[0] as BlockRef);
     return rs ? rs.map(receiptJson) : null;
   });
-  def('eth_getLogs', [required(parseFilterCriteria)], async (a) => {
+  def('eth_getLogs', [required(parseFilterCriteria)], async (a, ctx) => {
     const filter = resolveFilter(a[0] as FilterCriteria, backend.blockNumber());
-    return filter ? logsJson(await backend.logs(filter)) : [];
+    if (!filter) return [];
+    return scanLane.run(ctx.client, ctx.signal, async () => logsReply(await backend.logs(filter, ctx.signal), ctx.budget, ctx.signal));
   });
   return m;
 }

@@ -11,6 +11,9 @@ import { ethMethods } from './eth.js';
 import { ChainEvents } from './events.js';
 import { DEFAULT_FILTER_LIMITS, FilterRegistry, filterMethods, type FilterLimits } from './filters.js';
 import { createHttpHandler, DEFAULT_HTTP_LIMITS, type HttpLimits } from './http.js';
+import { DEFAULT_LANES_LIMITS, Lane, type LanesLimits } from './lanes.js';
+import { Notifier } from './notifier.js';
+import { DEFAULT_NOTIFY_LIMITS, Outboxes, type NotifyLimits } from './outbox.js';
 import { personalMethods, type PersonalOptions } from './personal.js';
 import { createWebSocketHandler, DEFAULT_WEBSOCKET_LIMITS, type WebSocketLimits } from './websocket.js';
 
@@ -18,13 +21,20 @@ import { createWebSocketHandler, DEFAULT_WEBSOCKET_LIMITS, type WebSocketLimits 
 export type EthMethod = (params: readonly unknown[]) => Promise<unknown>;
 
 /** Every bound of the front end (defaults: geth's where it has one; see API.md). */
-export type EthRpcLimits = DispatchLimits & HttpLimits & FilterLimits & WebSocketLimits & { readonly accounts: AccountLimits };
+export type EthRpcLimits = DispatchLimits &
+  HttpLimits &
+  FilterLimits &
+  WebSocketLimits &
+  LanesLimits &
+  NotifyLimits & { readonly accounts: AccountLimits };
 
 export const DEFAULT_ETH_RPC_LIMITS: EthRpcLimits = {
   ...DEFAULT_DISPATCH_LIMITS,
   ...DEFAULT_HTTP_LIMITS,
   ...DEFAULT_FILTER_LIMITS,
   ...DEFAULT_WEBSOCKET_LIMITS,
+  ...DEFAULT_LANES_LIMITS,
+  ...DEFAULT_NOTIFY_LIMITS,
   accounts: DEFAULT_ACCOUNT_LIMITS,
 };
 
@@ -52,6 +62,9 @@ export interface EthRpc {
   websocket: WebSocketHandler;
   /** Ends subscriptions and filters (chain shutdown). */
   close(): void;
+  /** The lanes of eth_call and of block scans (tests, metrics). */
+  readonly lanes: { readonly call: Lane; readonly scan: Lane };
+  readonly notifier: Notifier;
 }
 
 /** A misconfigured front end (an extension method with a refused name). */
@@ -72,11 +85,13 @@ export function createEthRpc(backend: EvmBackend, options: EthRpcOptions): EthRp
   const log = options.log.child({ module: 'eth-rpc' });
   const accounts = new AccountStore(options.accounts, options.clock, limits.accounts);
   const events = new ChainEvents(backend, log);
-  const filters = new FilterRegistry(backend, events, options.clock, limits, log);
+  const lanes = { call: new Lane('eth_call', limits.callLane), scan: new Lane('log and fee history', limits.scanLane) };
+  const filters = new FilterRegistry(backend, events, options.clock, limits, log, lanes.scan);
+  const notifier = new Notifier(events, new Outboxes(limits, log));
   const personalOn = options.personal?.enabled ?? false;
   const personal = personalMethods(backend, accounts, limits.accounts.maxSeconds, { enabled: personalOn, allowInsecureUnlock: options.personal?.allowInsecureUnlock ?? false });
   const methods = new Map<string, MethodSpec>([
-    ...ethMethods(backend, { clientVersion: options.clientVersion, accounts: async () => (personalOn ? accounts.list() : []) }),
+    ...ethMethods(backend, { clientVersion: options.clientVersion, accounts: async () => (personalOn ? accounts.list() : []), lanes }),
     ...filterMethods(filters),
     ...personal.methods,
     // Over WebSocket these are the connection's own; over HTTP they answer as geth does.
@@ -95,12 +110,15 @@ export function createEthRpc(backend: EvmBackend, options: EthRpcOptions): EthRp
     methods.set(name, { run: (params) => Promise.resolve(fn(params)) });
   }
   const dispatcher = new RpcDispatcher(methods, limits, log);
-  const websocket = createWebSocketHandler(dispatcher, events, limits, log, personal.connection);
+  const websocket = createWebSocketHandler(dispatcher, notifier, limits, log, personal.connection);
   return {
     http: createHttpHandler(dispatcher, limits, log),
     websocket,
+    lanes,
+    notifier,
     close() {
       websocket.closeAll();
+      notifier.close();
       filters.close();
       events.close();
       accounts.close();

@@ -2,17 +2,20 @@
  * WebSocket `/ws`: the same JSON-RPC methods over text messages, plus eth_subscribe/eth_unsubscribe
  * (newHeads, logs, newPendingTransactions, and coreth's newAcceptedTransactions) with geth's
  * notification format. Subscriptions end with the connection and are bounded per connection; so are
- * the requests in flight. Notifications are sent as they happen, never queued here: the node closes
- * a client that does not read.
+ * the requests in flight. Notifications are made once and shared (notifier.ts) and go through the
+ * connection's outbox (outbox.ts: written at a bounded pace; a connection that falls too far behind
+ * is closed with "subscription queue overflow"). Each connection is its own client for the lanes
+ * and for filter quotas, and the work of its requests stops when it closes.
  */
 import type { Logger, WebSocketHandler } from '@cornice/sdk';
-import { EvmRpcError, type AcceptedBlock, type TxView } from '../backend.js';
-import { logMatches, parseFilterCriteria, type FilterCriteria } from './args.js';
-import { optional, parseArgs, required, RpcCode, type Arg, type MethodSpec, type RpcDispatcher } from './dispatch.js';
-import type { ChainEvents } from './events.js';
+import { EvmRpcError } from '../backend.js';
+import { parseFilterCriteria, type FilterCriteria } from './args.js';
+import { BatchReply, optional, parseArgs, required, RpcCode, type Arg, type MethodSpec, type RpcDispatcher } from './dispatch.js';
 import { newId } from './filters.js';
-import { headerJson, logJson, txJson } from './format.js';
-import { hexData, parseBool, parseString } from './hex.js';
+import { parseBool, parseString } from './hex.js';
+import { criteriaKey, type Notifier, type Subscriber } from './notifier.js';
+import { Outbox } from './outbox.js';
+import { Cancel } from './request.js';
 
 export interface WebSocketLimits {
   /** Subscriptions one connection may hold. */
@@ -38,48 +41,34 @@ const SUBSCRIPTION_ARGS: ReadonlyMap<string, readonly Arg[]> = new Map([
 /** Notifications of a subscription created in a message whose reply is not sent yet (bounded). */
 const MAX_EARLY = 1_000;
 
-/** The newHeads payload of the last block, shared by every subscriber. */
-class HeaderCache {
-  #block: AcceptedBlock | undefined;
-  #json = '';
-  of(b: AcceptedBlock): string {
-    if (b !== this.#block) {
-      this.#block = b;
-      this.#json = JSON.stringify(headerJson(b.block.header));
-    }
-    return this.#json;
-  }
-}
-
-interface Subscription {
+interface Subscription extends Subscriber {
   stop: () => void;
   /** False until the reply that announced it was sent; notifications wait in `early` until then. */
   live: boolean;
   early: string[];
 }
 
+let connectionSeq = 0;
+
 export function createWebSocketHandler(
   dispatcher: RpcDispatcher,
-  events: ChainEvents,
+  notifier: Notifier,
   limits: WebSocketLimits,
   log: Logger,
   /** Methods a connection holds for itself (personal.ts: its own unlocks), closed with it. */
   perConnection?: () => { readonly methods: ReadonlyMap<string, MethodSpec>; close(): void },
 ): WebSocketHandler & { closeAll(): void } {
-  const headers = new HeaderCache();
   const open = new Set<() => void>();
 
   const handler: WebSocketHandler = (conn) => {
     const subs = new Map<string, Subscription>();
+    const key = `ws:${++connectionSeq}`;
+    const gone = new Cancel();
+    const origin = { client: { connection: key, address: key }, gone };
+    const outbox = new Outbox(conn, notifier.outboxes);
     let inFlight = 0;
     /** Subscriptions made by the message being dispatched (its methods run synchronously up to their first await). */
     let creating: Subscription[] | undefined;
-
-    const notify = (sub: Subscription, id: string, resultJson: string): void => {
-      const text = '{"jsonrpc":"2.0","method":"eth_subscription","params":{"subscription":"' + id + '","result":' + resultJson + '}}';
-      if (sub.live) conn.send(text);
-      else if (sub.early.length < MAX_EARLY) sub.early.push(text);
-    };
 
     const subscribe = (params: readonly unknown[]): string => {
       const kind = params[0];
@@ -92,23 +81,23 @@ export function createWebSocketHandler(
         throw new EvmRpcError(-32000, `too many subscriptions on this connection (at most ${limits.maxSubscriptions})`);
       }
       const id = newId();
-      const sub: Subscription = { stop: () => {}, live: creating === undefined, early: [] };
-      const full = args[1] === true;
-      if (kind === 'newHeads') {
-        sub.stop = events.onBlock((b) => notify(sub, id, headers.of(b)));
-      } else if (kind === 'logs') {
-        const crit = (args[1] as FilterCriteria | undefined) ?? { addresses: [], topics: [] };
-        sub.stop = events.onBlock(({ receipts }) => {
-          for (const r of receipts) for (const l of r.logs) if (logMatches(l, crit)) notify(sub, id, JSON.stringify(logJson(l)));
-        });
-      } else if (kind === 'newPendingTransactions') {
-        sub.stop = events.onPending((t: TxView) => notify(sub, id, full ? JSON.stringify(txJson(t)) : '"' + hexData(t.hash) + '"'));
-      } else {
-        sub.stop = events.onBlock(({ block }) => {
-          const { hash, number } = block.header;
-          block.transactions.forEach((t, i) => notify(sub, id, full ? JSON.stringify(txJson(t, hash, number, i)) : '"' + hexData(t.hash) + '"'));
-        });
-      }
+      const crit = kind === 'logs' ? ((args[1] as FilterCriteria | undefined) ?? { addresses: [], topics: [] }) : undefined;
+      const sub: Subscription = {
+        kind: kind as Subscriber['kind'],
+        outbox,
+        prefix: '{"jsonrpc":"2.0","method":"eth_subscription","params":{"subscription":"' + id + '","result":',
+        full: args[1] === true,
+        ...(crit && { crit, critKey: criteriaKey(crit) }),
+        stop: () => {},
+        live: creating === undefined,
+        early: [],
+        deliver(text) {
+          if (!subs.has(id)) return;
+          if (sub.live) outbox.push(text);
+          else if (sub.early.length < MAX_EARLY) sub.early.push(text);
+        },
+      };
+      sub.stop = notifier.add(sub);
       subs.set(id, sub);
       creating?.push(sub);
       return id;
@@ -134,6 +123,8 @@ export function createWebSocketHandler(
       for (const sub of subs.values()) sub.stop();
       subs.clear();
       open.delete(closeConn);
+      outbox.discard();
+      gone.abort(new Error('connection closed'));
     };
     const closeConn = (): void => {
       endAll();
@@ -149,17 +140,17 @@ export function createWebSocketHandler(
       }
       inFlight++;
       creating = [];
-      const replied = dispatcher.handle(text, local);
+      const replied = dispatcher.handle(text, { ...origin, local });
       const created = creating;
       creating = undefined;
       replied.then(
         (reply) => {
           inFlight--;
-          if (reply !== undefined) conn.send(reply);
+          if (reply !== undefined) conn.send(reply instanceof BatchReply ? reply.text() : reply);
           // Subscriptions made by this message start after the reply that named them.
           for (const sub of created) {
             sub.live = true;
-            for (const n of sub.early.splice(0)) conn.send(n);
+            for (const n of sub.early.splice(0)) outbox.push(n);
           }
         },
         (e: unknown) => {
