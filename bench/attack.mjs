@@ -59,7 +59,7 @@ function sampler(url, pid) {
   };
 }
 
-export async function benchAttack({ seconds = 20 } = {}) {
+export async function benchAttack({ seconds = 20, parts = ['getlogs', 'calls', 'idle', 'subs'] } = {}) {
   const dir = await mkdtemp(join(tmpdir(), 'cornice-bench-attack-'));
   const node = await startNode([
     `--data-dir=${dir}`,
@@ -106,25 +106,25 @@ export async function benchAttack({ seconds = 20 } = {}) {
     const loud = sampler(node.url, node.proc.pid);
     let on = true;
     const getLogs = (async () => {
-      while (on) {
+      while (on && parts.includes('getlogs')) {
         const batch = Array.from({ length: 100 }, (_, id) => ({ jsonrpc: '2.0', id, method: 'eth_getLogs', params: [{ fromBlock: '0x0', toBlock: latest, topics: [TOPIC] }] }));
         await post(batch, AbortSignal.timeout(30_000)).catch(() => undefined);
       }
     })();
     const calls = (async () => {
-      while (on) {
+      while (on && parts.includes('calls')) {
         const batch = Array.from({ length: 100 }, (_, id) => ({ jsonrpc: '2.0', id, method: 'eth_call', params: [{ data: LOOP, gas: '0x2faf080' }, 'latest'] }));
         await post(batch, AbortSignal.timeout(1_000)).catch(() => undefined);
       }
     })();
     const idle = [];
-    for (let i = 0; i < 1_024; i++) {
+    for (let i = 0; i < (parts.includes('idle') ? 1_024 : 0); i++) {
       const ws = new WebSocket(wsUrl);
       ws.on('error', () => undefined);
       idle.push(ws);
       sockets.push(ws);
     }
-    for (let s = 0; s < 20; s++) {
+    for (let s = 0; s < (parts.includes('subs') ? 20 : 0); s++) {
       const ws = new WebSocket(wsUrl);
       ws.on('error', () => undefined);
       sockets.push(ws);
@@ -159,6 +159,7 @@ export async function benchAttack({ seconds = 20 } = {}) {
       rssWithoutAttackMb: without.rssMaxMb,
       transferDuringAttackMs: transferMs ?? null,
       samples: during.samples,
+      ...(parts.length < 4 ? { parts } : {}),
     });
   } finally {
     for (const ws of sockets) ws.terminate();
@@ -167,4 +168,4 @@ export async function benchAttack({ seconds = 20 } = {}) {
   }
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) await benchAttack({ seconds: Number(process.env.SECONDS ?? 20) });
+if (import.meta.url === `file://${process.argv[1]}`) await benchAttack({ seconds: Number(process.env.SECONDS ?? 20), ...(process.env.PARTS ? { parts: process.env.PARTS.split(',') } : {}) });

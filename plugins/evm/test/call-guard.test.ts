@@ -4,7 +4,7 @@ import { Account, Address } from '@ethereumjs/util';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { EvmRpcError } from '../src/backend.js';
-import { CallGuard, DEFAULT_CALL_TIMEOUT_MS, SLICE_MS, type CallGuardClock } from '../src/chain/call-guard.js';
+import { CallGuard, DEFAULT_CALL_TIMEOUT_MS, SLICE_MS, SliceQueue, type CallGuardClock } from '../src/chain/call-guard.js';
 import { makeVM, stateManagerAt, type ExecutionHooks } from '../src/chain/executor.js';
 import { PAIRING_ADDRESS, withGuardedPrecompiles } from '../src/chain/guarded-precompiles.js';
 import { PrecompileWorker, stopPrecompileWorker } from '../src/chain/offload.js';
@@ -310,6 +310,27 @@ test('reads, admission and block building are not queued behind eth_calls (calls
   } finally {
     await vm.shutdown();
   }
+});
+
+test('guarded runs in flight share one slice per turn of the event loop', async () => {
+  const q = new SliceQueue();
+  let turn = 0;
+  let on = true;
+  const ticker = (async () => {
+    while (on) {
+      await new Promise((r) => setImmediate(r));
+      turn += 1;
+    }
+  })();
+  const resumedAt: number[] = [];
+  // Three calls (the three call VMs) each at the end of a slice, waiting for their next one.
+  await Promise.all([0, 1, 2].map(async () => {
+    await q.next();
+    resumedAt.push(turn);
+  }));
+  on = false;
+  await ticker;
+  assert.is(new Set(resumedAt).size, 3, `each resumed in a turn of its own: ${JSON.stringify(resumedAt)}`);
 });
 
 test.run();
