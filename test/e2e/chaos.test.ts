@@ -63,6 +63,8 @@ const nextLive = (): NetNode => {
   return nodeOf(up[turn++ % up.length]!);
 };
 
+/** The height sampler runs while this holds (test.after ends it, whatever failed). */
+let sampling = false;
 /** Every (chain, height) -> block ID any node reported; a second ID for one height is a safety violation. */
 const seen = new Map<string, string>();
 const conflicts: string[] = [];
@@ -117,6 +119,7 @@ test.before(async () => {
   );
 });
 test.after(async () => {
+  sampling = false;
   for (const n of net?.nodes ?? []) {
     try {
       n.proc.proc.kill('SIGCONT');
@@ -198,7 +201,7 @@ test('transfers round-robin while a validator freezes, another dies, a peer floo
       await new Promise((r) => setTimeout(r, 120));
     }
   })();
-  let sampling = true;
+  sampling = true;
   const sampler = (async () => {
     while (sampling) {
       await sampleHeights();
@@ -302,49 +305,64 @@ test('transfers round-robin while a validator freezes, another dies, a peer floo
   const faultsEnded = performance.now();
   note(`load stopped: ${xSent.length} X transfers, ${doubleSpends.length} double spends, ${cSent.length} C transfers`);
 
-  // Liveness: every transfer accepted on all five within the bound.
-  const all = net.nodes.map((n) => n.proc);
-  const left = () => Math.max(1_000, LIVENESS_BOUND_MS - (performance.now() - faultsEnded));
-  await until('every X transfer accepted on all five', async () => {
-    for (const n of all) for (const id of xSent) if ((await txStatus(n, id)) !== 'Accepted') return undefined;
-    return true;
-  }, left()).catch(() => {
-    throw fail('X transfers not all accepted within the bound');
-  });
-  await until('every C transfer in a block on all five', async () => {
-    for (const n of all) {
-      for (const h of cSent) if (!(await evm(n, 'eth_getTransactionReceipt', [h])).result) return undefined;
-    }
-    return true;
-  }, left()).catch(() => {
-    throw fail('C transfers not all included within the bound');
-  });
-  // Of each double spend, exactly one accepted, the same on every node.
-  for (const [a, b] of doubleSpends) {
-    const statuses = await Promise.all(all.map(async (n) => [await txStatus(n, a), await txStatus(n, b)]));
-    const winners = new Set(statuses.map(([sa, sb]) => (sa === 'Accepted' ? 'a' : sb === 'Accepted' ? 'b' : 'none')));
-    assert.is(winners.size, 1, `double spend ${a}/${b}: ${JSON.stringify(statuses)}`);
-    assert.not.ok(winners.has('none'), `double spend ${a}/${b} decided nowhere: ${JSON.stringify(statuses)}`);
-    assert.not.ok(statuses.some(([sa, sb]) => sa === 'Accepted' && sb === 'Accepted'));
+  try {
+    await afterFaults(faultsEnded);
+  } finally {
+    sampling = false;
+    await sampler;
   }
-
-  // Agreement: the same last accepted block of every chain on all five; no height ever had two blocks.
-  const finals = await until('the same last accepted block on all five, every chain', async () => {
-    const hs = await Promise.all(all.map(health));
-    const tips = CHAINS.map((c) => hs.map((h) => h?.checks[`chain ${c}`]?.message?.lastAccepted));
-    return tips.every((t) => t[0] !== undefined && t.every((id) => id === t[0])) && hs.every((h) => h?.status === 200) ? tips : undefined;
-  }, 30_000).catch(() => {
-    throw fail('the nodes did not agree at the end');
-  });
-  sampling = false;
-  await sampler;
-  await sampleHeights();
-  assert.equal(conflicts, [], 'two blocks at one height');
-  assert.ok(seen.size > 20, `heights sampled: ${seen.size}`);
-  assert.equal(sendErrors.filter((e) => !/nonce too low|conflict|already|spent|missing|not found|UTXO/i.test(e)), [], 'refusals other than double spends');
-  assert.ok(xSent.length >= 50 && cSent.length >= 50, `load: ${xSent.length} X, ${cSent.length} C`);
-  assert.is(finals.length, CHAINS.length);
   if (process.env.CHAOS_VERBOSE) console.log(phases.join('\n'));
+
+  async function afterFaults(faultsEnded: number): Promise<void> {
+    // Liveness: every transfer accepted on all five within the bound.
+    const all = net.nodes.map((n) => n.proc);
+    const left = () => Math.max(1_000, LIVENESS_BOUND_MS - (performance.now() - faultsEnded));
+    await until('every X transfer accepted on all five', async () => {
+      for (const n of all) for (const id of xSent) if ((await txStatus(n, id)) !== 'Accepted') return undefined;
+      return true;
+    }, left()).catch(() => {
+      throw fail('X transfers not all accepted within the bound');
+    });
+    await until('every C transfer in a block on all five', async () => {
+      for (const n of all) {
+        for (const h of cSent) if (!(await evm(n, 'eth_getTransactionReceipt', [h])).result) return undefined;
+      }
+      return true;
+    }, left()).catch(async () => {
+      // Where each node stands: its height, ewoq's nonce there, and how many of the sent txs it lacks.
+      const where = await Promise.all(all.map(async (n, i) => {
+        let missing = 0;
+        for (const h of cSent) if (!(await evm(n, 'eth_getTransactionReceipt', [h]).catch(() => ({ result: undefined }))).result) missing++;
+        const height = Number((await evm(n, 'eth_blockNumber', []).catch(() => ({ result: -1 }))).result);
+        const at = (tag: string) => evm(n, 'eth_getTransactionCount', [ewoq.address, tag]).then((r) => Number(r.result)).catch(() => -1);
+        return `node ${i + 1}: height ${height}, nonce ${await at('latest')} (pending ${await at('pending')}), ${missing} of ${cSent.length} missing`;
+      }));
+      throw fail(`C transfers not all included within the bound (last nonce sent ${nonce - 1})\n${where.join('\n')}`);
+    });
+    // Of each double spend, exactly one accepted, the same on every node.
+    for (const [a, b] of doubleSpends) {
+      const statuses = await Promise.all(all.map(async (n) => [await txStatus(n, a), await txStatus(n, b)]));
+      const winners = new Set(statuses.map(([sa, sb]) => (sa === 'Accepted' ? 'a' : sb === 'Accepted' ? 'b' : 'none')));
+      assert.is(winners.size, 1, `double spend ${a}/${b}: ${JSON.stringify(statuses)}`);
+      assert.not.ok(winners.has('none'), `double spend ${a}/${b} decided nowhere: ${JSON.stringify(statuses)}`);
+      assert.not.ok(statuses.some(([sa, sb]) => sa === 'Accepted' && sb === 'Accepted'));
+    }
+
+    // Agreement: the same last accepted block of every chain on all five; no height ever had two blocks.
+    const finals = await until('the same last accepted block on all five, every chain', async () => {
+      const hs = await Promise.all(all.map(health));
+      const tips = CHAINS.map((c) => hs.map((h) => h?.checks[`chain ${c}`]?.message?.lastAccepted));
+      return tips.every((t) => t[0] !== undefined && t.every((id) => id === t[0])) && hs.every((h) => h?.status === 200) ? tips : undefined;
+    }, 30_000).catch(() => {
+      throw fail('the nodes did not agree at the end');
+    });
+    await sampleHeights();
+    assert.equal(conflicts, [], 'two blocks at one height');
+    assert.ok(seen.size > 20, `heights sampled: ${seen.size}`);
+    assert.equal(sendErrors.filter((e) => !/nonce too low|conflict|already|spent|missing|not found|UTXO/i.test(e)), [], 'refusals other than double spends');
+    assert.ok(xSent.length >= 50 && cSent.length >= 50, `load: ${xSent.length} X, ${cSent.length} C`);
+    assert.is(finals.length, CHAINS.length);
+  }
 });
 
 test.run();

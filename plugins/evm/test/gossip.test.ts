@@ -38,6 +38,27 @@ test('txs sent to this node in one turn are gossiped in one payload; a peer admi
   assert.is(block.eth.transactions.length, 3, "the peer builds them into its block");
 });
 
+test('a tx sent to a node that is behind is gossiped once the block it waited for is accepted there', async () => {
+  const ahead = await gossipingVM();
+  const behind = await gossipingVM();
+  await ahead.vm.backend.sendRawTransaction(signedTx({ nonce: 0n, to: addr(2), value: 1n }).serialize());
+  const block = await buildAndAccept(ahead.vm);
+  // Nonce 1 reaches the node that has not accepted nonce 0's block yet: future there, not announced.
+  const next = signedTx({ nonce: 1n, to: addr(2), value: 1n }).serialize();
+  await behind.vm.backend.sendRawTransaction(next);
+  await nextTurn();
+  assert.is(behind.sent.length, 0, 'a future tx is not gossiped');
+  const parsed = await behind.vm.parseBlock(block.bytes);
+  await parsed.verify();
+  await behind.vm.setPreference(parsed.id);
+  await parsed.accept();
+  await nextTurn();
+  assert.is(behind.sent.length, 1, 'the promoted tx is gossiped');
+  assert.equal(decodeTxGossip(behind.sent[0]!).map(toHex), [toHex(next)]);
+  await ahead.vm.onGossip(PEER, behind.sent[0]!);
+  assert.is(await ahead.vm.backend.nonce(EWOQ, 'pending'), 2n, 'the node ahead has it to build');
+});
+
 test('a gossiped tx that fails its checks is skipped, the others admitted; a tx refused over RPC is not gossiped', async () => {
   const a = await gossipingVM();
   const bad = signedTx({ nonce: 0n, to: addr(2), value: 1n, chainId: 1n }).serialize(); // another chain

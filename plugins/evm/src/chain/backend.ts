@@ -91,6 +91,18 @@ export class ChainBackend implements EvmBackend {
     this.networkId = networkId;
     this.accepted$ = chain.accepted$.asObservable();
     this.pending$ = chain.pending$.asObservable();
+    chain.onPromoted = (txs) => this.#announce(txs);
+  }
+
+  /** Txs that became executable: gossiped, and sent to newPendingTransactions subscribers (as geth). */
+  #announce(txs: readonly TypedTransaction[]): void {
+    for (const tx of txs) this.onAdmitted?.(tx.serialize());
+    if (!this.chain.pending$.observed) return;
+    try {
+      for (const tx of txs) this.chain.pending$.next(txView(tx));
+    } catch (e) {
+      this.chain.log.warn('pending tx subscriber failed', { error: (e as Error).message });
+    }
   }
 
   blockNumber(): bigint {
@@ -359,16 +371,15 @@ export class ChainBackend implements EvmBackend {
     this.chain.wake();
     if (!executable) return hash;
     if (gossip) this.onAdmitted?.(raw ?? tx.serialize());
-    for (const p of promoted) this.onAdmitted?.(p.tx.serialize());
     // newPendingTransactions, as geth: txs as they become executable (a future tx when its gap fills).
     if (this.chain.pending$.observed) {
       try {
         this.chain.pending$.next(txView(tx));
-        for (const p of promoted) this.chain.pending$.next(txView(p.tx));
       } catch (e) {
         this.chain.log.warn('pending tx subscriber failed', { error: (e as Error).message });
       }
     }
+    if (promoted.length > 0) this.#announce(promoted.map((p) => p.tx));
     return hash;
   }
 

@@ -146,6 +146,12 @@ export class EvmChain {
   readonly reader: StateReader;
   readonly accepted$ = new Subject<AcceptedBlock>();
   readonly pending$ = new Subject<TxView>();
+  /**
+   * Called with the future txs an accepted block made executable. Without it a tx sent to a node
+   * that was behind waited there, unannounced, and held every later nonce of its sender on the
+   * other nodes (test/e2e/chaos.test.ts; mempool-gossip.test.ts).
+   */
+  onPromoted: ((txs: readonly TypedTransaction[]) => void) | undefined;
   readonly log: Logger;
   /** The chain's store under which personal_ accounts live. */
   readonly accountsStore: KeyValueStore;
@@ -552,7 +558,9 @@ export class EvmChain {
       const n = tx.nonce + 1n;
       if ((next.get(key) ?? -1n) < n) next.set(key, n);
     });
-    for (const [key, n] of next) this.mempool.accepted(key, n);
+    const promoted: TypedTransaction[] = [];
+    for (const [key, n] of next) for (const e of this.mempool.accepted(key, n)) promoted.push(e.tx);
+    if (promoted.length > 0) this.onPromoted?.(promoted);
     if (this.#poolLeaveWaiters.size > 0) for (const tx of b.eth.transactions) this.#releasePoolLeave(toHex(tx.hash()));
     if (this.#preferred.status !== 'processing' || !this.#onPreferredChain(this.#preferred)) this.#preferred = b;
     this.#recomputeTip();

@@ -300,14 +300,18 @@ export class Mempool {
     this.#drop(e, 'dropped');
   }
 
-  /** A block moved the sender's accepted nonce to `next`: drops its txs below it, promotes what became executable. */
-  accepted(senderKey: string, next: bigint): void {
+  /**
+   * A block moved the sender's accepted nonce to `next`: drops its txs below it, promotes what became
+   * executable, and returns the promoted txs still pooled (to be announced, as geth does).
+   */
+  accepted(senderKey: string, next: bigint): PoolEntry[] {
     this.#expire();
     const q = this.#bySender.get(senderKey);
-    if (!q) return;
-    this.#advance(q, next);
+    if (!q) return [];
+    const promoted = this.#advance(q, next);
     if (q.txs.size === 0) this.#bySender.delete(senderKey);
     this.#trimExecutable();
+    return promoted.filter((e) => this.#byHash.get(e.hashKey) === e);
   }
 
   /** Every pooled tx (for tests and shutdown). */
@@ -396,8 +400,8 @@ export class Mempool {
   }
 
   /** The sender's accepted nonce moved to `next`: its txs below go, the rest are reclassified. */
-  #advance(q: SenderQueue, next: bigint): void {
-    if (next <= q.accNonce) return;
+  #advance(q: SenderQueue, next: bigint): PoolEntry[] {
+    if (next <= q.accNonce) return [];
     const span = next - q.accNonce;
     if (span < BigInt(q.txs.size)) {
       for (let n = q.accNonce; n < next; n++) {
@@ -409,7 +413,7 @@ export class Mempool {
     }
     q.accNonce = next;
     if (q.pendingEnd < next) q.pendingEnd = next;
-    this.#promote(q);
+    return this.#promote(q);
   }
 
   /**
