@@ -3,16 +3,17 @@
 //   - batches of 100 looping eth_calls whose client gives up after 1 s;
 //   - 1,024 idle WebSockets on /ext/bc/C/ws;
 //   - 20 WebSockets × 256 `logs` subscriptions, while txs emitting 1,000 logs each are sent.
-// Figures: GET /ext/health latency p50/p99 (sampled every 100 ms, a request that gets no answer in
-// 5 s counts 5,000 ms) and the node's RSS (max), during the attack and over the same time without it
+// Figures: GET /ext/health latency p50/p99 (sampled every 100 ms from a worker thread, a request
+// that gets no answer in 5 s counts 5,000 ms) and the node's RSS (max), during the attack and over the same time without it
 // (before it, on the same node), plus whether a plain transfer still went through during the attack.
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
 import WebSocket from 'ws';
 import { Wallet } from 'ethers';
-import { report, rssMb, startNode } from './lib.mjs';
+import { report, startNode } from './lib.mjs';
 
 const fixture = (f) => fileURLToPath(new URL(`../core/fixtures/staking/local/${f}`, import.meta.url));
 const EWOQ = new Wallet('0x56289e99c94b6912bfc12adc093c9b51124f0dc54ac7a766b2bc5ccf558d8027');
@@ -34,27 +35,17 @@ function percentile(xs, p) {
   return Math.round(s[Math.min(s.length - 1, Math.floor(s.length * p))] ?? 0);
 }
 
-/** Samples health latency every 100 ms and RSS until `stop()`; the figures. */
+/** Samples health latency every 100 ms and RSS (health-sampler.mjs, in a worker thread) until `stop()`; the figures. */
 function sampler(url, pid) {
-  const lat = [];
-  let rss = 0;
-  let on = true;
-  const done = (async () => {
-    while (on) {
-      const t0 = performance.now();
-      try {
-        await fetch(`${url}/ext/health`, { signal: AbortSignal.timeout(5_000) });
-        lat.push(performance.now() - t0);
-      } catch {
-        lat.push(5_000);
-      }
-      rss = Math.max(rss, rssMb(pid));
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  })();
+  const worker = new Worker(new URL('./health-sampler.mjs', import.meta.url), { workerData: { url, pid } });
+  const result = new Promise((resolve, reject) => {
+    worker.once('message', resolve);
+    worker.once('error', reject);
+  });
   return async () => {
-    on = false;
-    await done;
+    worker.postMessage('stop');
+    const { lat, rss } = await result;
+    await worker.terminate();
     return { p50: percentile(lat, 0.5), p99: percentile(lat, 0.99), samples: lat.length, rssMaxMb: Math.round(rss) };
   };
 }
