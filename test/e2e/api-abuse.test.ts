@@ -3,7 +3,7 @@
  * only): the alias hijack (3), a connection table full of idle sockets (6), admin.memoryProfile
  * (8), clients that do not read (10), deeply nested JSON (11) and the keystore's throttle, user
  * list and timing (13). Each asserts what failed before the fix: /ext/health answering on a new
- * connection within 100 ms during the attack where the fix absorbs it, and RSS under a bound.
+ * connection within HEALTH_P99_MS during the attack where the fix absorbs it, and RSS under a bound.
  */
 import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -70,6 +70,13 @@ async function healthDuring(during: Promise<unknown>, minMs: number, p = port): 
   }
   return lat.sort((a, b) => a - b);
 }
+
+/**
+ * Health's p99 bound in these tests. bench/api-core-attacks.mjs reports the figures against the
+ * issue's 100 ms on a quiet machine; a test shares two cores with whatever else runs, so its bound
+ * only has to tell the fixed node from the old one (refused, or frozen for 0.3-50 s).
+ */
+const HEALTH_P99_MS = 250;
 
 const p99 = (sorted: number[]) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * 0.99))]!;
 
@@ -152,7 +159,7 @@ test('a full connection table evicts idle sockets: idle WebSockets and reconnect
   for (const s of tcp) s.destroy();
   for (const ws of sockets) ws.terminate();
   assert.is(lat.filter((x) => x === Infinity).length, 0, `every health probe on a new connection answered (${lat.length} probes)`);
-  assert.ok(p99(lat) < 100, `health p99 ${p99(lat).toFixed(1)} ms`);
+  assert.ok(p99(lat) < HEALTH_P99_MS, `health p99 ${p99(lat).toFixed(1)} ms`);
   assert.ok(rssMb(node.proc.pid!) - rss0 < 100, 'RSS grows by less than 100 MB');
 });
 
@@ -165,7 +172,7 @@ test('admin.memoryProfile does not freeze the node: a sampling profile, one at a
   const calls = Array.from({ length: 5 }, (_, i) => rpc('admin', 'admin.memoryProfile', { fileName: `m${i}.heapprofile` }));
   const lat = await healthDuring(Promise.all(calls), 1_000);
   clearInterval(sampler);
-  assert.ok(p99(lat) < 100, `health p99 ${p99(lat).toFixed(1)} ms during the profiles (heap snapshots froze it for seconds)`);
+  assert.ok(p99(lat) < HEALTH_P99_MS, `health p99 ${p99(lat).toFixed(1)} ms during the profiles (heap snapshots froze it for seconds)`);
   assert.ok(peak - rss0 < 60, `RSS grew by ${(peak - rss0).toFixed(0)} MB (snapshots added ~250 MB on this small heap)`);
   const answers = await Promise.all(calls);
   assert.is(answers.filter((a) => a.result?.success === true).length, 1);
@@ -183,7 +190,7 @@ test('deeply nested JSON gets -32700 at once on every core endpoint, never -3260
     assert.is(r.body.error.code, -32700, path);
     assert.match(r.body.error.message, /nested deeper than 64 levels/, path);
     assert.ok(r.ms < 200, `${path}: answered in ${r.ms.toFixed(0)} ms`);
-    assert.ok(p99(lat) < 100, `${path}: health p99 ${p99(lat).toFixed(1)} ms meanwhile`);
+    assert.ok(p99(lat) < HEALTH_P99_MS, `${path}: health p99 ${p99(lat).toFixed(1)} ms meanwhile`);
   }
   // Within the bound, the method's own checks answer; beyond the body limit, 413 and -32600.
   assert.is((await post('admin', `{"jsonrpc":"2.0","id":1,"method":"admin.alias","params":${'['.repeat(10)}${']'.repeat(10)}}`)).body.error.code, -32602);
@@ -261,7 +268,7 @@ test('clients that do not read are cut off after --http-write-timeout (10 s), an
       c.s.destroy();
     }
     assert.ok(b.logs.some((l) => l.msg === 'http connection closed: its client stopped reading'));
-    assert.ok(p99(lat) < 100, `health p99 ${p99(lat).toFixed(1)} ms once the replies are built`);
+    assert.ok(p99(lat) < HEALTH_P99_MS, `health p99 ${p99(lat).toFixed(1)} ms once the replies are built`);
     assert.ok(peak - rss0 < 400, `RSS grew by ${(peak - rss0).toFixed(0)} MB`);
   } finally {
     await b.stop();

@@ -632,6 +632,20 @@ test('a worker whose module has no vmFactory fails initialize clearly', async ()
   await vm.shutdown();
 });
 
+test('a worker whose module never finishes loading meets the start deadline; start-up does not count against the call deadline', async () => {
+  const vm = new WorkerVM({ moduleUrl: pathToFileURL(fileURLToPath(new URL('../../../test/vms/fixtures/never-loads.js', import.meta.url))).href, callTimeoutMs: 100, startTimeoutMs: 500, shutdownTimeoutMs: 1000, maxBodyBytes: 1024 });
+  const faults: string[] = [];
+  vm.onFault((r) => faults.push(r));
+  try {
+    await vm.initialize(testChainContext(), { genesis: new Uint8Array() });
+    assert.unreachable();
+  } catch (e) {
+    assert.ok(hasErrorCode(e, 'WorkerTimeout'), String(e));
+  }
+  assert.equal(faults, ['vm.load did not settle within 500 ms; its VM worker was terminated']);
+  await vm.shutdown();
+});
+
 test('isolationPlan: named VMs and all get worker factories; unknown names and VMs without a file are refused', async () => {
   const vms = await loadVMs({ specifiers: [TINY], cwd: process.cwd(), log: captureLog() });
   const tiny = vms.resolve('tinyvm');

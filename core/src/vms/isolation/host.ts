@@ -50,6 +50,13 @@ export interface WorkerVMOptions {
   maxBodyBytes: number;
   /** The node's system clock (default SYSTEM_CLOCK): a context with this clock lets the worker read its own (no crossing). */
   systemClock?: Clock;
+  /**
+   * Deadline of the worker's start: the thread up and the plugin's module loaded (default: the larger
+   * of callTimeoutMs and 60 s). Apart from callTimeoutMs, which then bounds the VM's initialize alone:
+   * start-up is the machine's speed (on two busy cores it took longer than a test's 300 ms call
+   * deadline: isolation.test.ts), a module that never finishes loading still meets this bound.
+   */
+  startTimeoutMs?: number;
 }
 
 /** Something that reports faults of its own (a worker that died): the chain manager halts the chain. */
@@ -148,6 +155,7 @@ export class WorkerVM implements ChainVM, FaultSource {
       nativeSymbol: ctx.nativeAsset.symbol,
       logLevels: emittingLevels.filter((level) => !dropsLevel(ctx.log, level)),
     };
+    await this.#call('vm.load', 'load', [], true, this.o.startTimeoutMs ?? Math.max(this.o.callTimeoutMs, 60_000));
     await this.#call('vm.initialize', 'initialize', [wire, init]);
   }
 

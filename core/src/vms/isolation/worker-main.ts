@@ -319,9 +319,12 @@ async function serve(op: string, args: unknown[]): Promise<unknown> {
   if (op === 'setPreference') return prefer(Id.fromBytes(args[0] as Uint8Array));
   if (preferring !== undefined && op !== 'service' && op !== 'http') await preferring.catch(() => undefined);
   switch (op) {
+    case 'load':
+      vm ??= await loadVM();
+      return undefined;
     case 'initialize': {
       const [ctx, init] = args as [ContextWire, Parameters<ChainVM['initialize']>[1]];
-      vm = await loadVM();
+      vm ??= await loadVM();
       await vm.initialize(chainContext(ctx), init);
       return undefined;
     }
