@@ -56,12 +56,12 @@ export interface Poll {
  * or once no block below alpha could reach it with them. A silent minority of validators then
  * costs no time (test "a poll ends as soon as its outcome cannot change").
  */
-export function pollSettled(poll: Poll, alpha: number, tally: (votes: ReadonlyMap<string, number>) => Map<string, number>): boolean {
+export function pollSettled(poll: Poll, alpha: number, tree: Pick<Topological, 'tally'>): boolean {
   const pending = poll.pendingWeight;
   if (pending <= 0) return true;
   if (poll.received + pending < alpha) return true;
   if (pending >= alpha) return false; // even a block nobody voted for yet could reach alpha
-  for (const t of tally(poll.votes).values()) if (t < alpha && t + pending >= alpha) return false;
+  for (const t of tree.tally(poll.votes).values()) if (t < alpha && t + pending >= alpha) return false;
   return true;
 }
 
@@ -317,7 +317,7 @@ export class Poller {
   /** Finishes `poll` when the answers outstanding can no longer change its outcome. */
   settle(poll: Poll): void {
     const tree = this.#o.tree();
-    if (tree && pollSettled(poll, this.#params.alpha, (votes) => tree.tally(votes))) this.finish(poll.requestId);
+    if (tree && pollSettled(poll, this.#params.alpha, tree)) this.finish(poll.requestId);
   }
 
   finish(requestId: number): void {
