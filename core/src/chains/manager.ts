@@ -111,6 +111,28 @@ export interface ChainManagerDeps {
   endpoint: (services: readonly BoundService[]) => JsonRpcEndpoint;
 }
 
+/** What createChain's steps build up for one chain, and what they share (the fault state, the undo list). */
+interface ChainSetup {
+  readonly def: ChainDefinition;
+  /** chainLabel(def). */
+  readonly name: string;
+  readonly parts: ChainParts;
+  readonly log: Logger;
+  /** The chain's signal (ChainContext.signal): aborted when the chain halts or stops. */
+  readonly abort: AbortController;
+  /** What to undo if a later step fails, in the order made. */
+  readonly undo: Array<() => unknown>;
+  readonly faultTarget: FaultTarget;
+  readonly shutdownVM: () => Promise<void>;
+  /** Why the chain halted, once it did. */
+  fault: string | undefined;
+  engine: SnowmanEngine | undefined;
+  /** The VM behind its guard, once created. */
+  guarded: ChainVM | undefined;
+  /** Set while the chain bootstraps (the API refuses meanwhile). */
+  bootstrapping: BootstrapProgress | undefined;
+}
+
 interface RunningChain extends Chain {
   readonly faultTarget: FaultTarget;
   /** Where the VM's code lives (package dir or plugin file), when the loader knows. */
@@ -170,266 +192,366 @@ export class ChainManager {
     return chain !== undefined;
   }
 
+  /**
+   * Creates a chain in named steps (the order below is the order of the chain's parts; each step
+   * that makes something to undo pushes its undo, and a failing step undoes them in reverse).
+   */
   async createChain(def: ChainDefinition): Promise<Chain> {
-    const d = this.d;
     if (this.#chains.some((c) => c.id.equals(def.id))) throw new ChainError('Exists', `chain ${def.id} already exists`);
-    let factory;
+    const factory = this.#resolveVM(def);
+    const parts = this.#chainParts(def, factory);
+    const s = this.#newSetup(def, parts);
     try {
-      factory = d.registry.resolve(def.vmId);
-    } catch (e) {
-      throw new ChainError('UnknownVM', `cannot create chain "${def.name}" (${def.id}): ${(e as Error).message}`);
-    }
-    const name = chainLabel(def);
-    let parts: ChainParts;
-    try {
-      parts = d.chainParts(def, factory);
-    } catch (e) {
-      throw new ChainError('InitFailed', `cannot create chain "${def.name}" (${def.id}): ${describeError(e)}`);
-    }
-    const log = parts.context.log;
-    const undo: Array<() => unknown> = [];
-    const abort = new AbortController();
-    undo.push(() => abort.abort());
-
-    let fault: string | undefined;
-    let engine: SnowmanEngine | undefined;
-    let guarded: ChainVM | undefined;
-    let vmShutdown: Promise<void> | undefined;
-    /** Shuts the VM down once (bounded by the guard), whoever asks first. */
-    const shutdownVM = () =>
-      (vmShutdown ??= guarded ? guarded.shutdown().catch((e: unknown) => log.warn('VM shutdown failed', { error: describeError(e) })) : Promise.resolve());
-    const faultTarget: FaultTarget = {
-      name,
-      fault: (reason) => {
-        if (fault !== undefined) return;
-        fault = reason;
-        log.error('chain halted', { reason });
-        engine?.halt(reason);
-        abort.abort();
-        // So that the VM stops its own timers; bounded by the guard.
-        void shutdownVM();
-      },
-    };
-
-    try {
-      const theVM = await factory.create();
-      // A VM in a worker thread reports the worker's death (timeout, exit, crash) as the chain's fault.
-      if (isFaultSource(theVM)) theVM.onFault((reason) => faultTarget.fault(reason));
-      guarded = guardVM(theVM, {
-        timeoutMs: d.vmCallTimeoutMs,
-        scheduler: d.scheduler,
-        onHang: (call, ms) => faultTarget.fault(`${call} did not settle within ${ms} ms`),
-      });
-      const vmGuard = guarded;
-      undo.push(shutdownVM);
-      const ctx: ChainContext = { ...parts.context, signal: abort.signal };
-      try {
-        const { config, upgrade } = this.d.chainConfigDir ? await readChainConfigFiles(this.d.chainConfigDir, def.id, def.aliases) : {};
-        await vmGuard.initialize(ctx, { genesis: def.genesis, ...(config ? { config } : {}), ...(upgrade ? { upgrade } : {}) });
-      } catch (e) {
-        throw new ChainError('InitFailed', `chain "${def.name}" (${def.id}) failed to initialize: ${describeError(e)}`);
-      }
-
-      const acceptedSubject = new Subject<AcceptedBlock>();
-      // A subscriber that throws is logged with the chain; consensus and the other subscribers go on.
-      const accepted$ = containedStream(acceptedSubject, (err) => log.error('stream subscriber failed', { error: describeFault(err) }));
-      const acceptedCount = this.#acceptedCounter().labels({ chain: def.id.toString() });
-      accepted$.subscribe(() => acceptedCount.inc());
-      const link = parts.link;
-      const sender = new RequestSender({
-        link: link.transport,
-        isConnected: (node) => d.network.isConnected(node),
-        scheduler: d.scheduler,
-        timeouts: d.timeouts,
-        // At most the share of stake a poll can miss is benched (see Benchlist).
-        benchlist: new Benchlist(
-          { maxPortion: 1 - d.snow.alpha / d.snow.k, ...d.benchlist },
-          () => d.scheduler.now(),
-          d.sybilProtection
-            ? {
-                weightOf: (key) => Number(d.validators.listNow(def.subnetId).find((v) => v.nodeId.key === key)?.weight ?? 0n),
-                total: () => d.validators.listNow(def.subnetId).reduce((sum, v) => sum + Number(v.weight), 0),
-              }
-            : { weightOf: () => 1, total: () => d.network.connected().length },
-        ),
-        log: log.child({ module: 'requests' }),
-      });
-      undo.push(() => sender.stop());
-      const sampler: ValidatorSampler = validatorSampler({
-        sybilProtection: d.sybilProtection,
-        sets: d.validators,
-        subnetId: def.subnetId,
-        connected: () => d.network.connected(),
-        status: (node) => sender.status(node),
-        // A poll may miss 1 − alpha/k of the stake and still succeed: at most that is left out.
-        maxLeftOut: 1 - d.snow.alpha / d.snow.k,
-      });
-      const theEngine = new SnowmanEngine({
-        vm: vmGuard,
-        params: d.snow,
-        transport: sender,
-        validators: sampler,
-        nodeId: d.nodeId,
-        scheduler: d.scheduler,
-        log,
-        queryTimeoutMs: d.timeouts.maximumMs,
-        onAccepted: (block: Block) => {
-          acceptedSubject.next({ id: block.id, height: block.height, bytes: block.bytes });
-          // No poll reaches a node that does not validate: it hears of accepted blocks this way.
-          if (d.sybilProtection) {
-            const validators = new Set(d.validators.listNow(def.subnetId).map((v) => v.nodeId.key));
-            const others = d.network.connected().filter((n) => !validators.has(n.key) && !n.equals(d.nodeId));
-            if (others.length > 0) link.gossipAccepted(others, block.bytes);
-          }
-        },
-        onHalt: (reason) => faultTarget.fault(reason),
-        ...(d.sybilProtection
-          ? {
-              proposerDelay: proposerDelay({
-                chainId: def.id,
-                nodeId: d.nodeId,
-                validators: () => d.validators.listNow(def.subnetId),
-                // A validator that stopped answering (frozen, overloaded) loses its turn until it answers.
-                isConnected: (node) => sender.status(node) === 'reachable',
-                windowMs: proposerWindowMs(vmGuard.onGossip !== undefined),
-              }),
-            }
-          : {}),
-      });
-      engine = theEngine;
-      undo.push(() => theEngine.stop());
-      sender.attach(theEngine);
-      link.attach(sender);
-      undo.push(() => link.close());
-      if (vmGuard.onGossip) {
-        const onGossip = vmGuard.onGossip.bind(vmGuard);
-        link.attachGossip((from, payload) => {
-          if (fault !== undefined) return;
-          onGossip(from, payload).catch((e: unknown) => log.debug('gossip refused', { from: from.toString(), error: describeError(e) }));
-        });
-      }
-      d.aliases.register(def.id, def.aliases);
-      undo.push(() => d.aliases.unregister(def.id));
-
-      // Bootstrapping (from the beacons, before the engine starts): the API answers that it is.
-      let bootstrapping: BootstrapProgress | undefined = { chain: name, phase: 'waiting for beacons', fetched: 0, accepted: 0, targetHeight: undefined, height: 0, etaMs: undefined };
-      const bootstrapper = new Bootstrapper({
-        vm: vmGuard,
-        transport: link.bootstrap,
-        beacons: () => d.beacons,
-        isConnected: (node) => d.network.isConnected(node),
-        nodeId: d.nodeId,
-        scheduler: d.scheduler,
-        log: log.child({ module: 'bootstrap' }),
-        chain: name,
-        timeouts: d.timeouts,
-        onProgress: (p) => {
-          if (bootstrapping) bootstrapping = p;
-          d.bootstrapProgress?.(p);
-        },
-      });
-      link.attachBootstrap(bootstrapper);
-
-      const checkName = `chain ${name}`;
-      d.health.register(checkName, async () =>
-        chainHealth({ engine: theEngine, sampler, fault, bootstrapping }, d.snow, d.maxProcessingMs, d.scheduler.now()),
-      );
-      undo.push(() => d.health.unregister(checkName));
-
-      const mounted: string[] = [];
-      undo.push(() => mounted.forEach((p) => d.routes.unmount(p)));
-      /** Why the chain cannot serve now (halted, or still bootstrapping), or undefined. */
-      const unavailable = (): ChainError | undefined =>
-        fault !== undefined
-          ? new ChainError('Halted', `chain ${name} is halted: ${fault}`)
-          : bootstrapping
-            ? new ChainError('Bootstrapping', `chain ${name} is bootstrapping (${describeBootstrap(bootstrapping)}); try again once it is done`)
-            : undefined;
-      for (const h of await vmGuard.createHandlers()) {
-        const path = h.path ? `bc/${def.id}/${h.path}` : `bc/${def.id}`;
-        const kinds = [h.services?.length ? 'services' : undefined, h.http ? 'http' : undefined, h.websocket ? 'websocket' : undefined].filter(Boolean);
-        if (kinds.length > 1) throw new ChainError('BadHandler', `chain "${def.name}": handler ${h.path || '/'} has ${kinds.join(' and ')}; give one kind`);
-        if (h.services?.length) {
-          d.routes.mount(path, { kind: 'jsonrpc', endpoint: d.endpoint(h.services.map((s) => chainService(s, unavailable))) });
-        } else if (h.http) {
-          const http = h.http;
-          d.routes.mount(path, {
-            kind: 'http',
-            handle: (req, res) => {
-              const halted = unavailable()?.message;
-              if (halted === undefined) return http(req, res);
-              req.resume();
-              res.writeHead(503, { 'content-type': 'text/plain' });
-              res.end(`${halted}\n`);
-            },
-          });
-        } else if (h.websocket) {
-          const accept = h.websocket;
-          d.routes.mount(path, {
-            kind: 'websocket',
-            accept: (conn) => {
-              const halted = unavailable()?.message;
-              if (halted === undefined) accept(conn);
-              else conn.close(1011, halted.slice(0, 120));
-            },
-          });
-        } else continue;
-        mounted.push(path);
-      }
-      for (const alias of def.endpointAliases ?? []) d.routes.alias(`bc/${def.id}`, alias);
-
-      // Bootstrap, then run consensus. With no other beacon there is nothing to fetch: done at once,
-      // before the chain counts as created; otherwise in the background (the API says so meanwhile).
-      const bootstrapThenRun = async () => {
-        await bootstrapper.run(abort.signal);
-        bootstrapping = undefined;
-        await theEngine.start();
-      };
-      if (d.beacons.every((b) => b.nodeId.equals(d.nodeId))) await bootstrapThenRun();
-      else {
-        void bootstrapThenRun().catch((e: unknown) => {
-          if (!abort.signal.aborted) faultTarget.fault(`bootstrapping failed: ${describeError(e)}`);
-        });
-      }
+      const { vm, guarded } = await this.#startVM(s, factory);
+      await this.#initializeVM(s, guarded);
+      const accepted = this.#acceptedStream(s);
+      const sender = this.#requestSender(s);
+      const sampler = this.#validatorSampler(s, sender);
+      const engine = this.#newEngine(s, guarded, sender, sampler, accepted.subject);
+      this.#attachToNetwork(s, guarded, sender, engine);
+      this.#registerAliases(s);
+      const bootstrapper = this.#newBootstrapper(s, guarded);
+      const checkName = this.#registerHealthCheck(s, engine, sampler);
+      const mounted = await this.#mountHandlers(s, guarded);
+      await this.#bootstrapThenRun(s, bootstrapper, engine);
       const chain: RunningChain = {
         id: def.id,
         name: def.name,
         vmId: factory.vmId,
         subnetId: def.subnetId,
-        vm: theVM,
-        engine: theEngine,
-        accepted$,
+        vm,
+        engine,
+        accepted$: accepted.stream,
         get fault() {
-          return fault;
+          return s.fault;
         },
-        faultTarget,
-        vmRoot: d.registry.rootOf(def.vmId),
+        faultTarget: s.faultTarget,
+        vmRoot: this.d.registry.rootOf(def.vmId),
         sender,
         sampler,
         stop: async () => {
-          for (const p of mounted) d.routes.unmount(p);
-          d.health.unregister(checkName);
-          abort.abort();
-          await theEngine.stop();
+          for (const p of mounted) this.d.routes.unmount(p);
+          this.d.health.unregister(checkName);
+          s.abort.abort();
+          await engine.stop();
           sender.stop();
-          link.close();
-          acceptedSubject.complete();
-          await shutdownVM();
+          parts.link.close();
+          accepted.subject.complete();
+          await s.shutdownVM();
         },
       };
       this.#chains.push(chain);
-      log.info('chain created', { chainId: def.id.toString(), name: def.name, vmId: factory.vmId.toString(), aliases: def.aliases });
+      s.log.info('chain created', { chainId: def.id.toString(), name: def.name, vmId: factory.vmId.toString(), aliases: def.aliases });
       return chain;
     } catch (e) {
-      log.error('chain creation failed; undoing it', { error: describeError(e) });
-      for (const step of undo.reverse()) {
-        try {
-          await step();
-        } catch (err) {
-          log.warn('cleanup step failed', { error: describeError(err) });
-        }
-      }
+      await this.#undo(s, e);
       throw e;
+    }
+  }
+
+  /** The chain's VM factory from the registry. */
+  #resolveVM(def: ChainDefinition): VMFactory {
+    try {
+      return this.d.registry.resolve(def.vmId);
+    } catch (e) {
+      throw new ChainError('UnknownVM', `cannot create chain "${def.name}" (${def.id}): ${(e as Error).message}`);
+    }
+  }
+
+  /** The chain's context parts and network link, from the composition root. */
+  #chainParts(def: ChainDefinition, factory: VMFactory): ChainParts {
+    try {
+      return this.d.chainParts(def, factory);
+    } catch (e) {
+      throw new ChainError('InitFailed', `cannot create chain "${def.name}" (${def.id}): ${describeError(e)}`);
+    }
+  }
+
+  /** The chain's abort signal, undo list and fault target: a fault halts the engine, aborts the signal and shuts the VM down. */
+  #newSetup(def: ChainDefinition, parts: ChainParts): ChainSetup {
+    const log = parts.context.log;
+    const abort = new AbortController();
+    let vmShutdown: Promise<void> | undefined;
+    const s: ChainSetup = {
+      def,
+      name: chainLabel(def),
+      parts,
+      log,
+      abort,
+      undo: [() => abort.abort()],
+      fault: undefined,
+      engine: undefined,
+      guarded: undefined,
+      bootstrapping: undefined,
+      /** Shuts the VM down once (bounded by the guard), whoever asks first. */
+      shutdownVM: () =>
+        (vmShutdown ??= s.guarded ? s.guarded.shutdown().catch((e: unknown) => log.warn('VM shutdown failed', { error: describeError(e) })) : Promise.resolve()),
+      faultTarget: {
+        name: chainLabel(def),
+        fault: (reason) => {
+          if (s.fault !== undefined) return;
+          s.fault = reason;
+          log.error('chain halted', { reason });
+          s.engine?.halt(reason);
+          abort.abort();
+          // So that the VM stops its own timers; bounded by the guard.
+          void s.shutdownVM();
+        },
+      },
+    };
+    return s;
+  }
+
+  /** Creates the VM and wraps it in the guard (every call bounded; a call that never settles faults the chain). */
+  async #startVM(s: ChainSetup, factory: VMFactory): Promise<{ vm: ChainVM; guarded: ChainVM }> {
+    const vm = await factory.create();
+    // A VM in a worker thread reports the worker's death (timeout, exit, crash) as the chain's fault.
+    if (isFaultSource(vm)) vm.onFault((reason) => s.faultTarget.fault(reason));
+    const guarded = guardVM(vm, {
+      timeoutMs: this.d.vmCallTimeoutMs,
+      scheduler: this.d.scheduler,
+      onHang: (call, ms) => s.faultTarget.fault(`${call} did not settle within ${ms} ms`),
+    });
+    s.guarded = guarded;
+    s.undo.push(s.shutdownVM);
+    return { vm, guarded };
+  }
+
+  /** vm.initialize with the chain's context, genesis, and config.json / upgrade.json when there are. */
+  async #initializeVM(s: ChainSetup, vm: ChainVM): Promise<void> {
+    const { def } = s;
+    const ctx: ChainContext = { ...s.parts.context, signal: s.abort.signal };
+    try {
+      const { config, upgrade } = this.d.chainConfigDir ? await readChainConfigFiles(this.d.chainConfigDir, def.id, def.aliases) : {};
+      await vm.initialize(ctx, { genesis: def.genesis, ...(config ? { config } : {}), ...(upgrade ? { upgrade } : {}) });
+    } catch (e) {
+      throw new ChainError('InitFailed', `chain "${def.name}" (${def.id}) failed to initialize: ${describeError(e)}`);
+    }
+  }
+
+  /** `accepted$`, counted in cornice_chain_blocks_accepted_total. */
+  #acceptedStream(s: ChainSetup): { subject: Subject<AcceptedBlock>; stream: Observable<AcceptedBlock> } {
+    const subject = new Subject<AcceptedBlock>();
+    // A subscriber that throws is logged with the chain; consensus and the other subscribers go on.
+    const stream = containedStream(subject, (err) => s.log.error('stream subscriber failed', { error: describeFault(err) }));
+    const count = this.#acceptedCounter().labels({ chain: s.def.id.toString() });
+    stream.subscribe(() => count.inc());
+    return { subject, stream };
+  }
+
+  /** The RequestSender between the engine and its link: deadlines, the benchlist, who answers. */
+  #requestSender(s: ChainSetup): RequestSender {
+    const d = this.d;
+    const subnetId = s.def.subnetId;
+    const sender = new RequestSender({
+      link: s.parts.link.transport,
+      isConnected: (node) => d.network.isConnected(node),
+      scheduler: d.scheduler,
+      timeouts: d.timeouts,
+      // At most the share of stake a poll can miss is benched (see Benchlist).
+      benchlist: new Benchlist(
+        { maxPortion: 1 - d.snow.alpha / d.snow.k, ...d.benchlist },
+        () => d.scheduler.now(),
+        d.sybilProtection
+          ? {
+              weightOf: (key) => Number(d.validators.listNow(subnetId).find((v) => v.nodeId.key === key)?.weight ?? 0n),
+              total: () => d.validators.listNow(subnetId).reduce((sum, v) => sum + Number(v.weight), 0),
+            }
+          : { weightOf: () => 1, total: () => d.network.connected().length },
+      ),
+      log: s.log.child({ module: 'requests' }),
+    });
+    s.undo.push(() => sender.stop());
+    return sender;
+  }
+
+  /** Who the engine polls: the subnet's validators (or the connected nodes without sybil protection). */
+  #validatorSampler(s: ChainSetup, sender: RequestSender): ValidatorSampler {
+    const d = this.d;
+    return validatorSampler({
+      sybilProtection: d.sybilProtection,
+      sets: d.validators,
+      subnetId: s.def.subnetId,
+      connected: () => d.network.connected(),
+      status: (node) => sender.status(node),
+      // A poll may miss 1 − alpha/k of the stake and still succeed: at most that is left out.
+      maxLeftOut: 1 - d.snow.alpha / d.snow.k,
+    });
+  }
+
+  /** The chain's Snowman engine: accepted blocks go to `accepted` (and are gossiped to non-validators); proposer windows with sybil protection. */
+  #newEngine(s: ChainSetup, vm: ChainVM, sender: RequestSender, sampler: ValidatorSampler, accepted: Subject<AcceptedBlock>): SnowmanEngine {
+    const d = this.d;
+    const { def } = s;
+    const link = s.parts.link;
+    const engine = new SnowmanEngine({
+      vm,
+      params: d.snow,
+      transport: sender,
+      validators: sampler,
+      nodeId: d.nodeId,
+      scheduler: d.scheduler,
+      log: s.log,
+      queryTimeoutMs: d.timeouts.maximumMs,
+      onAccepted: (block: Block) => {
+        accepted.next({ id: block.id, height: block.height, bytes: block.bytes });
+        // No poll reaches a node that does not validate: it hears of accepted blocks this way.
+        if (d.sybilProtection) {
+          const validators = new Set(d.validators.listNow(def.subnetId).map((v) => v.nodeId.key));
+          const others = d.network.connected().filter((n) => !validators.has(n.key) && !n.equals(d.nodeId));
+          if (others.length > 0) link.gossipAccepted(others, block.bytes);
+        }
+      },
+      onHalt: (reason) => s.faultTarget.fault(reason),
+      ...(d.sybilProtection
+        ? {
+            proposerDelay: proposerDelay({
+              chainId: def.id,
+              nodeId: d.nodeId,
+              validators: () => d.validators.listNow(def.subnetId),
+              // A validator that stopped answering (frozen, overloaded) loses its turn until it answers.
+              isConnected: (node) => sender.status(node) === 'reachable',
+              windowMs: proposerWindowMs(vm.onGossip !== undefined),
+            }),
+          }
+        : {}),
+    });
+    s.engine = engine;
+    s.undo.push(() => engine.stop());
+    return engine;
+  }
+
+  /** Link -> sender -> engine, and the VM's app gossip (dropped once the chain is halted). */
+  #attachToNetwork(s: ChainSetup, vm: ChainVM, sender: RequestSender, engine: SnowmanEngine): void {
+    const link = s.parts.link;
+    sender.attach(engine);
+    link.attach(sender);
+    s.undo.push(() => link.close());
+    if (vm.onGossip) {
+      const onGossip = vm.onGossip.bind(vm);
+      link.attachGossip((from, payload) => {
+        if (s.fault !== undefined) return;
+        onGossip(from, payload).catch((e: unknown) => s.log.debug('gossip refused', { from: from.toString(), error: describeError(e) }));
+      });
+    }
+  }
+
+  #registerAliases(s: ChainSetup): void {
+    const { def } = s;
+    this.d.aliases.register(def.id, def.aliases);
+    s.undo.push(() => this.d.aliases.unregister(def.id));
+  }
+
+  /** The chain's Bootstrapper (from the beacons, before the engine starts); the API says the chain is bootstrapping meanwhile. */
+  #newBootstrapper(s: ChainSetup, vm: ChainVM): Bootstrapper {
+    const d = this.d;
+    s.bootstrapping = { chain: s.name, phase: 'waiting for beacons', fetched: 0, accepted: 0, targetHeight: undefined, height: 0, etaMs: undefined };
+    const bootstrapper = new Bootstrapper({
+      vm,
+      transport: s.parts.link.bootstrap,
+      beacons: () => d.beacons,
+      isConnected: (node) => d.network.isConnected(node),
+      nodeId: d.nodeId,
+      scheduler: d.scheduler,
+      log: s.log.child({ module: 'bootstrap' }),
+      chain: s.name,
+      timeouts: d.timeouts,
+      onProgress: (p) => {
+        if (s.bootstrapping) s.bootstrapping = p;
+        d.bootstrapProgress?.(p);
+      },
+    });
+    s.parts.link.attachBootstrap(bootstrapper);
+    return bootstrapper;
+  }
+
+  /** The `chain <name>` health check; returns its name. */
+  #registerHealthCheck(s: ChainSetup, engine: SnowmanEngine, sampler: ValidatorSampler): string {
+    const d = this.d;
+    const checkName = `chain ${s.name}`;
+    d.health.register(checkName, async () =>
+      chainHealth({ engine, sampler, fault: s.fault, bootstrapping: s.bootstrapping }, d.snow, d.maxProcessingMs, d.scheduler.now()),
+    );
+    s.undo.push(() => d.health.unregister(checkName));
+    return checkName;
+  }
+
+  /** Mounts the VM's handlers at /ext/bc/<chainID>[/path] and the endpoint aliases; they refuse while the chain is halted or bootstrapping. Returns the paths mounted. */
+  async #mountHandlers(s: ChainSetup, vm: ChainVM): Promise<string[]> {
+    const d = this.d;
+    const { def, name } = s;
+    const mounted: string[] = [];
+    s.undo.push(() => mounted.forEach((p) => d.routes.unmount(p)));
+    /** Why the chain cannot serve now (halted, or still bootstrapping), or undefined. */
+    const unavailable = (): ChainError | undefined =>
+      s.fault !== undefined
+        ? new ChainError('Halted', `chain ${name} is halted: ${s.fault}`)
+        : s.bootstrapping
+          ? new ChainError('Bootstrapping', `chain ${name} is bootstrapping (${describeBootstrap(s.bootstrapping)}); try again once it is done`)
+          : undefined;
+    for (const h of await vm.createHandlers()) {
+      const path = h.path ? `bc/${def.id}/${h.path}` : `bc/${def.id}`;
+      const kinds = [h.services?.length ? 'services' : undefined, h.http ? 'http' : undefined, h.websocket ? 'websocket' : undefined].filter(Boolean);
+      if (kinds.length > 1) throw new ChainError('BadHandler', `chain "${def.name}": handler ${h.path || '/'} has ${kinds.join(' and ')}; give one kind`);
+      if (h.services?.length) {
+        d.routes.mount(path, { kind: 'jsonrpc', endpoint: d.endpoint(h.services.map((svc) => chainService(svc, unavailable))) });
+      } else if (h.http) {
+        const http = h.http;
+        d.routes.mount(path, {
+          kind: 'http',
+          handle: (req, res) => {
+            const halted = unavailable()?.message;
+            if (halted === undefined) return http(req, res);
+            req.resume();
+            res.writeHead(503, { 'content-type': 'text/plain' });
+            res.end(`${halted}\n`);
+          },
+        });
+      } else if (h.websocket) {
+        const accept = h.websocket;
+        d.routes.mount(path, {
+          kind: 'websocket',
+          accept: (conn) => {
+            const halted = unavailable()?.message;
+            if (halted === undefined) accept(conn);
+            else conn.close(1011, halted.slice(0, 120));
+          },
+        });
+      } else continue;
+      mounted.push(path);
+    }
+    for (const alias of def.endpointAliases ?? []) d.routes.alias(`bc/${def.id}`, alias);
+    return mounted;
+  }
+
+  /**
+   * Bootstrap, then run consensus. With no other beacon there is nothing to fetch: done at once,
+   * before the chain counts as created; otherwise in the background (the API says so meanwhile).
+   */
+  async #bootstrapThenRun(s: ChainSetup, bootstrapper: Bootstrapper, engine: SnowmanEngine): Promise<void> {
+    const d = this.d;
+    const run = async () => {
+      await bootstrapper.run(s.abort.signal);
+      s.bootstrapping = undefined;
+      await engine.start();
+    };
+    if (d.beacons.every((b) => b.nodeId.equals(d.nodeId))) await run();
+    else {
+      void run().catch((e: unknown) => {
+        if (!s.abort.signal.aborted) s.faultTarget.fault(`bootstrapping failed: ${describeError(e)}`);
+      });
+    }
+  }
+
+  /** Undoes what the steps made, newest first, after a step failed with `e`. */
+  async #undo(s: ChainSetup, e: unknown): Promise<void> {
+    s.log.error('chain creation failed; undoing it', { error: describeError(e) });
+    for (const step of s.undo.reverse()) {
+      try {
+        await step();
+      } catch (err) {
+        s.log.warn('cleanup step failed', { error: describeError(err) });
+      }
     }
   }
 

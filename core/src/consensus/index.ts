@@ -2,17 +2,16 @@ export { DEFAULT_SNOW_PARAMS, snowParamsProblem, type SnowParams } from './param
 export { ConsensusError, type ConsensusErrorCode } from './errors.js';
 export { Snowball, Snowflake, topChoice, type SnowballParams } from './snowball/index.js';
 export type { EngineTransport, ValidatorSampler, ValidatorStatus, Reachability, Scheduler } from './snowman/types.js';
+export { SnowmanEngine } from './snowman/engine.js';
 export {
-  SnowmanEngine,
   DEFAULT_ENGINE_LIMITS,
   type SnowmanEngineOptions,
   type EngineLimits,
   type EngineStats,
   type EngineState,
-  canPoll,
-  answering,
-  describeReachability,
-} from './snowman/engine.js';
+} from './snowman/options.js';
+export { canPoll, answering, describeReachability } from './snowman/polls.js';
+export { Topological, type TreeNode, type OutsideTree, type PollRecord } from './snowman/topological.js';
 export { AdaptiveTimeout, DEFAULT_TIMEOUTS, timeoutConfigProblem, type TimeoutConfig } from './requests/timeouts.js';
 export { Benchlist, DEFAULT_BENCHLIST, type BenchlistConfig } from './requests/benchlist.js';
 export { RequestSender, type RequestSenderOptions, type SenderStats } from './requests/sender.js';
