@@ -5,7 +5,7 @@ export type { NodeConfig } from './config/config.js';
 export { createLogger } from './log/logger.js';
 export { adminApi } from './api/admin/api.js';
 export { keystoreApi } from './api/keystore/api.js';
-export { healthApi } from './api/health/api.js';
+export { healthApi } from './health/api.js';
 export { Keystore } from './keystore/keystore.js';
 export { LevelStore } from './db/level.js';
 export { ChainAliases } from './chains/aliases.js';

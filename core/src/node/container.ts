@@ -12,9 +12,9 @@ import 'reflect-metadata';
 import { container as globalContainer, instanceCachingFactory, type DependencyContainer } from 'tsyringe';
 import { PrefixedStore, type BoundService, type Clock, type Id, type KeyValueStore, type Logger, type ShortId, type VMFactory } from '@cornice/sdk';
 import { Profiler } from '../api/admin/profiler.js';
-import { HealthChecks } from '../api/health/checks.js';
+import { HealthChecks } from '../health/checks.js';
 import { JsonRpcEndpoint } from '../api/jsonrpc.js';
-import { ApiMetrics, createRegistry, type Registry } from '../api/metrics/metrics.js';
+import { ApiMetrics, createRegistry, type Registry } from '../metrics/metrics.js';
 import { RouteTable } from '../api/routes.js';
 import { currentClient } from '../api/request-context.js';
 import { HttpApiServer } from '../api/server.js';
@@ -26,6 +26,7 @@ import { sharedMemoryFor } from '../chains/shared-memory.js';
 import type { NodeConfig } from '../config/config.js';
 import { benchlistOf, snowParamsOf, timeoutsOf } from '../config/parse.js';
 import { AdaptiveTimeout, systemScheduler, type Scheduler } from '../consensus/index.js';
+import { SYSTEM_CLOCK } from '../consensus/snowman/clock.js';
 import { genesisValidators, type ChainDefinition, type NetworkGenesis } from '../genesis/genesis.js';
 import { Keystore } from '../keystore/keystore.js';
 import type { KdfParams } from '../keystore/crypto.js';
@@ -37,7 +38,6 @@ import { platformVMFactory, type PlatformVMDeps } from '../platform/vm.js';
 import { ValidatorSets } from '../validators/validators.js';
 import { isolationPlan } from '../vms/isolation/plan.js';
 import type { VMRegistry } from '../vms/registry.js';
-import { SYSTEM_CLOCK } from './clock.js';
 
 /** A container token carrying the type it resolves to. */
 export type Token<T> = (symbol | string) & { readonly __resolvesTo?: T };
