@@ -15,4 +15,5 @@ export { VMRegistry } from './vms/registry.js';
 export { loadVMs } from './vms/loader.js';
 export { IpcPublisher } from './ipc/publisher.js';
 export { ipcsApi } from './ipc/api.js';
-export { networkGenesis, genesisChainId, genesisOf, type NetworkGenesis, type GenesisSpec, type ChainDefinition } from './genesis/genesis.js';
+export { networkGenesis, genesisChainId, genesisOf, type NetworkGenesis, type GenesisSpec } from './genesis/genesis.js';
+export type { ChainDefinition } from './chains/definition.js';

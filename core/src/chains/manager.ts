@@ -30,7 +30,7 @@ import {
   type SnowParams,
   type ValidatorSampler,
 } from '../consensus/index.js';
-import type { ChainDefinition } from '../genesis/genesis.js';
+import type { ChainDefinition } from './definition.js';
 import type { EngineNetwork } from '../network/loopback.js';
 import { Bootstrapper } from '../consensus/bootstrap/bootstrapper.js';
 import type { Beacon, BootstrapProgress } from '../consensus/bootstrap/types.js';

@@ -2,7 +2,7 @@
  * Network genesis: the platform chain's genesis (accounts, Default Subnet validators, the genesis
  * chains as CreateChainTxs) plus what only the node knows (the genesis chains' aliases, the native
  * asset). The platform chain reports the chains of its state and the chain manager creates them
- * from ChainDefinitions.
+ * from ChainDefinitions (chains/definition.ts).
  */
 import { Id, ShortId, sha256, type Validator } from '@cornice/sdk';
 import { txId } from '../platform/codec.js';
@@ -11,20 +11,6 @@ import { EMPTY_SIGNATURE } from '../platform/model.js';
 import { LOCAL_GENESIS_STAKING_END, LOCAL_GENESIS_TIME, localGenesis, type ChainAliases } from './local.js';
 
 export { genesisChainId } from '../platform/genesis.js';
-
-export interface ChainDefinition {
-  /** The chain ID (= the ID of the transaction that created it). */
-  id: Id;
-  name: string;
-  subnetId: Id;
-  vmId: Id;
-  fxIds: Id[];
-  genesis: Uint8Array;
-  /** Aliases, primary first (e.g. ['timestamp']). */
-  aliases: string[];
-  /** Extra endpoint aliases: /ext/<alias> -> /ext/bc/<chainID> (e.g. 'timestamp'). */
-  endpointAliases?: string[];
-}
 
 /** Names a genesis gives one of its chains (the platform state holds none). */
 export type GenesisChainNames = ChainAliases;
