@@ -7,10 +7,11 @@
  * state that has the UTXO.
  */
 import { recoverSigner, sha256, type Id, type ShortId } from '@cornice/sdk';
-import { checkSyntax, decodedUnsignedBytes, exportedUtxos, producedUtxos, unsignedBytes, utxoId } from './codec.js';
+import { decodedUnsignedBytes, exportedUtxos, producedUtxos, unsignedBytes, utxoId } from './codec.js';
 import { AvmError } from './errors.js';
 import type { AssetDescription, Credential, OutputOwners, Tx, TransferableInput, Utxo, UtxoRef } from './model.js';
 import type { KeyedUtxo, StateDiff } from './state.js';
+import { checkSyntax } from './syntax.js';
 
 /** What a valid tx does to the state. */
 export interface TxEffect {
