@@ -8,7 +8,7 @@ import { jsonReplacer, type BoundService, type Logger } from '@cornice/sdk';
 import { RpcCode, toRpcError, type RpcErrorObject } from './errors.js';
 import { DEFAULT_MAX_JSON_DEPTH, parseJsonBounded } from './json-limits.js';
 import { rawIds } from './raw-ids.js';
-import type { ApiMetrics } from './metrics/metrics.js';
+import type { ApiMetrics } from '../metrics/metrics.js';
 
 interface Envelope {
   jsonrpc: '2.0';

@@ -11,11 +11,11 @@
  *   is logged and contained (the chain manager has undone it), the node and other chains go on.
  */
 import type { Id, Logger, ShortId, Validator } from '@cornice/sdk';
-import type { ChainDefinition } from '../genesis/genesis.js';
 import { PlatformError } from '../platform/errors.js';
 import { DEFAULT_SUBNET_ID, type ChainRecord, type PlatformEvents } from '../platform/model.js';
 import type { ValidatorSets } from '../validators/validators.js';
 import type { VMRegistry } from '../vms/registry.js';
+import type { ChainDefinition } from './definition.js';
 
 export interface ChainCreatorDeps {
   nodeId: ShortId;

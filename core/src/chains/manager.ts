@@ -15,9 +15,9 @@ import client from 'prom-client';
 import { Subject, type Observable } from 'rxjs';
 import type { Block, BoundService, ChainContext, ChainVM, Id, Logger, ShortId, VMFactory } from '@cornice/sdk';
 import { NodeError } from '@cornice/sdk';
-import type { HealthChecks } from '../api/health/checks.js';
+import type { HealthChecks } from '../health/checks.js';
 import type { JsonRpcEndpoint } from '../api/jsonrpc.js';
-import type { Registry } from '../api/metrics/metrics.js';
+import type { Registry } from '../metrics/metrics.js';
 import type { RouteTable } from '../api/routes.js';
 import {
   AdaptiveTimeout,
@@ -30,7 +30,7 @@ import {
   type SnowParams,
   type ValidatorSampler,
 } from '../consensus/index.js';
-import type { ChainDefinition } from '../genesis/genesis.js';
+import type { ChainDefinition } from './definition.js';
 import type { EngineNetwork } from '../network/loopback.js';
 import { Bootstrapper } from '../consensus/bootstrap/bootstrapper.js';
 import type { Beacon, BootstrapProgress } from '../consensus/bootstrap/types.js';

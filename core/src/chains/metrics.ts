@@ -1,6 +1,6 @@
 import client from 'prom-client';
 import type { Id, VMMetrics } from '@cornice/sdk';
-import type { Registry } from '../api/metrics/metrics.js';
+import type { Registry } from '../metrics/metrics.js';
 
 const NAME = /^[a-zA-Z_][a-zA-Z0-9_]*$/;
 

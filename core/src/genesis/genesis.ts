@@ -2,29 +2,15 @@
  * Network genesis: the platform chain's genesis (accounts, Default Subnet validators, the genesis
  * chains as CreateChainTxs) plus what only the node knows (the genesis chains' aliases, the native
  * asset). The platform chain reports the chains of its state and the chain manager creates them
- * from ChainDefinitions.
+ * from ChainDefinitions (chains/definition.ts).
  */
 import { Id, ShortId, sha256, type Validator } from '@cornice/sdk';
 import { txId } from '../platform/codec.js';
 import { encodeGenesis, genesisChainTx, type PlatformGenesis } from '../platform/genesis.js';
 import { EMPTY_SIGNATURE } from '../platform/model.js';
-import { LOCAL_GENESIS_STAKING_END, LOCAL_GENESIS_TIME, localGenesis, type ChainAliases } from './local.js';
+import { LOCAL_GENESIS_STAKING_END, LOCAL_GENESIS_TIME, LOCAL_NETWORK_ID, localGenesis, type ChainAliases } from './local.js';
 
 export { genesisChainId } from '../platform/genesis.js';
-
-export interface ChainDefinition {
-  /** The chain ID (= the ID of the transaction that created it). */
-  id: Id;
-  name: string;
-  subnetId: Id;
-  vmId: Id;
-  fxIds: Id[];
-  genesis: Uint8Array;
-  /** Aliases, primary first (e.g. ['timestamp']). */
-  aliases: string[];
-  /** Extra endpoint aliases: /ext/<alias> -> /ext/bc/<chainID> (e.g. 'timestamp'). */
-  endpointAliases?: string[];
-}
 
 /** Names a genesis gives one of its chains (the platform state holds none). */
 export type GenesisChainNames = ChainAliases;
@@ -87,18 +73,6 @@ export function genesisOf(networkId: number, spec: GenesisSpec): NetworkGenesis 
 export function genesisValidators(g: NetworkGenesis): Validator[] {
   return g.platform.validators.map((v) => ({ nodeId: v.nodeId, weight: v.weight }));
 }
-
-/** Node IDs of the committed local staker certificates (core/fixtures/staking/local/staker1..5). */
-export const LOCAL_STAKER_NODE_IDS: readonly string[] = [
-  'LHgqGqV1QYBuyTywXEvmswXme3iH8myRY',
-  'BrUCFthHgbBG5SkGZsVRRtxPh9uYufHr7',
-  '2dnEFA4XxJtX8ZATcR3SEfK1cvxGToES7',
-  '8U9X27eYX3UALxc8jsm4cak1pjmEeqmVH',
-  'BvuGMSg8RNbysMSaoioyPzu2agLW8Y5qR',
-];
-
-/** The one network whose genesis the node knows. */
-export const LOCAL_NETWORK_ID = 12345;
 
 /** The built-in genesis of a network: only the local network has one; any other needs a genesis file. */
 export function networkGenesis(networkId: number): NetworkGenesis | undefined {

@@ -8,7 +8,18 @@ import { buildAvmGenesis, parseAvmGenesis } from '../platform/avm-genesis.js';
 import { genesisChainTx, type GenesisChainSpec, type PlatformGenesis } from '../platform/genesis.js';
 import { txId } from '../platform/codec.js';
 import { DEFAULT_SUBNET_ID, EMPTY_SIGNATURE, type AddDefaultSubnetValidatorTx } from '../platform/model.js';
-import { LOCAL_NETWORK_ID, LOCAL_STAKER_NODE_IDS } from './genesis.js';
+
+/** The one network whose genesis the node knows. */
+export const LOCAL_NETWORK_ID = 12345;
+
+/** Node IDs of the committed local staker certificates (core/fixtures/staking/local/staker1..5). */
+export const LOCAL_STAKER_NODE_IDS: readonly string[] = [
+  'LHgqGqV1QYBuyTywXEvmswXme3iH8myRY',
+  'BrUCFthHgbBG5SkGZsVRRtxPh9uYufHr7',
+  '2dnEFA4XxJtX8ZATcR3SEfK1cvxGToES7',
+  '8U9X27eYX3UALxc8jsm4cak1pjmEeqmVH',
+  'BvuGMSg8RNbysMSaoioyPzu2agLW8Y5qR',
+];
 
 /** The funded key's address (key `ewoqjP7PxY4yr3iLTpLisriqt94hdyDFNgchSxGGztUrTXtNN`). */
 export const EWOQ_ADDRESS = ShortId.fromString('6Y3kysjF9jnHnYkdS9yGAuoHyae2eNmeV');

@@ -12,12 +12,8 @@ import type { Id, ShortId } from '@cornice/sdk';
 /** The only codec version this node speaks; a frame of another version drops the peer. */
 export const CODEC_VERSION = 1;
 
-/** Largest frame (the length prefix's value) a node sends or accepts: 2 MiB, the reference's. */
-export const MAX_MESSAGE_BYTES = 2 * 1024 * 1024;
-/** Most container IDs in one message (frontiers, accepted sets, chits). */
-export const MAX_CONTAINER_IDS = 2_048;
-/** Most containers in one Ancestors reply (it also stays under MAX_MESSAGE_BYTES). */
-export const MAX_ANCESTORS = 2_048;
+/** Largest frame, most container IDs in a message, most containers in an Ancestors reply: consensus's limits. */
+export { MAX_ANCESTORS, MAX_CONTAINER_IDS, MAX_MESSAGE_BYTES } from '../consensus/limits.js';
 /** Most peers in one PeerList. */
 export const MAX_PEERS = 1_024;
 /** Longest version string (UTF-8 bytes). */

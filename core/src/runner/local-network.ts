@@ -23,7 +23,7 @@ import type { Server } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ConfigError } from '../config/config.js';
-import { LOCAL_STAKER_NODE_IDS } from '../genesis/genesis.js';
+import { LOCAL_STAKER_NODE_IDS } from '../genesis/local.js';
 import { defaultDir, parseRunnerArgs, USAGE } from './args.js';
 import { askRunner, controlPath, serveControl, type ControlReply, type ControlRequest } from './control.js';
 

@@ -6,7 +6,7 @@ import { Id, ShortId, vmIdFromName } from '@cornice/sdk';
 import { ChainCreator, creatableVm } from '../../src/chains/creator.js';
 import { PlatformError } from '../../src/platform/errors.js';
 import { VMRegistry } from '../../src/vms/registry.js';
-import type { ChainDefinition } from '../../src/genesis/genesis.js';
+import type { ChainDefinition } from '../../src/chains/definition.js';
 import type { ChainRecord } from '../../src/platform/model.js';
 import { ValidatorSets } from '../../src/validators/validators.js';
 import { captureLog } from '../helpers/log.js';

@@ -3,15 +3,8 @@ import * as assert from 'uvu/assert';
 import { Id, ShortId, bindService, bytesEqual, cb58Encode, defineService, method, p, result, sha256, vmIdFromName } from '@cornice/sdk';
 import { parseGenesisFile } from '../../src/genesis/file.js';
 import { MAX_CHAIN_GENESIS_BYTES } from '../../src/genesis/json.js';
-import {
-  LOCAL_STAKER_NODE_IDS,
-  genesisChainId,
-  genesisHash,
-  genesisOf,
-  genesisValidators,
-  networkGenesis,
-} from '../../src/genesis/genesis.js';
-import { LOCAL_GENESIS_STAKING_END as GENESIS_VALIDATOR_END, LOCAL_GENESIS_TIME as GENESIS_TIME } from '../../src/genesis/local.js';
+import { genesisChainId, genesisHash, genesisOf, genesisValidators, networkGenesis } from '../../src/genesis/genesis.js';
+import { LOCAL_GENESIS_STAKING_END as GENESIS_VALIDATOR_END, LOCAL_GENESIS_TIME as GENESIS_TIME, LOCAL_STAKER_NODE_IDS } from '../../src/genesis/local.js';
 import { txId } from '../../src/platform/codec.js';
 import { decodeGenesis, encodeGenesis } from '../../src/platform/genesis.js';
 import { EMPTY_SIGNATURE } from '../../src/platform/model.js';

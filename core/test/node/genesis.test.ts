@@ -15,7 +15,8 @@ import { encodeGenesis } from '../../src/platform/genesis.js';
 import { ConfigError } from '../../src/config/config.js';
 import { parseConfig } from '../../src/config/parse.js';
 import { GenesisError } from '../../src/genesis/file.js';
-import { LOCAL_STAKER_NODE_IDS, genesisOf, type NetworkGenesis } from '../../src/genesis/genesis.js';
+import { genesisOf, type NetworkGenesis } from '../../src/genesis/genesis.js';
+import { LOCAL_STAKER_NODE_IDS } from '../../src/genesis/local.js';
 import { startNode } from '../../src/node/node.js';
 import { FAST_KDF, startTestNode } from '../helpers/node.js';
 

@@ -5,7 +5,7 @@ import { mkdir, mkdtemp, readFile, rm, stat, unlink, writeFile } from 'node:fs/p
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { LOCAL_STAKER_NODE_IDS } from '../../src/genesis/genesis.js';
+import { LOCAL_STAKER_NODE_IDS } from '../../src/genesis/local.js';
 import {
   StakingError,
   generateStakingCert,

@@ -31,7 +31,7 @@ import { WorkerVM, workerFactory } from '../../src/vms/isolation/host.js';
 import { isolationPlan } from '../../src/vms/isolation/plan.js';
 import { loadVMs } from '../../src/vms/loader.js';
 import { createLogger } from '../../src/log/logger.js';
-import { SYSTEM_CLOCK } from '../../src/node/clock.js';
+import { SYSTEM_CLOCK } from '../../src/consensus/snowman/clock.js';
 import { captureLog } from '../helpers/log.js';
 
 const TINY = fileURLToPath(new URL('../../../test/vms/fixtures/isolation/tinyvm.js', import.meta.url));

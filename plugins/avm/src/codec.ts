@@ -10,7 +10,7 @@
  * Decoding is bounded (256 KiB a value; counts checked against the remaining input before anything
  * is allocated) and rejects trailing bytes (`has N leftover bytes after unmarshalling`). Every
  * failure is AvmError('Malformed') with the codec's text, except nftfx/propertyfx values:
- * AvmError('UnsupportedFx'). The syntactic rules are in syntax.ts (`checkSyntax`, re-exported here).
+ * AvmError('UnsupportedFx'). The syntactic rules are in syntax.ts (`checkSyntax`).
  */
 import {
   CodecError,
@@ -53,7 +53,6 @@ import {
   type UtxoRef,
 } from './model.js';
 
-export { checkSyntax, type SyntaxContext } from './syntax.js';
 export { TYPE_NAMES } from './fx.js';
 
 /** Runs an encode or decode step, turning the sdk's codec errors into AvmError('Malformed') with the same text. */

@@ -7,30 +7,13 @@
  * state that has the UTXO.
  */
 import { recoverSigner, sha256, type Id, type ShortId } from '@cornice/sdk';
-import { checkSyntax, decodedUnsignedBytes, exportedUtxos, producedUtxos, unsignedBytes, utxoId } from './codec.js';
+import { decodedUnsignedBytes, exportedUtxos, producedUtxos, unsignedBytes, utxoId } from './codec.js';
 import { AvmError } from './errors.js';
 import type { AssetDescription, Credential, OutputOwners, Tx, TransferableInput, Utxo, UtxoRef } from './model.js';
-import type { KeyedUtxo, StateDiff } from './state.js';
+import type { KeyedUtxo, StateDiff, TxEffect } from './state.js';
+import { checkSyntax } from './syntax.js';
 
-/** What a valid tx does to the state. */
-export interface TxEffect {
-  id: Id;
-  /** The signed bytes. */
-  bytes: Uint8Array;
-  tx: Tx;
-  /** Local UTXOs spent (BaseTx ins, then the operations' UTXOs). */
-  spends: KeyedUtxo[];
-  /** Imported UTXOs consumed from shared memory. */
-  imports: Id[];
-  /** Local UTXOs made. */
-  produced: KeyedUtxo[];
-  /** UTXOs put into shared memory for the platform chain. */
-  exports: KeyedUtxo[];
-  /** The asset a CreateAssetTx makes. */
-  asset: AssetDescription | undefined;
-  /** Latest locktime among the spent outputs: the tx fits only in a block at least that late. */
-  locktime: bigint;
-}
+export type { TxEffect } from './state.js';
 
 export interface RuleContext {
   networkId: number;

@@ -36,8 +36,7 @@ import {
 } from '@cornice/sdk';
 import { decodeUtxo, encodeUtxo } from './codec.js';
 import { AvmError } from './errors.js';
-import type { AssetDescription, OutputKind, Utxo, UtxoCursor, UtxoPage } from './model.js';
-import type { TxEffect } from './rules.js';
+import type { AssetDescription, OutputKind, Tx, Utxo, UtxoCursor, UtxoPage } from './model.js';
 
 /** The tag byte of each record kind (state here, blocks in block.ts). */
 export const TAG = {
@@ -68,6 +67,26 @@ const TX_REJECTED = 2;
 export interface KeyedUtxo {
   id: Id;
   utxo: Utxo;
+}
+
+/** What a valid tx does to the state (rules.ts checkTx makes it; a StateDiff records it). */
+export interface TxEffect {
+  id: Id;
+  /** The signed bytes. */
+  bytes: Uint8Array;
+  tx: Tx;
+  /** Local UTXOs spent (BaseTx ins, then the operations' UTXOs). */
+  spends: KeyedUtxo[];
+  /** Imported UTXOs consumed from shared memory. */
+  imports: Id[];
+  /** Local UTXOs made. */
+  produced: KeyedUtxo[];
+  /** UTXOs put into shared memory for the platform chain. */
+  exports: KeyedUtxo[];
+  /** The asset a CreateAssetTx makes. */
+  asset: AssetDescription | undefined;
+  /** Latest locktime among the spent outputs: the tx fits only in a block at least that late. */
+  locktime: bigint;
 }
 
 /** What the rules read of a state. */

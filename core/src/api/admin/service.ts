@@ -1,16 +1,27 @@
-import { bindService, silentLogger, type BoundService, type Logger } from '@cornice/sdk';
-import type { ChainAliases } from '../../chains/aliases.js';
+import { bindService, silentLogger, type BoundService, type Id, type Logger } from '@cornice/sdk';
 import type { PeerSummary } from '../../network/types.js';
 import type { RouteTable } from '../routes.js';
 import { adminApi } from './api.js';
 import { HEAP_SAMPLING_DEFAULT_MS } from './heap-profile.js';
 import { stackTrace, type Profiler } from './profiler.js';
 
+/**
+ * The node's chain alias table as the admin service uses it (admin.aliasChain, removeChainAlias,
+ * getBlockchainID, getChainAliases): the chain manager's ChainAliases (chains/aliases.ts), passed
+ * in by the node, since the HTTP front end sits below the chains layer (ARCHITECTURE.md).
+ */
+export interface ChainAliasTable {
+  alias(chain: string, alias: string): void;
+  removeAlias(alias: string): void;
+  lookup(aliasOrId: string): Id;
+  aliases(chainId: Id): string[];
+}
+
 export interface AdminDeps {
   nodeId: string;
   networkId: number;
   routes: RouteTable;
-  chains: ChainAliases;
+  chains: ChainAliasTable;
   profiler: Profiler;
   /** Connected peers. */
   peers: () => PeerSummary[];

@@ -39,7 +39,7 @@
  */
 import { Id, type Block, type ChainVM, type Logger, type ShortId } from '@cornice/sdk';
 import { ConsensusError } from '../errors.js';
-import { MAX_ANCESTORS, MAX_CONTAINER_IDS, MAX_MESSAGE_BYTES } from '../../network/messages.js';
+import { MAX_ANCESTORS, MAX_CONTAINER_IDS, MAX_MESSAGE_BYTES } from '../limits.js';
 import type { AdaptiveTimeout } from '../requests/timeouts.js';
 import type { Scheduler } from '../snowman/types.js';
 import { BootstrapRequests, type RequestKind } from './requests.js';

@@ -18,7 +18,7 @@
  * Nothing here throws: bad input and VM failures are logged at debug and answered as far as possible.
  */
 import { Id, type Block, type ChainVM, type Logger, type ShortId } from '@cornice/sdk';
-import { MAX_ANCESTORS, MAX_CONTAINER_IDS, MAX_MESSAGE_BYTES } from '../../network/messages.js';
+import { MAX_ANCESTORS, MAX_CONTAINER_IDS, MAX_MESSAGE_BYTES } from '../limits.js';
 import type { BootstrapTarget, BootstrapTransport } from './types.js';
 
 /**

@@ -33,7 +33,7 @@ import {
   type WebSocketConnection,
 } from '@cornice/sdk';
 import { dropsLevel, emittingLevels } from '../../log/logger.js';
-import { SYSTEM_CLOCK } from '../../node/clock.js';
+import { SYSTEM_CLOCK } from '../../consensus/snowman/clock.js';
 import { IsolationError } from '../errors.js';
 import { Channel } from './channel.js';
 import { fromWireError, HOLD_PREFERENCE_MS, type Message, type WorkerStart } from './protocol.js';

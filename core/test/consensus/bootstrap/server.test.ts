@@ -3,7 +3,7 @@ import * as assert from 'uvu/assert';
 import { Id, NotFoundError, silentLogger, type Block, type ChainVM } from '@cornice/sdk';
 import { ANCESTORS_BYTES_PER_BLOCK, BootstrapServer, DEFAULT_SERVER_LIMITS } from '../../../src/consensus/bootstrap/server.js';
 import type { BootstrapTransport } from '../../../src/consensus/bootstrap/types.js';
-import { MAX_ANCESTORS, MAX_CONTAINER_IDS, MAX_MESSAGE_BYTES } from '../../../src/network/messages.js';
+import { MAX_ANCESTORS, MAX_CONTAINER_IDS, MAX_MESSAGE_BYTES } from '../../../src/consensus/limits.js';
 import type { TestBlock, TestVM } from '../../../src/consensus/simulation.js';
 import { nodeIdOf } from '../helpers.js';
 import { chainVM } from './helpers.js';
