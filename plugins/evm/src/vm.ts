@@ -14,9 +14,9 @@ import {
   type VMInit,
   type VMState,
 } from '@cornice/sdk';
-import type { EvmBackend } from './backend.js';
+import type { EvmBackend } from './evm-backend.js';
 import { EvmBlock } from './block.js';
-import { ChainBackend } from './chain/backend.js';
+import { ChainBackend } from './chain/chain-backend.js';
 import { EvmChain, type EvmChainOptions } from './chain/chain.js';
 import { parseChainConfig } from './chain-config.js';
 import { EvmChainError } from './errors.js';

@@ -22,8 +22,8 @@
  */
 import { EVMError } from '@ethereumjs/evm';
 import type { VM } from '@ethereumjs/vm';
-import type { StopSignal } from '../backend.js';
-import { importEvmInternal } from './evm-internals.js';
+import type { StopSignal } from '../evm-backend.js';
+import { importEvmInternal } from './patches/evm-internals.js';
 
 /**
  * Jumps between two looks at the clock. A look costs ~0.3 µs, a jump of the cheapest loop ~1 µs

@@ -9,7 +9,7 @@ import type { Common } from '@ethereumjs/common';
 import type { TypedTransaction } from '@ethereumjs/tx';
 import { equalsBytes, KECCAK256_RLP_ARRAY } from '@ethereumjs/util';
 import { Subject } from 'rxjs';
-import type { AcceptedBlock, TxView } from '../backend.js';
+import type { AcceptedBlock, TxView } from '../evm-backend.js';
 import { EvmBlock, type BlockHost } from '../block.js';
 import { EvmChainError } from '../errors.js';
 import { chainCommon, Executor, ZERO8, type CustomPrecompiles, type Execution } from './executor.js';
@@ -19,7 +19,7 @@ import { parseGenesis, type EvmGenesis } from './genesis.js';
 import { feeHeaderFields, headerFields, headerProblem, hookState, knownHeaderFields, parentHeader } from './hooks.js';
 import { Mempool, MEMPOOL_OPTION_MINIMUMS, type MempoolOptions } from './mempool.js';
 import { StateReader } from './reader.js';
-import { StateDB } from './state-db.js';
+import { StateDB } from './state/state-db.js';
 import { ChainStore, encodeReceipts } from './store.js';
 import { blockView, receiptViews, txView } from './views.js';
 

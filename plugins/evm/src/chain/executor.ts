@@ -18,21 +18,21 @@ import { Account, Address, equalsBytes, KECCAK256_RLP, KECCAK256_RLP_ARRAY } fro
 import { Bloom, createVM, encodeReceipt, runTx, type RunTxResult, type VM } from '@ethereumjs/vm';
 import type { EVMOpts } from '@ethereumjs/evm';
 import { EvmChainError } from '../errors.js';
-import { FastAccountStateManager } from './accounts.js';
+import { FastAccountStateManager } from './state/accounts.js';
 import { CallGuard, installCallGuard } from './call-guard.js';
-import { lightFrames } from './frame-copies.js';
+import { lightFrames } from './patches/frame-copies.js';
 import { chainCrypto, keccak256 } from './crypto.js';
-import { installFastOpcodes, withFastEipLookup } from './fast-paths.js';
-import { installJumpAnalysisCache } from './jump-analysis.js';
+import { installFastOpcodes, withFastEipLookup } from './patches/fast-paths.js';
+import { installJumpAnalysisCache } from './patches/jump-analysis.js';
 import type { FeeRules } from './fees.js';
 import type { EvmGenesis } from './genesis.js';
 import { headerFields, hookState, installRules, precompilesWith, withBlockInfo } from './hooks.js';
-import { withGuardedPrecompiles } from './guarded-precompiles.js';
+import { withGuardedPrecompiles } from './precompiles/guarded.js';
 import type { BlockInfo, ChainRules, HeaderFields, HookState, IncludedTx } from './rules.js';
 import { effectiveGasPrice } from './views.js';
-import type { StateDB } from './state-db.js';
+import type { StateDB } from './state/state-db.js';
 import type { StoredReceipt, RawLog } from './store.js';
-import { orderedTrieRoot } from './trie-root.js';
+import { orderedTrieRoot } from './state/trie-root.js';
 
 /** ethereumjs custom precompiles (reference evm.md C.5). */
 export type CustomPrecompiles = NonNullable<EVMOpts['customPrecompiles']>;

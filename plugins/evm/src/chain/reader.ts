@@ -11,10 +11,10 @@ import { RLP } from '@ethereumjs/rlp';
 import { Caches, MerkleStateManager } from '@ethereumjs/statemanager';
 import { type Account, type Address, bytesToHex, equalsBytes } from '@ethereumjs/util';
 import type { VM } from '@ethereumjs/vm';
-import { accountOf, encoded, FastAccountStateManager } from './accounts.js';
+import { accountOf, encoded, FastAccountStateManager } from './state/accounts.js';
 import { CallGuard } from './call-guard.js';
 import { makeVM, stateManagerAt, type BlockHashLookup, type ExecutionHooks } from './executor.js';
-import type { StateDB } from './state-db.js';
+import type { StateDB } from './state/state-db.js';
 
 /** Most accounts plus slots memoized per root before the memo starts over. */
 const MEMO_MAX = 200_000;

@@ -18,7 +18,7 @@
  * - a batch gives the event loop a turn every SLICE_MS of its work.
  */
 import { hasErrorCode, isInvalidParamsError, isNodeError, type Logger } from '@cornice/sdk';
-import { EvmRpcError } from '../backend.js';
+import { EvmRpcError } from '../evm-backend.js';
 import { ArgumentError, hexData, quantity } from './hex.js';
 import { nestedDeeperThan } from './json-depth.js';
 import { Cancel, LOCAL_CLIENT, poolFull, RawJson, ReplyBudget, ReplyPool, Slicer, type CallContext, type RpcClient, type Spent } from './request.js';

@@ -13,7 +13,7 @@
  *   never runs. A running job gets the same signal and stops at its next look (call-guard.ts).
  * Tests: rpc-lanes.test.ts.
  */
-import { EvmRpcError, type StopSignal } from '../backend.js';
+import { EvmRpcError, type StopSignal } from '../evm-backend.js';
 import type { RpcClient } from './request.js';
 
 export interface LaneLimits {

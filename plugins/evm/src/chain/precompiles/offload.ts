@@ -10,7 +10,7 @@
  */
 import { Worker } from 'node:worker_threads';
 import { EVMError, type ExecResult, type PrecompileInput } from '@ethereumjs/evm';
-import type { CallGuard } from './call-guard.js';
+import type { CallGuard } from '../call-guard.js';
 import type { OffloadJob, OffloadKind, OffloadResult } from './offload-worker.js';
 
 export type Precompile = (opts: PrecompileInput) => Promise<ExecResult> | ExecResult;

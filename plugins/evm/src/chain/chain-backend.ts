@@ -27,7 +27,7 @@ import {
   type StopSignal,
   type TxLocation,
   type TxView,
-} from '../backend.js';
+} from '../evm-backend.js';
 import type { EvmBlock } from '../block.js';
 import { DEFAULT_CALL_TIMEOUT_MS, SLICE_MS } from './call-guard.js';
 import type { EvmChain } from './chain.js';

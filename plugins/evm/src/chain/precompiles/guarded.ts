@@ -2,8 +2,8 @@
 import type { Common } from '@ethereumjs/common';
 import { getActivePrecompiles } from '@ethereumjs/evm';
 import { Address, hexToBytes } from '@ethereumjs/util';
-import type { CallGuard } from './call-guard.js';
-import type { CustomPrecompiles } from './executor.js';
+import type { CallGuard } from '../call-guard.js';
+import type { CustomPrecompiles } from '../executor.js';
 import { offThreadBlake2f } from './blake2f.js';
 import { pointEvaluation } from './kzg.js';
 import { fastModexp } from './modexp.js';
