@@ -14,7 +14,7 @@ export { vmFactory, defineEvmVM } from './factory.js';
 export { EvmChainError, type EvmChainErrorCode } from './errors.js';
 export { dynamicFeeRules, C_CHAIN_MIN_BASE_FEE, BLACKHOLE_ADDRESS, type FeeRules, type ParentFeeInfo, type DynamicFeeOptions } from './chain/fees.js';
 export { parseGenesis, type EvmGenesis, type GenesisAccount } from './chain/genesis.js';
-export type { CustomPrecompiles } from './chain/executor.js';
+export type { CustomPrecompiles } from './chain/precompiles/guarded.js';
 export type {
   ChainRules,
   ChainRulesFactory,

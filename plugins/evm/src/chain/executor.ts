@@ -16,7 +16,6 @@ import { Caches, MerkleStateManager } from '@ethereumjs/statemanager';
 import { Capability, paramsTx, type TypedTransaction } from '@ethereumjs/tx';
 import { Account, Address, equalsBytes, KECCAK256_RLP, KECCAK256_RLP_ARRAY } from '@ethereumjs/util';
 import { Bloom, createVM, encodeReceipt, runTx, type RunTxResult, type VM } from '@ethereumjs/vm';
-import type { EVMOpts } from '@ethereumjs/evm';
 import { EvmChainError } from '../errors.js';
 import { FastAccountStateManager } from './state/accounts.js';
 import { CallGuard, installCallGuard } from './call-guard.js';
@@ -27,15 +26,15 @@ import { installJumpAnalysisCache } from './patches/jump-analysis.js';
 import type { FeeRules } from './fees.js';
 import type { EvmGenesis } from './genesis.js';
 import { headerFields, hookState, installRules, precompilesWith, withBlockInfo } from './hooks.js';
-import { withGuardedPrecompiles } from './precompiles/guarded.js';
+import { withGuardedPrecompiles, type CustomPrecompiles } from './precompiles/guarded.js';
 import type { BlockInfo, ChainRules, HeaderFields, HookState, IncludedTx } from './rules.js';
 import { effectiveGasPrice } from './views.js';
 import type { StateDB } from './state/state-db.js';
 import type { StoredReceipt, RawLog } from './store.js';
 import { orderedTrieRoot } from './state/trie-root.js';
 
-/** ethereumjs custom precompiles (reference evm.md C.5). */
-export type CustomPrecompiles = NonNullable<EVMOpts['customPrecompiles']>;
+/** The option type of a chain's custom precompiles, made where the list is extended (precompiles/guarded.ts). */
+export type { CustomPrecompiles };
 
 export interface ExecutionHooks {
   readonly fees: FeeRules;

@@ -10,7 +10,7 @@ import type { MerkleStateManager } from '@ethereumjs/statemanager';
 import { Account, Address, bytesToHex, equalsBytes } from '@ethereumjs/util';
 import type { VM } from '@ethereumjs/vm';
 import { EvmChainError } from '../errors.js';
-import type { CustomPrecompiles } from './executor.js';
+import type { CustomPrecompiles } from './precompiles/guarded.js';
 import type { FeeRules, ParentFeeInfo } from './fees.js';
 import type { BlockInfo, ChainRules, HeaderFields, HookState, ParentHeader, PrecompileResult, StatefulPrecompile } from './rules.js';
 

@@ -11,7 +11,7 @@
 import { Worker } from 'node:worker_threads';
 import { EVMError, type ExecResult, type PrecompileInput } from '@ethereumjs/evm';
 import type { CallGuard } from '../call-guard.js';
-import type { OffloadJob, OffloadKind, OffloadResult } from './offload-worker.js';
+import type { OffloadJob, OffloadKind, OffloadResult } from './offload-protocol.js';
 
 export type Precompile = (opts: PrecompileInput) => Promise<ExecResult> | ExecResult;
 
