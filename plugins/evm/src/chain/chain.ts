@@ -12,6 +12,7 @@ import { Subject } from 'rxjs';
 import type { AcceptedBlock, TxView } from '../evm-backend.js';
 import { EvmBlock, type BlockHost } from '../block.js';
 import { EvmChainError } from '../errors.js';
+import { TxAdmission } from './admission.js';
 import { chainCommon, Executor, ZERO8, type CustomPrecompiles, type Execution } from './executor.js';
 import type { BlockInfo, ChainRules, ChainRulesFactory, HeaderFields } from './rules.js';
 import { dynamicFeeRules, type FeeRules } from './fees.js';
@@ -152,6 +153,8 @@ export class EvmChain {
    * other nodes (test/e2e/chaos.test.ts; mempool-gossip.test.ts).
    */
   onPromoted: ((txs: readonly TypedTransaction[]) => void) | undefined;
+  /** Tx admission (sent, signed here, gossiped): its checks, the pool, the gossip hook `onAdmitted`. */
+  readonly admission: TxAdmission;
   readonly log: Logger;
   /** The chain's store under which personal_ accounts live. */
   readonly accountsStore: KeyValueStore;
@@ -213,6 +216,8 @@ export class EvmChain {
       accept: (b) => this.#accept(b),
       reject: (b) => this.#reject(b),
     };
+    this.admission = new TxAdmission(this, { maxTxBytes: opts.maxTxBytes, allowUnprotectedTxs: opts.allowUnprotectedTxs });
+    this.onPromoted = (txs) => this.admission.announce(txs);
   }
 
   /**
