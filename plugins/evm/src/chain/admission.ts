@@ -1,6 +1,6 @@
 /**
  * Tx admission: a signed tx, sent to this node or gossiped by another, checked and pooled. The
- * checks run in geth's order with its texts (the size, the type, the chain ID and replay protection,
+ * checks run in this order, with geth's texts (the size, the type, the chain ID and replay protection,
  * decoding, the block gas limit, the fee cap against the tip, the sender, the intrinsic gas, the base
  * fee of the next block, the chain rules' checkTx, the nonce, the funds), then the mempool's bounds
  * (mempool.ts). An executable tx is gossiped (`onAdmitted`, when it was not gossiped to us) and

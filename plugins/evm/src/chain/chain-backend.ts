@@ -1,6 +1,7 @@
 /**
- * `EvmBackend` over the chain: block and state reads, the tx index, logs, admission with
- * Ethereum's error texts, eth_call / eth_estimateGas on the reading VM, fee answers.
+ * `EvmBackend` over the chain (the RPC front end's adapter): block and state reads, the tx index,
+ * logs, eth_call / eth_estimateGas on the reading VM with Ethereum's error texts, fee answers. Txs
+ * sent go to the chain's admission (admission.ts); a tx signed here is made here first.
  */
 import { fromHex, toHex } from '@cornice/sdk';
 import { createBlock } from '@ethereumjs/block';

@@ -2,6 +2,12 @@
  * The EVM chain: Ethereum blocks under Snowman. Holds the accepted tip, the processing blocks, the
  * mempool, the executing VM (build/verify) and the reading VM (state reads, eth_call at the accepted
  * root), and persists accepted blocks with their trie nodes in one batch.
+ *
+ * One piece (past 600 lines) because verify, accept, reject, setPreference and the builder move the
+ * same state together: the processing blocks, the preferred and last accepted block, the nonces
+ * the preferred branch reaches and the caches of accepted blocks and txs. What stands apart is in
+ * modules of its own: execution (executor.ts), reads and calls (reader.ts), the pool (mempool.ts),
+ * admission (admission.ts), records (store.ts), the state trie (state/).
  */
 import { EventWaiter, NodeError, NotFoundError, PrefixedStore, serializer, toHex, type ChainContext, type KeyValueStore, type Logger, type VMEvent } from '@cornice/sdk';
 import { createBlockFromRLP, type Block as EthBlock } from '@ethereumjs/block';

@@ -1,6 +1,6 @@
 /**
- * Block execution on @ethereumjs/vm (hardfork cancun) with the "manual builder" (reference evm.md
- * C.4): one outer checkpoint per block, `runTx` per tx on a header-only context block, the block
+ * Block execution on @ethereumjs/vm (hardfork cancun) with the "manual builder": one outer
+ * checkpoint per block, `runTx` per tx on a header-only context block, the block
  * assembled once from the tx objects (never the stock BlockBuilder, whose cost is quadratic in the
  * block size). The same code builds a block from pending txs and re-executes a block from another
  * node on its parent's state; the caller compares the roots.
@@ -84,7 +84,7 @@ export function chainCommon(chainId: bigint): Common {
 /**
  * A Common for txs and block headers that they all share: @ethereumjs copies the Common and rebuilds
  * its params (a JSON deep copy) in each tx and header constructor — a third of a tx's decode time, and
- * ~0.2 ms per header, twice per built block (reference evm.md C.9, D). It holds the tx and the block
+ * ~0.2 ms per header, twice per built block. It holds the tx and the block
  * params (no key of both differs), so a block decoded with it gives its txs the same Common. Safe
  * because nothing changes such a Common once built: runTx only sets a tx's hardfork when it differs
  * from the block's, and it never does here (one hardfork); headers are made without setHardfork.

@@ -1,5 +1,5 @@
 /**
- * State reads and eth_call without copying a VM per call (reference evm.md C.6): one long-lived VM
+ * State reads and eth_call without copying a VM per call: one long-lived VM
  * whose state manager follows the accepted root; each call runs inside a checkpoint that is
  * reverted, one at a time (a serializer), so no call sees another's writes. Reads at an older block
  * use a fresh state manager at that block's root (no caches; rare).

@@ -1,4 +1,4 @@
-/** Plain views (backend.ts) of @ethereumjs blocks, txs and stored receipts. */
+/** Plain views (evm-backend.ts) of @ethereumjs blocks, txs and stored receipts. */
 import type { Block } from '@ethereumjs/block';
 import { Capability, type TypedTransaction } from '@ethereumjs/tx';
 import { Bloom } from '@ethereumjs/vm';
