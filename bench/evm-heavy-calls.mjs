@@ -2,7 +2,7 @@
 // Heavy eth_calls against a node started with the `npm start` flags: for each, how long the call
 // took and how long /ext/health waited when asked 100 ms into it (a node that runs the call on its
 // event loop answers health only after it). Not part of `npm run bench`: a probe of the C-Chain's
-// guards (plugins/evm: chain/call-guard.ts, chain/offload.ts). One JSON line per call.
+// guards (plugins/evm: chain/call-guard.ts, chain/precompiles/offload.ts). One JSON line per call.
 //   node bench/evm-heavy-calls.mjs [name ...]   (NODE_ARGS="--vm-isolation=all": more node flags)
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';

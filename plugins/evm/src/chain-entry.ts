@@ -6,5 +6,5 @@
 export { EvmVM } from './vm.js';
 export { EvmBlock } from './block.js';
 export { EvmChain } from './chain/chain.js';
-export { ChainBackend, revertError, decodeRevertReason } from './chain/backend.js';
+export { ChainBackend, revertError, decodeRevertReason } from './chain/chain-backend.js';
 export { chainCrypto, secpBackendName, keccakBackendName, keccak256 } from './chain/crypto.js';

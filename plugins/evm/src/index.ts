@@ -3,18 +3,18 @@
  * it holds no @ethereumjs code. The execution classes are at `@cornice/evm/chain`; types of both are
  * here.
  */
-export * from './backend.js';
+export * from './evm-backend.js';
 export { EVM_VM_VERSION } from './version.js';
 export type { EvmVM, EvmVMOptions } from './vm.js';
 export { parseChainConfig } from './chain-config.js';
 export type { EvmBlock, BlockStatus } from './block.js';
 export type { EvmChain, EvmChainOptions } from './chain/chain.js';
-export type { ChainBackend } from './chain/backend.js';
+export type { ChainBackend } from './chain/chain-backend.js';
 export { vmFactory, defineEvmVM } from './factory.js';
 export { EvmChainError, type EvmChainErrorCode } from './errors.js';
 export { dynamicFeeRules, C_CHAIN_MIN_BASE_FEE, BLACKHOLE_ADDRESS, type FeeRules, type ParentFeeInfo, type DynamicFeeOptions } from './chain/fees.js';
 export { parseGenesis, type EvmGenesis, type GenesisAccount } from './chain/genesis.js';
-export type { CustomPrecompiles } from './chain/executor.js';
+export type { CustomPrecompiles } from './chain/precompiles/guarded.js';
 export type {
   ChainRules,
   ChainRulesFactory,

@@ -14,9 +14,9 @@ import {
   type VMInit,
   type VMState,
 } from '@cornice/sdk';
-import type { EvmBackend } from './backend.js';
+import type { EvmBackend } from './evm-backend.js';
 import { EvmBlock } from './block.js';
-import { ChainBackend } from './chain/backend.js';
+import { ChainBackend } from './chain/chain-backend.js';
 import { EvmChain, type EvmChainOptions } from './chain/chain.js';
 import { parseChainConfig } from './chain-config.js';
 import { EvmChainError } from './errors.js';
@@ -79,7 +79,7 @@ export class EvmVM implements ChainVM {
     };
     this.#chain = await EvmChain.open(ctx, init.genesis, { ...opts, rpcCallConcurrency: callConcurrency }, init.upgrade);
     this.#backend = new ChainBackend(this.#chain, this.opts.networkId ?? 1n);
-    this.#backend.onAdmitted = (raw) => this.#queueGossip(raw);
+    this.#chain.admission.onAdmitted = (raw) => this.#queueGossip(raw);
   }
 
   /**
@@ -89,14 +89,14 @@ export class EvmVM implements ChainVM {
    * five nodes went one per block.
    */
   async onGossip(_from: ShortId, payload: Uint8Array): Promise<void> {
-    const backend = this.backend;
+    const admission = this.chain.admission;
     // Admission resolves without I/O when the state it reads is cached, so a payload of 1,024 txs held
     // the event loop ~230 ms here (every chain's API and health waited): give it a turn every 10 ms.
     // Test: mempool-queues.test.ts ("a gossip payload gives the event loop turns").
     let since = performance.now();
     for (const raw of decodeTxGossip(payload)) {
       if (this.#shutDown) return;
-      await backend.admitGossiped(raw).catch(() => undefined);
+      await admission.admitGossiped(raw).catch(() => undefined);
       if (performance.now() - since >= GOSSIP_SLICE_MS) {
         await new Promise((resolve) => setImmediate(resolve));
         since = performance.now();

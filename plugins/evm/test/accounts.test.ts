@@ -4,7 +4,7 @@ import { Account, Address, KECCAK256_NULL, KECCAK256_RLP } from '@ethereumjs/uti
 import { Caches } from '@ethereumjs/statemanager';
 import { MerklePatriciaTrie, createMPT } from '@ethereumjs/mpt';
 import { MerkleStateManager } from '@ethereumjs/statemanager';
-import { accountOf, encodeAccount, FastAccountStateManager } from '../src/chain/accounts.js';
+import { accountOf, encodeAccount, FastAccountStateManager } from '../src/chain/state/accounts.js';
 import { hex } from './helpers.js';
 
 const QUANTITIES = [0n, 1n, 0x7fn, 0x80n, 0xffn, 0x100n, 10n ** 18n, 2n ** 64n - 1n, 2n ** 255n, 2n ** 256n - 1n, 123456789012345678901234567890n];

@@ -3,9 +3,9 @@ import * as assert from 'uvu/assert';
 import { Common, Hardfork, Mainnet } from '@ethereumjs/common';
 import { getActivePrecompiles, paramsEVM, type ExecResult, type PrecompileInput } from '@ethereumjs/evm';
 import { CallGuard } from '../src/chain/call-guard.js';
-import { IN_PROCESS_ROUNDS } from '../src/chain/blake2f.js';
-import { BLAKE2F_ADDRESS, withGuardedPrecompiles } from '../src/chain/guarded-precompiles.js';
-import { PrecompileWorker } from '../src/chain/offload.js';
+import { IN_PROCESS_ROUNDS } from '../src/chain/precompiles/blake2f.js';
+import { BLAKE2F_ADDRESS, withGuardedPrecompiles } from '../src/chain/precompiles/guarded.js';
+import { PrecompileWorker } from '../src/chain/precompiles/offload.js';
 import { hex } from './helpers.js';
 
 type Run = (opts: PrecompileInput) => Promise<ExecResult> | ExecResult;

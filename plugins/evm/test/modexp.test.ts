@@ -3,9 +3,9 @@ import * as assert from 'uvu/assert';
 import { Common, Hardfork, Mainnet } from '@ethereumjs/common';
 import { getActivePrecompiles, paramsEVM, type ExecResult, type PrecompileInput } from '@ethereumjs/evm';
 import { CallGuard } from '../src/chain/call-guard.js';
-import { MODEXP_ADDRESS } from '../src/chain/guarded-precompiles.js';
-import { fastModexp, IN_PROCESS_GAS, modexp, modexpGas } from '../src/chain/modexp.js';
-import { PrecompileWorker } from '../src/chain/offload.js';
+import { MODEXP_ADDRESS } from '../src/chain/precompiles/guarded.js';
+import { fastModexp, IN_PROCESS_GAS, modexp, modexpGas } from '../src/chain/precompiles/modexp.js';
+import { PrecompileWorker } from '../src/chain/precompiles/offload.js';
 import { hex } from './helpers.js';
 
 type Run = (opts: PrecompileInput) => Promise<ExecResult> | ExecResult;

@@ -5,7 +5,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { chainCommon, stateManagerAt, type ExecutionHooks } from '../src/chain/executor.js';
 import { StateReader } from '../src/chain/reader.js';
-import { StateDB } from '../src/chain/state-db.js';
+import { StateDB } from '../src/chain/state/state-db.js';
 
 /** Writes `db`'s held trie nodes to its store, as an accept does. */
 async function persist(store: MemoryStore, db: StateDB): Promise<void> {

@@ -8,7 +8,7 @@ import { EvmChainError, EvmRpcError, type ChainRules, type ChainRulesFactory, ty
 import { EvmVM } from '../src/chain-entry.js';
 import { makeVM, stateManagerAt } from '../src/chain/executor.js';
 import { dynamicFeeRules } from '../src/chain/fees.js';
-import { StateDB } from '../src/chain/state-db.js';
+import { StateDB } from '../src/chain/state/state-db.js';
 import { blockJson } from '../src/rpc/format.js';
 import { EWOQ, GWEI, INIT, addr, buildAndAccept, common, genesisJson, hex, key, signedTx, startVM, word } from './helpers.js';
 

@@ -5,7 +5,7 @@
 import { createMPT, type MerklePatriciaTrie } from '@ethereumjs/mpt';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { putMany } from '../src/chain/trie-batch.js';
+import { putMany } from '../src/chain/state/trie-batch.js';
 
 /** A deterministic generator (xorshift32). */
 function rng(seed: number) {

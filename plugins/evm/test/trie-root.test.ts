@@ -4,7 +4,7 @@ import { genTransactionsTrieRoot } from '@ethereumjs/block';
 import { MerklePatriciaTrie } from '@ethereumjs/mpt';
 import { RLP } from '@ethereumjs/rlp';
 import { Bloom, encodeReceipt } from '@ethereumjs/vm';
-import { orderedTrieRoot } from '../src/chain/trie-root.js';
+import { orderedTrieRoot } from '../src/chain/state/trie-root.js';
 import { keccak256 } from '../src/chain/crypto.js';
 import { INIT, addr, hex, signedTx, startVM } from './helpers.js';
 

@@ -15,15 +15,15 @@
  *   SLICE_MS of the call ran since the last one, and, for a call with a deadline (the reading VM's
  *   eth_call and eth_estimateGas, reader.ts), past it the frame halts with
  *   `execution aborted (timeout = …)` (each enclosing frame halts at its next look);
- * - heavy precompile work (large pairing checks, costly MODEXPs) runs on a worker thread (offload.ts),
+ * - heavy precompile work (large pairing checks, costly MODEXPs) runs on a worker thread (precompiles/offload.ts),
  *   waited for until the deadline if any.
  * The executing VM (blocks) gets the turns and the worker but no deadline: a block's txs must run to
  * the same end on every node (a tx of 650 pairings, within the 128 KiB tx size, held a node ~4 s before).
  */
 import { EVMError } from '@ethereumjs/evm';
 import type { VM } from '@ethereumjs/vm';
-import type { StopSignal } from '../backend.js';
-import { importEvmInternal } from './evm-internals.js';
+import type { StopSignal } from '../evm-backend.js';
+import { importEvmInternal } from './patches/evm-internals.js';
 
 /**
  * Jumps between two looks at the clock. A look costs ~0.3 µs, a jump of the cheapest loop ~1 µs

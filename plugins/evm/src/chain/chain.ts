@@ -2,6 +2,12 @@
  * The EVM chain: Ethereum blocks under Snowman. Holds the accepted tip, the processing blocks, the
  * mempool, the executing VM (build/verify) and the reading VM (state reads, eth_call at the accepted
  * root), and persists accepted blocks with their trie nodes in one batch.
+ *
+ * One piece (past 600 lines) because verify, accept, reject, setPreference and the builder move the
+ * same state together: the processing blocks, the preferred and last accepted block, the nonces
+ * the preferred branch reaches and the caches of accepted blocks and txs. What stands apart is in
+ * modules of its own: execution (executor.ts), reads and calls (reader.ts), the pool (mempool.ts),
+ * admission (admission.ts), records (store.ts), the state trie (state/).
  */
 import { EventWaiter, NodeError, NotFoundError, PrefixedStore, serializer, toHex, type ChainContext, type KeyValueStore, type Logger, type VMEvent } from '@cornice/sdk';
 import { createBlockFromRLP, type Block as EthBlock } from '@ethereumjs/block';
@@ -9,9 +15,10 @@ import type { Common } from '@ethereumjs/common';
 import type { TypedTransaction } from '@ethereumjs/tx';
 import { equalsBytes, KECCAK256_RLP_ARRAY } from '@ethereumjs/util';
 import { Subject } from 'rxjs';
-import type { AcceptedBlock, TxView } from '../backend.js';
+import type { AcceptedBlock, TxView } from '../evm-backend.js';
 import { EvmBlock, type BlockHost } from '../block.js';
 import { EvmChainError } from '../errors.js';
+import { TxAdmission } from './admission.js';
 import { chainCommon, Executor, ZERO8, type CustomPrecompiles, type Execution } from './executor.js';
 import type { BlockInfo, ChainRules, ChainRulesFactory, HeaderFields } from './rules.js';
 import { dynamicFeeRules, type FeeRules } from './fees.js';
@@ -19,7 +26,7 @@ import { parseGenesis, type EvmGenesis } from './genesis.js';
 import { feeHeaderFields, headerFields, headerProblem, hookState, knownHeaderFields, parentHeader } from './hooks.js';
 import { Mempool, MEMPOOL_OPTION_MINIMUMS, type MempoolOptions } from './mempool.js';
 import { StateReader } from './reader.js';
-import { StateDB } from './state-db.js';
+import { StateDB } from './state/state-db.js';
 import { ChainStore, encodeReceipts } from './store.js';
 import { blockView, receiptViews, txView } from './views.js';
 
@@ -152,6 +159,8 @@ export class EvmChain {
    * other nodes (test/e2e/chaos.test.ts; mempool-gossip.test.ts).
    */
   onPromoted: ((txs: readonly TypedTransaction[]) => void) | undefined;
+  /** Tx admission (sent, signed here, gossiped): its checks, the pool, the gossip hook `onAdmitted`. */
+  readonly admission: TxAdmission;
   readonly log: Logger;
   /** The chain's store under which personal_ accounts live. */
   readonly accountsStore: KeyValueStore;
@@ -213,6 +222,8 @@ export class EvmChain {
       accept: (b) => this.#accept(b),
       reject: (b) => this.#reject(b),
     };
+    this.admission = new TxAdmission(this, { maxTxBytes: opts.maxTxBytes, allowUnprotectedTxs: opts.allowUnprotectedTxs });
+    this.onPromoted = (txs) => this.admission.announce(txs);
   }
 
   /**

@@ -1,6 +1,6 @@
 /**
- * The crypto the EVM chain hands @ethereumjs through `common.customCrypto` (reference evm.md C.1,
- * C.9): sender recovery is the costliest part of admitting a transaction, and @ethereumjs' default
+ * The crypto the EVM chain hands @ethereumjs through `common.customCrypto`: sender recovery is the
+ * costliest part of admitting a transaction, and @ethereumjs' default
  * (pure-JS noble) takes ~1 ms per recovery where libsecp256k1 (the `secp256k1` package's native
  * binding, as the sdk loads it) takes ~50 µs. Keccak is hash-wasm's WebAssembly build: 0.7 µs for 32
  * bytes and 2.0 µs for a 532-byte trie branch, where the `keccak` package's native sponge took 2.2

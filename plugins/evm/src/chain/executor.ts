@@ -1,6 +1,6 @@
 /**
- * Block execution on @ethereumjs/vm (hardfork cancun) with the "manual builder" (reference evm.md
- * C.4): one outer checkpoint per block, `runTx` per tx on a header-only context block, the block
+ * Block execution on @ethereumjs/vm (hardfork cancun) with the "manual builder": one outer
+ * checkpoint per block, `runTx` per tx on a header-only context block, the block
  * assembled once from the tx objects (never the stock BlockBuilder, whose cost is quadratic in the
  * block size). The same code builds a block from pending txs and re-executes a block from another
  * node on its parent's state; the caller compares the roots.
@@ -16,26 +16,25 @@ import { Caches, MerkleStateManager } from '@ethereumjs/statemanager';
 import { Capability, paramsTx, type TypedTransaction } from '@ethereumjs/tx';
 import { Account, Address, equalsBytes, KECCAK256_RLP, KECCAK256_RLP_ARRAY } from '@ethereumjs/util';
 import { Bloom, createVM, encodeReceipt, runTx, type RunTxResult, type VM } from '@ethereumjs/vm';
-import type { EVMOpts } from '@ethereumjs/evm';
 import { EvmChainError } from '../errors.js';
-import { FastAccountStateManager } from './accounts.js';
+import { FastAccountStateManager } from './state/accounts.js';
 import { CallGuard, installCallGuard } from './call-guard.js';
-import { lightFrames } from './frame-copies.js';
+import { lightFrames } from './patches/frame-copies.js';
 import { chainCrypto, keccak256 } from './crypto.js';
-import { installFastOpcodes, withFastEipLookup } from './fast-paths.js';
-import { installJumpAnalysisCache } from './jump-analysis.js';
+import { installFastOpcodes, withFastEipLookup } from './patches/fast-paths.js';
+import { installJumpAnalysisCache } from './patches/jump-analysis.js';
 import type { FeeRules } from './fees.js';
 import type { EvmGenesis } from './genesis.js';
 import { headerFields, hookState, installRules, precompilesWith, withBlockInfo } from './hooks.js';
-import { withGuardedPrecompiles } from './guarded-precompiles.js';
+import { withGuardedPrecompiles, type CustomPrecompiles } from './precompiles/guarded.js';
 import type { BlockInfo, ChainRules, HeaderFields, HookState, IncludedTx } from './rules.js';
 import { effectiveGasPrice } from './views.js';
-import type { StateDB } from './state-db.js';
+import type { StateDB } from './state/state-db.js';
 import type { StoredReceipt, RawLog } from './store.js';
-import { orderedTrieRoot } from './trie-root.js';
+import { orderedTrieRoot } from './state/trie-root.js';
 
-/** ethereumjs custom precompiles (reference evm.md C.5). */
-export type CustomPrecompiles = NonNullable<EVMOpts['customPrecompiles']>;
+/** The option type of a chain's custom precompiles, made where the list is extended (precompiles/guarded.ts). */
+export type { CustomPrecompiles };
 
 export interface ExecutionHooks {
   readonly fees: FeeRules;
@@ -85,7 +84,7 @@ export function chainCommon(chainId: bigint): Common {
 /**
  * A Common for txs and block headers that they all share: @ethereumjs copies the Common and rebuilds
  * its params (a JSON deep copy) in each tx and header constructor — a third of a tx's decode time, and
- * ~0.2 ms per header, twice per built block (reference evm.md C.9, D). It holds the tx and the block
+ * ~0.2 ms per header, twice per built block. It holds the tx and the block
  * params (no key of both differs), so a block decoded with it gives its txs the same Common. Safe
  * because nothing changes such a Common once built: runTx only sets a tx's hardfork when it differs
  * from the block's, and it never does here (one hardfork); headers are made without setHardfork.

@@ -1,5 +1,5 @@
 /**
- * Fee rules: a hook, so the subnet-EVM can plug its own fee config (reference evm.md A.6) in place
+ * Fee rules: a hook, so the subnet-EVM can plug its own fee config in place
  * of the C-Chain's. The chain asks the rules for each new block's base fee, gas limit and fee
  * recipient, and checks a foreign block's header against the same answers.
  */

@@ -1,7 +1,7 @@
 /**
  * How the chain rules (rules.ts) plug into @ethereumjs: the HookState adapter over a state manager
  * (journaled when a frame is running), the block a hook runs in, the header fields of a new block,
- * and the VM patches for `canCreate` and the stateful precompiles (reference evm.md C.5). A VM made
+ * and the VM patches for `canCreate` and the stateful precompiles. A VM made
  * without rules is not patched at all: the C-Chain pays nothing.
  */
 import type { Block, BlockHeader } from '@ethereumjs/block';
@@ -10,11 +10,11 @@ import type { MerkleStateManager } from '@ethereumjs/statemanager';
 import { Account, Address, bytesToHex, equalsBytes } from '@ethereumjs/util';
 import type { VM } from '@ethereumjs/vm';
 import { EvmChainError } from '../errors.js';
-import type { CustomPrecompiles } from './executor.js';
+import type { CustomPrecompiles } from './precompiles/guarded.js';
 import type { FeeRules, ParentFeeInfo } from './fees.js';
 import type { BlockInfo, ChainRules, HeaderFields, HookState, ParentHeader, PrecompileResult, StatefulPrecompile } from './rules.js';
 
-/** The EVM internals the patches use (protected in the typings; reference evm.md C.5). */
+/** The EVM internals the patches use (protected in the typings). */
 interface EvmInternals {
   _executeCall(message: Message): Promise<{ execResult: ExecResult }>;
   _executeCreate(message: Message): Promise<{ execResult: ExecResult; createdAddress?: Address }>;
@@ -272,7 +272,7 @@ function halt(gasLimit: bigint, text: string): ExecResult {
 /**
  * Patches a VM made for a chain with rules: the frame stack the stateful precompiles read, the
  * create gate, and `shallowCopy` so a copy (which @ethereumjs builds with a fresh EVM and without
- * the VM params, evm.md C.6) gets both again.
+ * the VM params) gets both again.
  */
 export function installRules(vm: VM, rules: ChainRules, params: Record<string, Record<string, unknown>> | undefined): void {
   const evm = vm.evm as unknown as EvmInternals;

@@ -26,7 +26,7 @@
  * limits", "executable txs evict the cheapest", "future txs expire", "a filled gap promotes").
  */
 import type { TypedTransaction } from '@ethereumjs/tx';
-import { EvmRpcError } from '../backend.js';
+import { EvmRpcError } from '../evm-backend.js';
 
 export interface PoolEntry {
   readonly tx: TypedTransaction;

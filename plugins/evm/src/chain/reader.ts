@@ -1,5 +1,5 @@
 /**
- * State reads and eth_call without copying a VM per call (reference evm.md C.6): one long-lived VM
+ * State reads and eth_call without copying a VM per call: one long-lived VM
  * whose state manager follows the accepted root; each call runs inside a checkpoint that is
  * reverted, one at a time (a serializer), so no call sees another's writes. Reads at an older block
  * use a fresh state manager at that block's root (no caches; rare).
@@ -11,10 +11,10 @@ import { RLP } from '@ethereumjs/rlp';
 import { Caches, MerkleStateManager } from '@ethereumjs/statemanager';
 import { type Account, type Address, bytesToHex, equalsBytes } from '@ethereumjs/util';
 import type { VM } from '@ethereumjs/vm';
-import { accountOf, encoded, FastAccountStateManager } from './accounts.js';
+import { accountOf, encoded, FastAccountStateManager } from './state/accounts.js';
 import { CallGuard } from './call-guard.js';
 import { makeVM, stateManagerAt, type BlockHashLookup, type ExecutionHooks } from './executor.js';
-import type { StateDB } from './state-db.js';
+import type { StateDB } from './state/state-db.js';
 
 /** Most accounts plus slots memoized per root before the memo starts over. */
 const MEMO_MAX = 200_000;

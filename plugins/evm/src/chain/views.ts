@@ -1,9 +1,9 @@
-/** Plain views (backend.ts) of @ethereumjs blocks, txs and stored receipts. */
+/** Plain views (evm-backend.ts) of @ethereumjs blocks, txs and stored receipts. */
 import type { Block } from '@ethereumjs/block';
 import { Capability, type TypedTransaction } from '@ethereumjs/tx';
 import { Bloom } from '@ethereumjs/vm';
 import type { Common } from '@ethereumjs/common';
-import type { AccessListEntry, BlockView, HeaderView, LogView, ReceiptView, TxView } from '../backend.js';
+import type { AccessListEntry, BlockView, HeaderView, LogView, ReceiptView, TxView } from '../evm-backend.js';
 import type { StoredReceipt } from './store.js';
 
 /** `extra`: the chain rules' extra JSON fields (rules.ts headerJson). */

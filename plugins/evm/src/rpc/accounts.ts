@@ -26,7 +26,7 @@
  */
 import { createCipheriv, createDecipheriv, getRandomValues, scrypt, type ScryptOptions } from 'node:crypto';
 import { concatBytes, serializer, toHex, utf8Encode, type Clock, type KeyValueStore } from '@cornice/sdk';
-import { EvmRpcError, type Address } from '../backend.js';
+import { EvmRpcError, type Address } from '../evm-backend.js';
 import { addressOf, isValidPrivateKey, randomPrivateKey } from './keys.js';
 
 const PREFIX = 0x61;

@@ -2,7 +2,7 @@
  * Object arguments: transaction/call objects, state overrides and log filter criteria, parsed into
  * the backend's types. Errors name the field ("invalid argument 0: gas: hex number > 64 bits").
  */
-import { EvmRpcError, type AccessListEntry, type Address, type CallRequest, type Hash, type LogFilter, type LogView, type StateOverrides } from '../backend.js';
+import { EvmRpcError, type AccessListEntry, type Address, type CallRequest, type Hash, type LogFilter, type LogView, type StateOverrides } from '../evm-backend.js';
 import { bytesEqual } from '@cornice/sdk';
 import {
   ArgumentError,

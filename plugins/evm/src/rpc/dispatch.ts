@@ -4,6 +4,18 @@
  * argument 0: ...", "missing value for required argument 1", "too many arguments, want at most 2"),
  * and error mapping. A reply is written once, as text: `{"jsonrpc":"2.0","id":..,"result":..}`.
  *
+ * Why a JSON-RPC stack of its own (this file, http.ts, args.ts, hex.ts) beside the node's (core's
+ * api/ on jayson, methods declared with the sdk's `defineService` and `p.*` parsers): Ethereum's
+ * params are positional arrays, and wallets and libraries match geth's texts that name an argument
+ * by its position, while the sdk's services take one object of named params (`defineService`
+ * refuses any other kind), and a plugin imports only the sdk, never core. The node's api/ still
+ * checks Host and Origin and owns the connections; this stack gets the request from the route
+ * `/ext/bc/<chain>/rpc` (or a WebSocket message) and does the rest: envelopes, batches, positional
+ * arguments, geth's hex formats (hex.ts, args.ts), its own bounds (API.md "Bounds"). What it needs
+ * of the shared code it takes from the sdk (hex, error brands, the HTTP and WebSocket handler
+ * types); json-depth.ts is the one piece doubled with core (api/json-limits.ts), until that check
+ * is in the sdk.
+ *
  * Bounds (issue 32; tests: rpc-limits.test.ts):
  * - a text nested deeper than `maxJsonDepth` is refused before it is parsed (json-depth.ts);
  * - a request, or a whole batch, has one deadline (`callTimeoutMs`) and one reply budget
@@ -18,7 +30,7 @@
  * - a batch gives the event loop a turn every SLICE_MS of its work.
  */
 import { hasErrorCode, isInvalidParamsError, isNodeError, type Logger } from '@cornice/sdk';
-import { EvmRpcError } from '../backend.js';
+import { EvmRpcError } from '../evm-backend.js';
 import { ArgumentError, hexData, quantity } from './hex.js';
 import { nestedDeeperThan } from './json-depth.js';
 import { Cancel, LOCAL_CLIENT, poolFull, RawJson, ReplyBudget, ReplyPool, Slicer, type CallContext, type RpcClient, type Spent } from './request.js';

@@ -4,7 +4,7 @@
  */
 import { keccak_256 } from '@noble/hashes/sha3.js';
 import { utf8Decode } from '@cornice/sdk';
-import { EvmRpcError, type Address, type BlockRef, type CallRequest, type CallResult, type EvmBackend, type StateOverrides } from '../backend.js';
+import { EvmRpcError, type Address, type BlockRef, type CallRequest, type CallResult, type EvmBackend, type StateOverrides } from '../evm-backend.js';
 import { parseCallRequest, parseFilterCriteria, parseStateOverrides, resolveFilter, type FilterCriteria } from './args.js';
 import { optional, required, type MethodSpec } from './dispatch.js';
 import { blockJson, headerJson, receiptJson, txJson } from './format.js';

@@ -7,7 +7,7 @@
  */
 import type { Logger } from '@cornice/sdk';
 import type { Observable, Subscription } from 'rxjs';
-import type { AcceptedBlock, EvmBackend, TxView } from '../backend.js';
+import type { AcceptedBlock, EvmBackend, TxView } from '../evm-backend.js';
 
 type Listener<T> = (value: T) => void;
 

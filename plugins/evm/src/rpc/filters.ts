@@ -19,7 +19,7 @@
  */
 import { getRandomValues } from 'node:crypto';
 import { hasErrorCode, toHex, type Clock, type Logger } from '@cornice/sdk';
-import { EvmRpcError, type AcceptedBlock, type EvmBackend, type Hash, type TxView } from '../backend.js';
+import { EvmRpcError, type AcceptedBlock, type EvmBackend, type Hash, type TxView } from '../evm-backend.js';
 import { parseFilterCriteria, resolveFilter, type FilterCriteria } from './args.js';
 import { optional, required, type MethodSpec } from './dispatch.js';
 import type { ChainEvents } from './events.js';

@@ -2,7 +2,7 @@
  * JSON shapes of blocks, headers, transactions, receipts and logs as geth/coreth write them (the
  * fields ethers v6, viem and hardhat read). Addresses and hashes are lower-case 0x-hex.
  */
-import type { AccessListEntry, BlockView, HeaderView, LogView, ReceiptView, TxView } from '../backend.js';
+import type { AccessListEntry, BlockView, HeaderView, LogView, ReceiptView, TxView } from '../evm-backend.js';
 import { hexData, quantity } from './hex.js';
 
 export type Json = Record<string, unknown>;

@@ -4,7 +4,7 @@
  * prefix", "hex string of odd length", ...); the dispatcher adds "invalid argument N: ".
  */
 import { NodeError, toHex } from '@cornice/sdk';
-import type { BlockRef } from '../backend.js';
+import type { BlockRef } from '../evm-backend.js';
 
 /** A malformed argument (or field of one); the dispatcher reports it as -32602 naming the argument. */
 export class ArgumentError extends NodeError<'EthArgument'> {

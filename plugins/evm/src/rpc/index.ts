@@ -4,7 +4,7 @@
  * Methods are in the web3_, net_, eth_ and personal_ namespaces only (API.md lists them).
  */
 import { NodeError, type Clock, type HttpHandler, type KeyValueStore, type Logger, type WebSocketHandler } from '@cornice/sdk';
-import { EvmRpcError, type EvmBackend } from '../backend.js';
+import { EvmRpcError, type EvmBackend } from '../evm-backend.js';
 import { AccountStore, DEFAULT_ACCOUNT_LIMITS, type AccountLimits } from './accounts.js';
 import { DEFAULT_DISPATCH_LIMITS, RpcDispatcher, type DispatchLimits, type MethodSpec } from './dispatch.js';
 import { ethMethods } from './eth.js';

@@ -5,7 +5,7 @@
 import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { keccak_256 } from '@noble/hashes/sha3.js';
 import { concatBytes, utf8Encode } from '@cornice/sdk';
-import { EvmRpcError, type Address } from '../backend.js';
+import { EvmRpcError, type Address } from '../evm-backend.js';
 
 /** The address of a 32-byte private key. */
 export function addressOf(privateKey: Uint8Array): Address {

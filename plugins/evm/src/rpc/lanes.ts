@@ -10,10 +10,10 @@
  * - bounds what waits: `perConnectionQueue` jobs per connection and `queue` in all (more: -32005
  *   "too many … requests waiting", at once);
  * - drops a waiting job whose request is aborted (its client went away, or its deadline passed): it
- *   never runs. A running job gets the same signal and stops at its next look (call-guard.ts).
+ *   never runs. A running job gets the same signal and stops at its next look (chain/call-guard.ts).
  * Tests: rpc-lanes.test.ts.
  */
-import { EvmRpcError, type StopSignal } from '../backend.js';
+import { EvmRpcError, type StopSignal } from '../evm-backend.js';
 import type { RpcClient } from './request.js';
 
 export interface LaneLimits {

@@ -6,7 +6,7 @@
  * only then was the reply's size looked at: a batch of 1,000 ran the node out of heap.
  * Test: rpc-limits.test.ts "eth_getLogs replies are sized before they are built".
  */
-import type { LogView, StopSignal } from '../backend.js';
+import type { LogView, StopSignal } from '../evm-backend.js';
 import { logText } from './format.js';
 import { poolFull, RawJson, Slicer, tooLarge, type ReplyBudget } from './request.js';
 

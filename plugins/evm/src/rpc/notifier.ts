@@ -14,7 +14,7 @@
  *   not by subscriptions × logs.
  * Tests: rpc-subscriptions.test.ts.
  */
-import type { AcceptedBlock, LogView, TxView } from '../backend.js';
+import type { AcceptedBlock, LogView, TxView } from '../evm-backend.js';
 import { logMatches, type FilterCriteria } from './args.js';
 import type { ChainEvents } from './events.js';
 import { headerJson, logText, txJson } from './format.js';

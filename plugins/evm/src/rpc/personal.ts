@@ -16,8 +16,8 @@
  *   caller's. personal_sendTransaction and personal_sign, which take the password each time, need no
  *   unlock. Tests: rpc-personal.test.ts, test/e2e/evm-personal.test.ts.
  */
-import type { CallRequest, EvmBackend } from '../backend.js';
-import { EvmRpcError, type Address } from '../backend.js';
+import type { CallRequest, EvmBackend } from '../evm-backend.js';
+import { EvmRpcError, type Address } from '../evm-backend.js';
 import type { AccountStore, UnlockScope } from './accounts.js';
 import { parseCallRequest } from './args.js';
 import { optional, required, type MethodSpec } from './dispatch.js';

@@ -4,7 +4,7 @@
  * many characters its reply may still take (a batch's items share one budget, so an answer too big
  * is refused before it is built).
  */
-import { EvmRpcError, type StopSignal } from '../backend.js';
+import { EvmRpcError, type StopSignal } from '../evm-backend.js';
 
 /** Who sent a request. */
 export interface RpcClient {

@@ -8,7 +8,7 @@
  * and for filter quotas, and the work of its requests stops when it closes.
  */
 import type { Logger, WebSocketHandler } from '@cornice/sdk';
-import { EvmRpcError } from '../backend.js';
+import { EvmRpcError } from '../evm-backend.js';
 import { parseFilterCriteria, type FilterCriteria } from './args.js';
 import { BatchReply, optional, parseArgs, required, RpcCode, type Arg, type MethodSpec, type RpcDispatcher } from './dispatch.js';
 import { newId } from './filters.js';

@@ -1,14 +1,16 @@
 /** The precompiles makeVM gives a VM beside the chain's own (offload.ts). */
 import type { Common } from '@ethereumjs/common';
-import { getActivePrecompiles } from '@ethereumjs/evm';
+import { getActivePrecompiles, type EVMOpts } from '@ethereumjs/evm';
 import { Address, hexToBytes } from '@ethereumjs/util';
-import type { CallGuard } from './call-guard.js';
-import type { CustomPrecompiles } from './executor.js';
+import type { CallGuard } from '../call-guard.js';
 import { offThreadBlake2f } from './blake2f.js';
 import { pointEvaluation } from './kzg.js';
 import { fastModexp } from './modexp.js';
 import { sharedPrecompileWorker, type Precompile, type PrecompileWorker } from './offload.js';
 import { offThreadPairing } from './pairing.js';
+
+/** ethereumjs custom precompiles (a chain's option, and what a VM is made with). */
+export type CustomPrecompiles = NonNullable<EVMOpts['customPrecompiles']>;
 
 export const PAIRING_ADDRESS = '0000000000000000000000000000000000000008';
 export const MODEXP_ADDRESS = '0000000000000000000000000000000000000005';

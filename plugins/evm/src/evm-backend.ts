@@ -234,7 +234,7 @@ export interface EvmBackend {
   sendTransaction(req: CallRequest & { readonly from: Address }, privateKey: Uint8Array): Promise<Hash>;
   /**
    * Runs `req` on the state at `ref` (nothing stays). `signal` (the request's) halts the execution at
-   * its next look at the clock (call-guard.ts) and rejects with the signal's reason: a call whose
+   * its next look at the clock (chain/call-guard.ts) and rejects with the signal's reason: a call whose
    * client left does not run to its deadline.
    */
   call(req: CallRequest, ref: BlockRef, overrides?: StateOverrides, signal?: StopSignal): Promise<CallResult>;

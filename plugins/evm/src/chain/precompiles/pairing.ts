@@ -4,7 +4,7 @@
  * input lengths and inputs the gas does not cover go to the stock precompile unchanged.
  */
 import { EVMError, type ExecResult, type PrecompileInput } from '@ethereumjs/evm';
-import type { CallGuard } from './call-guard.js';
+import type { CallGuard } from '../call-guard.js';
 import { halted, offThread, outOfGas, type Precompile, type PrecompileWorker } from './offload.js';
 
 /** Pairs checked in process (~25 ms). */

@@ -9,7 +9,7 @@
  */
 import { EVMError, type ExecResult, type PrecompileInput } from '@ethereumjs/evm';
 import { bigIntToBytes, bytesToHex, computeVersionedHash, concatBytes, setLengthLeft } from '@ethereumjs/util';
-import type { CallGuard } from './call-guard.js';
+import type { CallGuard } from '../call-guard.js';
 import { halted, offThread, outOfGas, type Precompile, type PrecompileWorker } from './offload.js';
 
 /** BLS12-381's scalar field modulus (EIP-4844's BLS_MODULUS). */

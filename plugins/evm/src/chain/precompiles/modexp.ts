@@ -13,7 +13,7 @@
 import type { ExecResult, PrecompileInput } from '@ethereumjs/evm';
 import type { Common } from '@ethereumjs/common';
 import { bigIntToBytes, bytesToBigInt, setLengthLeft } from '@ethereumjs/util';
-import type { CallGuard } from './call-guard.js';
+import type { CallGuard } from '../call-guard.js';
 import { halted, offThread, outOfGas, type Precompile, type PrecompileWorker } from './offload.js';
 
 /** Exponentiations priced at most this much gas run in process (~30 ms at the slowest gas rate measured here, 3,200 gas/ms). */

@@ -1,17 +1,17 @@
 /**
- * A guarded VM's heavy precompiles (call-guard.ts: the reading and the executing VM) run off the
+ * A guarded VM's heavy precompiles (chain/call-guard.ts: the reading and the executing VM) run off the
  * event loop. @ethereumjs computes a precompile in one synchronous call: a BN254 pairing check costs
  * ~6 ms a pair here (eth_call's gas cap allows ~1,470 pairs, ~9 s during which the node answered
  * nothing), a MODEXP of a long exponent or many BLAKE2F rounds up to seconds, a KZG proof ~36 ms.
  * Such work runs on one worker thread (offload-worker.ts) with the same code, so results and errors
  * are the stock precompile's; a call with a deadline waits for it at most until then, and a hung
  * worker is bounded by the stall bound (the work is then redone in process). Light inputs stay in
- * process (pairing.ts, modexp.ts, blake2f.ts, kzg.ts); guarded-precompiles.ts puts them in a VM.
+ * process (pairing.ts, modexp.ts, blake2f.ts, kzg.ts); guarded.ts puts them in a VM.
  */
 import { Worker } from 'node:worker_threads';
 import { EVMError, type ExecResult, type PrecompileInput } from '@ethereumjs/evm';
-import type { CallGuard } from './call-guard.js';
-import type { OffloadJob, OffloadKind, OffloadResult } from './offload-worker.js';
+import type { CallGuard } from '../call-guard.js';
+import type { OffloadJob, OffloadKind, OffloadResult } from './offload-protocol.js';
 
 export type Precompile = (opts: PrecompileInput) => Promise<ExecResult> | ExecResult;
 

@@ -1,11 +1,11 @@
 /**
- * `EvmBackend` over the chain: block and state reads, the tx index, logs, admission with
- * Ethereum's error texts, eth_call / eth_estimateGas on the reading VM, fee answers.
+ * `EvmBackend` over the chain (the RPC front end's adapter): block and state reads, the tx index,
+ * logs, eth_call / eth_estimateGas on the reading VM with Ethereum's error texts, fee answers. Txs
+ * sent go to the chain's admission (admission.ts); a tx signed here is made here first.
  */
 import { fromHex, toHex } from '@cornice/sdk';
 import { createBlock } from '@ethereumjs/block';
-import { RLP } from '@ethereumjs/rlp';
-import { createTx, createTxFromRLP, type TypedTransaction } from '@ethereumjs/tx';
+import { createTx, type TypedTransaction } from '@ethereumjs/tx';
 import { Account, Address, bytesToBigInt, setLengthLeft } from '@ethereumjs/util';
 import { runTx, type RunTxResult } from '@ethereumjs/vm';
 import type { Observable } from 'rxjs';
@@ -27,12 +27,13 @@ import {
   type StopSignal,
   type TxLocation,
   type TxView,
-} from '../backend.js';
+} from '../evm-backend.js';
 import type { EvmBlock } from '../block.js';
 import { DEFAULT_CALL_TIMEOUT_MS, SLICE_MS } from './call-guard.js';
 import type { EvmChain } from './chain.js';
-import { freezeWithSender, nextHeaderData, supportedTxType } from './executor.js';
-import { hookState, RulesHalt, withBlockInfo } from './hooks.js';
+import { rpcErr, shortReason } from './eth-errors.js';
+import { nextHeaderData } from './executor.js';
+import { RulesHalt, withBlockInfo } from './hooks.js';
 import type { StateView } from './reader.js';
 import { keccak256 } from './crypto.js';
 import { blockView, effectiveGasPrice, receiptViews, txView } from './views.js';
@@ -73,13 +74,6 @@ export class ChainBackend implements EvmBackend {
   readonly networkId: bigint;
   readonly accepted$: Observable<AcceptedBlock>;
   readonly pending$: Observable<TxView>;
-  /**
-   * Called with the raw bytes of each tx to gossip (the VM gossips them): an executable tx admitted
-   * through the RPC, and future txs an admission made executable (whichever way the filler came).
-   * Future txs are not gossiped while their gap is open, as geth and coreth announce only executable
-   * ones: a gapped flood stays on the node it was sent to.
-   */
-  onAdmitted: ((raw: Uint8Array) => void) | undefined;
   readonly #receiptCache = new WeakMap<EvmBlock, ReceiptCacheEntry>();
   readonly #viewCache = new WeakMap<EvmBlock, BlockView>();
 
@@ -91,18 +85,6 @@ export class ChainBackend implements EvmBackend {
     this.networkId = networkId;
     this.accepted$ = chain.accepted$.asObservable();
     this.pending$ = chain.pending$.asObservable();
-    chain.onPromoted = (txs) => this.#announce(txs);
-  }
-
-  /** Txs that became executable: gossiped, and sent to newPendingTransactions subscribers (as geth). */
-  #announce(txs: readonly TypedTransaction[]): void {
-    for (const tx of txs) this.onAdmitted?.(tx.serialize());
-    if (!this.chain.pending$.observed) return;
-    try {
-      for (const tx of txs) this.chain.pending$.next(txView(tx));
-    } catch (e) {
-      this.chain.log.warn('pending tx subscriber failed', { error: (e as Error).message });
-    }
   }
 
   blockNumber(): bigint {
@@ -274,113 +256,10 @@ export class ChainBackend implements EvmBackend {
     return out;
   }
 
-  // ------------------------------------------------------------------ admission
+  // ------------------------------------------------------------------ admission (the chain's: admission.ts)
 
   sendRawTransaction(raw: Uint8Array): Promise<Hash> {
-    return this.#admitRaw(raw, true);
-  }
-
-  /**
-   * A tx another node gossiped: admitted through the same path and pool bounds as one sent here, and
-   * not gossiped again (future txs it makes executable are).
-   */
-  admitGossiped(raw: Uint8Array): Promise<Hash> {
-    return this.#admitRaw(raw, false);
-  }
-
-  async #admitRaw(raw: Uint8Array, gossip: boolean): Promise<Hash> {
-    const max = this.chain.options.maxTxBytes ?? 128 * 1024;
-    if (raw.length > max) throw rpcErr(`oversized data: transaction size ${raw.length}, limit ${max}`);
-    if (raw.length === 0) throw rpcErr('typed transaction too short');
-    if (raw[0]! < 0x7f && raw[0]! > 2) throw rpcErr('transaction type not supported');
-    this.#checkChainId(raw);
-    let tx: TypedTransaction;
-    try {
-      // Unfrozen: admission freezes it once its sender is known (freezeWithSender).
-      tx = createTxFromRLP(raw, { common: this.chain.txCommon, freeze: false });
-    } catch (e) {
-      throw rpcErr(`invalid transaction: ${shortReason(e)}`);
-    }
-    return this.#admit(tx, raw, gossip);
-  }
-
-  /** The chain ID a raw tx is signed for, checked before decoding (a mismatch would be a vaguer decode error). */
-  #checkChainId(raw: Uint8Array): void {
-    let chainId: bigint | undefined;
-    try {
-      if (raw[0]! >= 0xc0) {
-        const fields = RLP.decode(raw) as Uint8Array[];
-        const v = bytesToBigInt(fields[6] ?? new Uint8Array());
-        if (v === 27n || v === 28n) {
-          if (!this.chain.options.allowUnprotectedTxs) throw rpcErr('only replay-protected (EIP-155) transactions allowed over RPC');
-          return;
-        }
-        if (v >= 35n) chainId = (v - 35n) / 2n;
-      } else {
-        const fields = RLP.decode(raw.subarray(1)) as Uint8Array[];
-        chainId = bytesToBigInt(fields[0] ?? new Uint8Array());
-      }
-    } catch (e) {
-      if (e instanceof EvmRpcError) throw e;
-      throw rpcErr(`invalid transaction: ${shortReason(e)}`);
-    }
-    if (chainId !== undefined && chainId !== this.chainId) throw rpcErr(`invalid chain id for signer: have ${chainId} want ${this.chainId}`);
-  }
-
-  /** Admission of a decoded tx (`raw`: the bytes it was decoded from): the pool's and the state's checks with Ethereum's texts. Not gossiped. */
-  admit(tx: TypedTransaction, raw?: Uint8Array): Promise<Hash> {
-    return this.#admit(tx, raw, false);
-  }
-
-  async #admit(tx: TypedTransaction, raw: Uint8Array | undefined, gossip: boolean): Promise<Hash> {
-    if (!supportedTxType(tx)) throw rpcErr('transaction type not supported');
-    const gasLimit = this.chain.lastAccepted.eth.header.gasLimit;
-    if (tx.gasLimit > gasLimit) throw rpcErr('exceeds block gas limit');
-    const feeCap = 'maxFeePerGas' in tx ? (tx as { maxFeePerGas: bigint }).maxFeePerGas : (tx as { gasPrice: bigint }).gasPrice;
-    const tip = 'maxPriorityFeePerGas' in tx ? (tx as { maxPriorityFeePerGas: bigint }).maxPriorityFeePerGas : feeCap;
-    if (tip > feeCap) throw rpcErr(`max priority fee per gas higher than max fee per gas: tip ${tip}, maxFeePerGas ${feeCap}`);
-    let sender: Uint8Array;
-    try {
-      sender = freezeWithSender(tx, raw).bytes;
-    } catch {
-      throw rpcErr('invalid sender');
-    }
-    const intrinsic = tx.getIntrinsicGas();
-    if (tx.gasLimit < intrinsic) throw rpcErr(`intrinsic gas too low: gas ${tx.gasLimit}, minimum needed ${intrinsic}`);
-    const senderKey = toHex(sender);
-    const rules = this.chain.rules;
-    const next = rules?.header || rules?.checkTx ? await this.chain.nextHeader() : undefined;
-    const baseFee = next ? next.fields.baseFeePerGas : await this.chain.nextBaseFee();
-    if (feeCap < baseFee) throw rpcErr(`max fee per gas less than block base fee: address 0x${senderKey}, maxFeePerGas: ${feeCap}, baseFee: ${baseFee}`);
-    let refused: string | undefined;
-    const root = this.chain.lastAccepted.eth.header.stateRoot;
-    const acct = await this.chain.reader.at(root, async ({ sm }) => {
-      if (rules?.checkTx) refused = await rules.checkTx(sender, next!.info, hookState(sm, undefined, root));
-      return refused === undefined ? sm.getAccount(new Address(sender)) : undefined;
-    });
-    if (refused !== undefined) throw rpcErr(refused);
-    const stateNonce = acct?.nonce ?? 0n;
-    if (tx.nonce < stateNonce) throw rpcErr(`nonce too low: address 0x${senderKey}, tx: ${tx.nonce} state: ${stateNonce}`);
-    const cost = tx.gasLimit * feeCap + tx.value;
-    const have = acct?.balance ?? 0n;
-    if (have < cost) throw rpcErr(`insufficient funds for gas * price + value: address 0x${senderKey} have ${have} want ${cost}`);
-    const hash = tx.hash();
-    const hashKey = toHex(hash);
-    const size = raw?.length ?? tx.serialize().length;
-    const { executable, promoted } = this.chain.mempool.add({ tx, hash, hashKey, sender, senderKey, nonce: tx.nonce, feeCap, tip, size }, stateNonce, baseFee);
-    this.chain.wake();
-    if (!executable) return hash;
-    if (gossip) this.onAdmitted?.(raw ?? tx.serialize());
-    // newPendingTransactions, as geth: txs as they become executable (a future tx when its gap fills).
-    if (this.chain.pending$.observed) {
-      try {
-        this.chain.pending$.next(txView(tx));
-      } catch (e) {
-        this.chain.log.warn('pending tx subscriber failed', { error: (e as Error).message });
-      }
-    }
-    if (promoted.length > 0) this.#announce(promoted.map((p) => p.tx));
-    return hash;
+    return this.chain.admission.sendRaw(raw);
   }
 
   async sendTransaction(req: CallRequest & { readonly from: Addr }, privateKey: Uint8Array): Promise<Hash> {
@@ -402,7 +281,7 @@ export class ChainBackend implements EvmBackend {
     } catch (e) {
       throw rpcErr(`invalid transaction: ${shortReason(e)}`);
     }
-    return this.#admit(signed, undefined, true);
+    return this.chain.admission.sendSigned(signed);
   }
 
   // ------------------------------------------------------------------ execution
@@ -617,16 +496,6 @@ export class ChainBackend implements EvmBackend {
   peerCount(): number {
     return 0;
   }
-}
-
-function rpcErr(message: string): EvmRpcError {
-  return new EvmRpcError(-32000, message);
-}
-
-function shortReason(e: unknown): string {
-  const m = e instanceof Error ? e.message : String(e);
-  // ethereumjs appends "(tx type=… hash=…)"-style context; keep the reason.
-  return m.replace(/\s*\(.*\)\s*$/s, '').slice(0, 200);
 }
 
 function estimateFailure(err: unknown, from: Address): EvmRpcError {

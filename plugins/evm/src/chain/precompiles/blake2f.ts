@@ -5,7 +5,7 @@
  * wrong lengths, a bad final flag and inputs the gas does not cover go to the stock one in process.
  */
 import type { ExecResult, PrecompileInput } from '@ethereumjs/evm';
-import type { CallGuard } from './call-guard.js';
+import type { CallGuard } from '../call-guard.js';
 import { halted, offThread, type Precompile, type PrecompileWorker } from './offload.js';
 
 /** Rounds computed in process (~36 ms). */

@@ -12,16 +12,7 @@ import { Common, Hardfork, Mainnet } from '@ethereumjs/common';
 import { getActivePrecompiles, NobleBN254, paramsEVM, type ExecResult, type PrecompileInput } from '@ethereumjs/evm';
 import { verifyPointEvaluation } from './kzg.js';
 import { modexpOutput } from './modexp.js';
-
-export type OffloadKind = 'pairing' | 'modexp' | 'blake2f' | 'kzg';
-
-export interface OffloadJob {
-  readonly seq: number;
-  readonly kind: OffloadKind;
-  readonly input: Uint8Array;
-}
-
-export type OffloadResult = { readonly seq: number; readonly output: Uint8Array } | { readonly seq: number; readonly failed: true; readonly error?: string };
+import type { OffloadJob, OffloadKind, OffloadResult } from './offload-protocol.js';
 
 const bn254 = new NobleBN254();
 const common = new Common({ chain: Mainnet, hardfork: Hardfork.Cancun, params: paramsEVM });

@@ -1,6 +1,6 @@
 /**
- * The state trie's database (@ethereumjs `DB`) over the chain's prefixed store (reference evm.md
- * C.2). The MPT passes per-operation encodings: keys are hex strings (node hashes) unless
+ * The state trie's database (@ethereumjs `DB`) over the chain's prefixed store. The MPT passes
+ * per-operation encodings: keys are hex strings (node hashes) unless
  * `keyEncoding: 'view'`; values are bytes, strings or JSON as `valueEncoding` says, and the same key
  * is always read with the encoding it was written with. Forcing one encoding for everything
  * corrupts nodes, so each op is honoured.

@@ -1,0 +1,192 @@
+/**
+ * Tx admission: a signed tx, sent to this node or gossiped by another, checked and pooled. The
+ * checks run in this order, with geth's texts (the size, the type, the chain ID and replay protection,
+ * decoding, the block gas limit, the fee cap against the tip, the sender, the intrinsic gas, the base
+ * fee of the next block, the chain rules' checkTx, the nonce, the funds), then the mempool's bounds
+ * (mempool.ts). An executable tx is gossiped (`onAdmitted`, when it was not gossiped to us) and
+ * announced to newPendingTransactions; future txs it makes executable are both.
+ */
+import { toHex, type Logger } from '@cornice/sdk';
+import type { Common } from '@ethereumjs/common';
+import { RLP } from '@ethereumjs/rlp';
+import { createTxFromRLP, type TypedTransaction } from '@ethereumjs/tx';
+import { Address, bytesToBigInt } from '@ethereumjs/util';
+import type { Subject } from 'rxjs';
+import { EvmRpcError, type Hash, type TxView } from '../evm-backend.js';
+import type { EvmBlock } from '../block.js';
+import { rpcErr, shortReason } from './eth-errors.js';
+import { freezeWithSender, supportedTxType } from './executor.js';
+import { hookState } from './hooks.js';
+import type { Mempool } from './mempool.js';
+import type { StateReader } from './reader.js';
+import type { BlockInfo, ChainRules, HeaderFields } from './rules.js';
+import { txView } from './views.js';
+
+/** What admission reads of the chain (EvmChain). */
+export interface AdmissionHost {
+  readonly chainId: bigint;
+  /** The Common txs are decoded with. */
+  readonly txCommon: Common;
+  readonly rules: ChainRules | undefined;
+  readonly lastAccepted: EvmBlock;
+  readonly mempool: Mempool;
+  readonly reader: StateReader;
+  readonly pending$: Subject<TxView>;
+  readonly log: Logger;
+  nextHeader(): Promise<{ readonly fields: HeaderFields; readonly info: BlockInfo }>;
+  nextBaseFee(): Promise<bigint>;
+  /** Something may be executable now. */
+  wake(): void;
+}
+
+/** The chain options admission reads (EvmChainOptions). */
+export interface AdmissionOptions {
+  /** Largest raw tx admitted, bytes (default 128 KiB, as geth). */
+  readonly maxTxBytes?: number;
+  /** Admit legacy txs without EIP-155 replay protection (default false, as coreth). */
+  readonly allowUnprotectedTxs?: boolean;
+}
+
+export class TxAdmission {
+  /**
+   * Called with the raw bytes of each tx to gossip (the VM gossips them): an executable tx admitted
+   * through the RPC, and future txs an admission made executable (whichever way the filler came).
+   * Future txs are not gossiped while their gap is open, as geth and coreth announce only executable
+   * ones: a gapped flood stays on the node it was sent to.
+   */
+  onAdmitted: ((raw: Uint8Array) => void) | undefined;
+  readonly #chain: AdmissionHost;
+  readonly #opts: AdmissionOptions;
+
+  constructor(chain: AdmissionHost, opts: AdmissionOptions) {
+    this.#chain = chain;
+    this.#opts = opts;
+  }
+
+  /**
+   * Txs that became executable (a filled gap, or an accepted block: EvmChain.onPromoted): gossiped, and
+   * sent to newPendingTransactions subscribers (as geth).
+   */
+  announce(txs: readonly TypedTransaction[]): void {
+    for (const tx of txs) this.onAdmitted?.(tx.serialize());
+    if (!this.#chain.pending$.observed) return;
+    try {
+      for (const tx of txs) this.#chain.pending$.next(txView(tx));
+    } catch (e) {
+      this.#chain.log.warn('pending tx subscriber failed', { error: (e as Error).message });
+    }
+  }
+
+  /** A raw tx sent to this node (eth_sendRawTransaction): gossiped once it is executable. */
+  sendRaw(raw: Uint8Array): Promise<Hash> {
+    return this.#admitRaw(raw, true);
+  }
+
+  /**
+   * A tx another node gossiped: admitted through the same path and pool bounds as one sent here, and
+   * not gossiped again (future txs it makes executable are).
+   */
+  admitGossiped(raw: Uint8Array): Promise<Hash> {
+    return this.#admitRaw(raw, false);
+  }
+
+  async #admitRaw(raw: Uint8Array, gossip: boolean): Promise<Hash> {
+    const max = this.#opts.maxTxBytes ?? 128 * 1024;
+    if (raw.length > max) throw rpcErr(`oversized data: transaction size ${raw.length}, limit ${max}`);
+    if (raw.length === 0) throw rpcErr('typed transaction too short');
+    if (raw[0]! < 0x7f && raw[0]! > 2) throw rpcErr('transaction type not supported');
+    this.#checkChainId(raw);
+    let tx: TypedTransaction;
+    try {
+      // Unfrozen: admission freezes it once its sender is known (freezeWithSender).
+      tx = createTxFromRLP(raw, { common: this.#chain.txCommon, freeze: false });
+    } catch (e) {
+      throw rpcErr(`invalid transaction: ${shortReason(e)}`);
+    }
+    return this.#admit(tx, raw, gossip);
+  }
+
+  /** The chain ID a raw tx is signed for, checked before decoding (a mismatch would be a vaguer decode error). */
+  #checkChainId(raw: Uint8Array): void {
+    let chainId: bigint | undefined;
+    try {
+      if (raw[0]! >= 0xc0) {
+        const fields = RLP.decode(raw) as Uint8Array[];
+        const v = bytesToBigInt(fields[6] ?? new Uint8Array());
+        if (v === 27n || v === 28n) {
+          if (!this.#opts.allowUnprotectedTxs) throw rpcErr('only replay-protected (EIP-155) transactions allowed over RPC');
+          return;
+        }
+        if (v >= 35n) chainId = (v - 35n) / 2n;
+      } else {
+        const fields = RLP.decode(raw.subarray(1)) as Uint8Array[];
+        chainId = bytesToBigInt(fields[0] ?? new Uint8Array());
+      }
+    } catch (e) {
+      if (e instanceof EvmRpcError) throw e;
+      throw rpcErr(`invalid transaction: ${shortReason(e)}`);
+    }
+    if (chainId !== undefined && chainId !== this.#chain.chainId) throw rpcErr(`invalid chain id for signer: have ${chainId} want ${this.#chain.chainId}`);
+  }
+
+  /** A tx signed here (personal_sendTransaction, eth_sendTransaction): gossiped once it is executable. */
+  sendSigned(tx: TypedTransaction): Promise<Hash> {
+    return this.#admit(tx, undefined, true);
+  }
+
+  /** Admission of a decoded tx (`raw`: the bytes it was decoded from): the pool's and the state's checks with Ethereum's texts. Not gossiped. */
+  admit(tx: TypedTransaction, raw?: Uint8Array): Promise<Hash> {
+    return this.#admit(tx, raw, false);
+  }
+
+  async #admit(tx: TypedTransaction, raw: Uint8Array | undefined, gossip: boolean): Promise<Hash> {
+    if (!supportedTxType(tx)) throw rpcErr('transaction type not supported');
+    const gasLimit = this.#chain.lastAccepted.eth.header.gasLimit;
+    if (tx.gasLimit > gasLimit) throw rpcErr('exceeds block gas limit');
+    const feeCap = 'maxFeePerGas' in tx ? (tx as { maxFeePerGas: bigint }).maxFeePerGas : (tx as { gasPrice: bigint }).gasPrice;
+    const tip = 'maxPriorityFeePerGas' in tx ? (tx as { maxPriorityFeePerGas: bigint }).maxPriorityFeePerGas : feeCap;
+    if (tip > feeCap) throw rpcErr(`max priority fee per gas higher than max fee per gas: tip ${tip}, maxFeePerGas ${feeCap}`);
+    let sender: Uint8Array;
+    try {
+      sender = freezeWithSender(tx, raw).bytes;
+    } catch {
+      throw rpcErr('invalid sender');
+    }
+    const intrinsic = tx.getIntrinsicGas();
+    if (tx.gasLimit < intrinsic) throw rpcErr(`intrinsic gas too low: gas ${tx.gasLimit}, minimum needed ${intrinsic}`);
+    const senderKey = toHex(sender);
+    const rules = this.#chain.rules;
+    const next = rules?.header || rules?.checkTx ? await this.#chain.nextHeader() : undefined;
+    const baseFee = next ? next.fields.baseFeePerGas : await this.#chain.nextBaseFee();
+    if (feeCap < baseFee) throw rpcErr(`max fee per gas less than block base fee: address 0x${senderKey}, maxFeePerGas: ${feeCap}, baseFee: ${baseFee}`);
+    let refused: string | undefined;
+    const root = this.#chain.lastAccepted.eth.header.stateRoot;
+    const acct = await this.#chain.reader.at(root, async ({ sm }) => {
+      if (rules?.checkTx) refused = await rules.checkTx(sender, next!.info, hookState(sm, undefined, root));
+      return refused === undefined ? sm.getAccount(new Address(sender)) : undefined;
+    });
+    if (refused !== undefined) throw rpcErr(refused);
+    const stateNonce = acct?.nonce ?? 0n;
+    if (tx.nonce < stateNonce) throw rpcErr(`nonce too low: address 0x${senderKey}, tx: ${tx.nonce} state: ${stateNonce}`);
+    const cost = tx.gasLimit * feeCap + tx.value;
+    const have = acct?.balance ?? 0n;
+    if (have < cost) throw rpcErr(`insufficient funds for gas * price + value: address 0x${senderKey} have ${have} want ${cost}`);
+    const hash = tx.hash();
+    const hashKey = toHex(hash);
+    const size = raw?.length ?? tx.serialize().length;
+    const { executable, promoted } = this.#chain.mempool.add({ tx, hash, hashKey, sender, senderKey, nonce: tx.nonce, feeCap, tip, size }, stateNonce, baseFee);
+    this.#chain.wake();
+    if (!executable) return hash;
+    if (gossip) this.onAdmitted?.(raw ?? tx.serialize());
+    // newPendingTransactions, as geth: txs as they become executable (a future tx when its gap fills).
+    if (this.#chain.pending$.observed) {
+      try {
+        this.#chain.pending$.next(txView(tx));
+      } catch (e) {
+        this.#chain.log.warn('pending tx subscriber failed', { error: (e as Error).message });
+      }
+    }
+    if (promoted.length > 0) this.announce(promoted.map((p) => p.tx));
+    return hash;
+  }
+}
