@@ -28,7 +28,7 @@ import { Mempool, MEMPOOL_OPTION_MINIMUMS, type MempoolOptions } from './mempool
 import { StateReader } from './reader.js';
 import { StateDB } from './state/state-db.js';
 import { ChainStore, encodeReceipts } from './store.js';
-import { blockView, receiptViews, txView } from './views.js';
+import { blockView, receiptViews } from './views.js';
 
 export interface EvmChainOptions {
   /** Fee rules from the genesis (default: the C-Chain's dynamic rule, 25 gwei floor). */
@@ -156,7 +156,7 @@ export class EvmChain {
   /**
    * Called with the future txs an accepted block made executable. Without it a tx sent to a node
    * that was behind waited there, unannounced, and held every later nonce of its sender on the
-   * other nodes (test/e2e/chaos.test.ts; mempool-gossip.test.ts).
+   * other nodes (test/e2e/chaos.test.ts; gossip.test.ts "a tx sent to a node that is behind").
    */
   onPromoted: ((txs: readonly TypedTransaction[]) => void) | undefined;
   /** Tx admission (sent, signed here, gossiped): its checks, the pool, the gossip hook `onAdmitted`. */
