@@ -13,9 +13,10 @@ import { CodecError } from '../errors/errors.js';
 import type { ShortId } from '../ids/id.js';
 import type { Reader } from '../codec/reader.js';
 import type { Writer } from '../codec/writer.js';
+import { SIGNATURE_LENGTH } from '../crypto/secp256k1.js';
 
-/** A recoverable secp256k1 signature: r ‖ s ‖ v. */
-export const SIGNATURE_LENGTH = 65;
+/** A recoverable secp256k1 signature (r ‖ s ‖ v): the sdk's crypto constant, here too for the formats' users. */
+export { SIGNATURE_LENGTH };
 
 /** secp256k1fx type IDs, the same in the AVM and platform codecs. */
 export const SECP256K1FX_TYPE_ID = {
