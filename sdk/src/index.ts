@@ -23,4 +23,5 @@ export * from './vm/context.js';
 export { serializer } from './vm/serializer.js';
 export * from './vm/vm.js';
 export * from './vm/event-waiter.js';
+export * from './vm/bookkeeping.js';
 export * from './ipc/reader.js';

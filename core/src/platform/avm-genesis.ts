@@ -1,25 +1,20 @@
 /**
- * The AVM's genesis format (reference §4.4), as far as a network genesis needs it: build the genesis
- * of fixed-cap assets, and read back each asset's alias, ID and description.
- *
- *   Genesis{Txs []GenesisAsset{Alias string, CreateAssetTx}}   (assets sorted by alias)
- *   CreateAssetTx{NetID u32 (0), BCID [32] (empty), Outs [], Ins [], Name string, Symbol string,
- *                 Denomination u8, States []InitialState{FxID u32, Outs []interface}}
- *
- * Asset ID = SHA-256(u32(1) ‖ CreateAssetTx bytes ‖ u32(0)): the ID of a Tx with no credentials.
+ * What a network genesis needs of the AVM's genesis format (the sdk's shared component,
+ * `@cornice/sdk/components`, the one the asset VM reads): build the genesis of fixed-cap assets, and
+ * read back each asset's alias, ID and description.
  */
-import { Id, NodeError, ShortId, compareBytes, concatBytes, sha256, utf8Encode, type Reader, type Writer } from '@cornice/sdk';
-import { readAll, withCodecErrors, writeAll } from './bounded.js';
-import type { TransferableOutput } from './model.js';
+import { Id, NodeError, ShortId, compareBytes, type Writer } from '@cornice/sdk';
 import {
-  MIN_SIZE,
-  SECP_TYPE_ID,
-  readOutputOwners,
-  readTransferOutput,
-  readTransferableInput,
-  readTransferableOutput,
-  writeTransferOutput,
-} from './secp256k1fx.js';
+  assetIdOf,
+  readAvmGenesis,
+  writeAvmGenesis,
+  writeOutput,
+  type CreateAssetTx,
+  type Output,
+  type TransferOutput,
+} from '@cornice/sdk/components';
+import { readAll, withCodecErrors, writeAll } from './bounded.js';
+import { readFxTypeId } from './codec.js';
 
 export type AvmGenesisErrorCode =
   /** Bytes that are not an AVM genesis. */
@@ -44,9 +39,7 @@ export interface FixedCapAsset {
 }
 
 /** A secp256k1fx output of an initial state: a TransferOutput (7) or a MintOutput (6). */
-export type GenesisOutput =
-  | ({ kind: 'transfer' } & Omit<TransferableOutput, 'assetId'>)
-  | { kind: 'mint'; threshold: number; addresses: ShortId[] };
+export type GenesisOutput = Output;
 
 export interface GenesisAsset {
   alias: string;
@@ -79,68 +72,44 @@ function checkAsset(a: FixedCapAsset): void {
 
 const codecErrors = <T>(step: () => T): T => withCodecErrors(step, (message, data) => new AvmGenesisError('Malformed', message, data));
 
-/** The bytes of one holder's output as an interface value: type ID 7 + TransferOutput (what outputs sort by). */
-function holderOutput(h: FixedCapAsset['holders'][number]): Uint8Array {
-  return writeAll((w) => {
-    w.u32(SECP_TYPE_ID.transferOutput);
-    writeTransferOutput(w, { amount: h.amount, locktime: 0n, threshold: 1, addresses: [h.address] });
-  });
-}
+const holderOutput = (h: FixedCapAsset['holders'][number]): TransferOutput => ({ kind: 'transfer', amount: h.amount, locktime: 0n, threshold: 1, addresses: [h.address] });
+
+/** The bytes of an output as an interface value (type ID + fields): what initial-state outputs sort by. */
+const outputBytes = (out: Output): Uint8Array => writeAll((w: Writer) => writeOutput(w, out));
 
 /** The CreateAssetTx of a fixed-cap asset in a genesis: NetID 0, BCID empty, one initial state of FxID 0. */
-function writeCreateAssetTx(w: Writer, a: FixedCapAsset): void {
-  w.u32(0).id(Id.empty).u32(0).u32(0).str(a.name).str(a.symbol).u8(a.denomination);
-  const outs = a.holders.map(holderOutput).sort(compareBytes);
-  w.u32(1).u32(0).array(outs, (w2, o) => w2.fixedBytes(o));
+function createAssetTx(a: FixedCapAsset): CreateAssetTx {
+  const outs = a.holders.map(holderOutput).map((out) => ({ out, bytes: outputBytes(out) }));
+  outs.sort((x, y) => compareBytes(x.bytes, y.bytes));
+  return {
+    kind: 'createAsset',
+    networkId: 0,
+    chainId: Id.empty,
+    outs: [],
+    ins: [],
+    name: a.name,
+    symbol: a.symbol,
+    denomination: a.denomination,
+    states: [{ fxIndex: 0, outs: outs.map((o) => o.out) }],
+  };
 }
 
 /** The AVM genesis bytes of these assets (sorted by alias). AvmGenesisError('InvalidAsset') for an asset the AVM would refuse. */
 export function buildAvmGenesis(assets: readonly FixedCapAsset[]): Uint8Array {
   for (const a of assets) checkAsset(a);
-  const sorted = [...assets].sort((x, y) => compareBytes(utf8Encode(x.alias), utf8Encode(y.alias)));
-  return codecErrors(() =>
-    writeAll((w) =>
-      w.array(sorted, (w2, a) => {
-        w2.str(a.alias);
-        writeCreateAssetTx(w2, a);
-      }),
-    ),
-  );
-}
-
-/** Asset ID = the ID of the Tx holding the CreateAssetTx with no credentials. */
-export function assetIdOf(createAssetTxBytes: Uint8Array): Id {
-  const txTypeId = new Uint8Array([0, 0, 0, 1]);
-  const noCredentials = new Uint8Array(4);
-  return Id.fromBytes(sha256(concatBytes(txTypeId, createAssetTxBytes, noCredentials)));
-}
-
-function readGenesisOutput(r: Reader): GenesisOutput {
-  const at = r.offset;
-  const typeId = r.u32();
-  if (typeId === SECP_TYPE_ID.transferOutput) return { kind: 'transfer', ...readTransferOutput(r) };
-  if (typeId === SECP_TYPE_ID.mintOutput) return { kind: 'mint', ...readOutputOwners(r) };
-  throw new AvmGenesisError('Malformed', `an initial state output has type ID ${typeId}; expected 6 or 7`, { offset: at });
-}
-
-/** Reads one GenesisAsset; `bytes` is the whole input (the asset ID hashes a slice of it). */
-function readGenesisAsset(r: Reader, bytes: Uint8Array): GenesisAsset {
-  const alias = r.str();
-  const start = r.offset;
-  r.u32(); // NetID
-  r.id(); // BCID
-  r.array(readTransferableOutput, { minItemSize: MIN_SIZE.transferableOutput });
-  r.array(readTransferableInput, { minItemSize: MIN_SIZE.transferableInput });
-  const name = r.str();
-  const symbol = r.str();
-  const denomination = r.u8();
-  // InitialState{FxID u32, Outs []interface}: at least an FxID and a count each; an output at least its type ID and owners.
-  const states = r.array((r2) => ({ fxId: r2.u32(), outs: r2.array(readGenesisOutput, { minItemSize: 4 + 4 + 4 }) }), { minItemSize: 8 });
-  const assetId = assetIdOf(bytes.subarray(start, r.offset));
-  return { alias, assetId, name, symbol, denomination, outputs: states.flatMap((s) => s.outs) };
+  return codecErrors(() => writeAll((w) => writeAvmGenesis(w, assets.map((a) => ({ alias: a.alias, tx: createAssetTx(a) })))));
 }
 
 /** The assets of an AVM genesis. AvmGenesisError('Malformed') when the bytes are not one. */
 export function parseAvmGenesis(bytes: Uint8Array): GenesisAsset[] {
-  return codecErrors(() => readAll(bytes, (r) => r.array((r2) => readGenesisAsset(r2, bytes), { minItemSize: 2 + 4 + 32 + 4 + 4 + 2 + 2 + 1 + 4 })));
+  return codecErrors(() =>
+    readAll(bytes, (r) => readAvmGenesis(r, readFxTypeId)).map(({ alias, tx }) => ({
+      alias,
+      assetId: assetIdOf(tx),
+      name: tx.name,
+      symbol: tx.symbol,
+      denomination: tx.denomination,
+      outputs: tx.states.flatMap((s) => s.outs),
+    })),
+  );
 }

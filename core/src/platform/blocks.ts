@@ -7,13 +7,13 @@
  * `h ‖ height u64` -> blockID; `l` -> last accepted blockID; `g` -> SHA-256 of the genesis the chain
  * was made from.
  */
-import { Id, Reader, Writer, concatBytes, type Block, type KeyValueStore, type WriteBatch } from '@cornice/sdk';
+import { BlockBase, Id, Reader, Writer, concatBytes, type Block, type BlockHost as SdkBlockHost, type BlockStatus, type KeyValueStore, type WriteBatch } from '@cornice/sdk';
 import type { ProposalOutcomes } from './executor.js';
 import type { PlatformBlockFields } from './model.js';
 import { PlatformError } from './errors.js';
 import type { StateDiff } from './state.js';
 
-export type BlockStatus = 'processing' | 'accepted' | 'rejected';
+export type { BlockStatus } from '@cornice/sdk';
 
 /**
  * The height of a block whose parent is not known yet: above every real height, so the engine holds
@@ -21,16 +21,14 @@ export type BlockStatus = 'processing' | 'accepted' | 'rejected';
  */
 export const UNKNOWN_HEIGHT = Number.MAX_SAFE_INTEGER;
 
-export interface BlockHost {
+/** What a block asks of the VM that made it: its decisions (the sdk's BlockHost), and its parent's height. */
+export interface BlockHost extends SdkBlockHost<PlatformBlock> {
   /** The height of a verified or last accepted block, if the host has it in memory. */
   heightOf(id: Id): number | undefined;
-  verify(block: PlatformBlock): Promise<void>;
-  accept(block: PlatformBlock): Promise<void>;
-  reject(block: PlatformBlock): Promise<void>;
 }
 
-export class PlatformBlock implements Block {
-  status: BlockStatus;
+/** A platform block; its status and verify/accept/reject handed to the VM are the sdk's BlockBase. */
+export class PlatformBlock extends BlockBase<PlatformBlock> implements Block {
   /** -1 while the parent is unknown (block bytes hold no height: it is the parent's + 1). */
   #height: number;
   /** Chain time after this block (unix seconds); known once verified. */
@@ -39,7 +37,6 @@ export class PlatformBlock implements Block {
   diff: StateDiff | undefined;
   /** Proposal blocks: the Commit and Abort states. */
   outcomes: ProposalOutcomes | undefined;
-  verified: boolean;
 
   constructor(
     private readonly host: BlockHost,
@@ -49,9 +46,8 @@ export class PlatformBlock implements Block {
     height: number,
     status: BlockStatus,
   ) {
+    super(host, status);
     this.#height = height;
-    this.status = status;
-    this.verified = status === 'accepted';
   }
 
   get height(): number {
@@ -79,17 +75,6 @@ export class PlatformBlock implements Block {
     return this.fields.kind !== 'proposal';
   }
 
-  verify(): Promise<void> {
-    return this.host.verify(this);
-  }
-
-  accept(): Promise<void> {
-    return this.host.accept(this);
-  }
-
-  reject(): Promise<void> {
-    return this.host.reject(this);
-  }
 }
 
 const BLOCK = 0x62; // b

@@ -7,15 +7,40 @@
  * - Tx ID (`txId`): SHA-256 of the unsigned and signature fields WITHOUT a type ID.
  * - Block bytes: u32 block type ID + fields (a tx inside as an interface: signed type ID + fields);
  *   block ID = SHA-256(block bytes).
+ * - The secp256k1fx values, transferable outputs and inputs and UTXOs are the sdk's shared
+ *   components (`@cornice/sdk/components`), the asset VM's own: read here with this codec's
+ *   type-ID check (`readFxTypeId`).
  *
  * Decoding is bounded (256 KiB per value, counts checked against the input before allocating) and
  * rejects trailing bytes; every failure is PlatformError('Malformed') with the codec's text.
  */
-import { Id, sha256, type Reader, type Writer } from '@cornice/sdk';
+import { CodecError, Id, sha256, type Reader, type Writer } from '@cornice/sdk';
 import { readAll, withCodecErrors, writeAll } from './bounded.js';
 import { PlatformError } from './errors.js';
 import {
+  AVAX_MIN_SIZE,
+  SECP256K1FX_MIN_SIZE,
+  SECP256K1FX_TYPE_ID,
   SIGNATURE_LENGTH,
+  readCredential,
+  readSignature,
+  readSignatures,
+  readTransferableInput,
+  readTransferableOutput,
+  readUtxo,
+  utxoIdOf,
+  writeCredential,
+  writeSignature,
+  writeSignatures,
+  writeTransferableInput,
+  writeTransferableOutput,
+  writeUtxo,
+  type TransferOutput,
+  type TypeIdReader,
+  type TypeIdSlot,
+  type Utxo,
+} from '@cornice/sdk/components';
+import {
   type AddDefaultSubnetDelegatorTx,
   type AddDefaultSubnetValidatorTx,
   type AddNonDefaultSubnetValidatorTx,
@@ -27,24 +52,38 @@ import {
   type PlatformBlockFields,
   type PlatformTx,
 } from './model.js';
-import {
-  MIN_SIZE,
-  readCredential,
-  readSignature,
-  readSignatures,
-  readTransferableInput,
-  readTransferableOutput,
-  readUtxo,
-  writeCredential,
-  writeSignature,
-  writeSignatures,
-  writeTransferableInput,
-  writeTransferableOutput,
-  writeUtxo,
-  type Utxo,
-} from './secp256k1fx.js';
 
-export { utxoId, type Utxo } from './secp256k1fx.js';
+/** A UTXO in shared memory as this chain reads it: of a TransferOutput. */
+export type PlatformUtxo = Utxo<TransferOutput>;
+
+/** UTXO ID (the reference's InputID) = SHA-256(u64 BE outputIndex ‖ txID). */
+export function utxoId(txId: Id, outputIndex: number): Id {
+  return utxoIdOf(txId, outputIndex);
+}
+
+/** What this codec's errors call the value in each slot of a shared component, and the type IDs it takes there. */
+const FX_SLOTS: Readonly<Record<TypeIdSlot, { what: string; allowed?: readonly number[] }>> = {
+  tx: { what: 'a tx' },
+  txOutput: { what: 'an output' },
+  txInput: { what: 'an input' },
+  /** A UTXO this chain reads holds a TransferOutput (the AVM's may hold a MintOutput). */
+  utxoOutput: { what: 'an output', allowed: [SECP256K1FX_TYPE_ID.transferOutput] },
+  initialStateOutput: { what: 'an initial state output' },
+  operation: { what: 'an operation' },
+  credential: { what: 'a credential' },
+};
+
+/** The u32 type ID of a shared component's interface value: CodecError `<what> has type ID N; expected M` for another. */
+export const readFxTypeId: TypeIdReader = (r, allowed, slot) => {
+  const at = r.offset;
+  const typeId = r.u32();
+  const { what, allowed: narrowed } = FX_SLOTS[slot];
+  const expected = narrowed ?? allowed;
+  if (!expected.includes(typeId)) {
+    throw new CodecError('Invalid', `${what} has type ID ${typeId}; expected ${expected.join(' or ')}`, { offset: at });
+  }
+  return typeId;
+};
 
 /** Block type IDs (reference §6.2). */
 export const BLOCK_TYPE_ID = { proposal: 0, abort: 1, commit: 2, standard: 3, atomic: 4 } as const;
@@ -205,9 +244,9 @@ const TX_FORMATS: { readonly [K in TxKind]: TxFormat<TxOf<K>> } = {
       networkId: r.u32(),
       nonce: r.u64(),
       account: r.shortId(),
-      ins: r.array(readTransferableInput, { minItemSize: MIN_SIZE.transferableInput }),
+      ins: r.array((r2) => readTransferableInput(r2, readFxTypeId), { minItemSize: AVAX_MIN_SIZE.transferableInput }),
       sig: readSignature(r),
-      creds: r.array(readCredential, { minItemSize: MIN_SIZE.credential }),
+      creds: r.array((r2) => readCredential(r2, readFxTypeId), { minItemSize: SECP256K1FX_MIN_SIZE.credential }),
     }),
   },
   export: {
@@ -222,7 +261,7 @@ const TX_FORMATS: { readonly [K in TxKind]: TxFormat<TxOf<K>> } = {
       kind: 'export',
       networkId: r.u32(),
       nonce: r.u64(),
-      outs: r.array(readTransferableOutput, { minItemSize: MIN_SIZE.transferableOutput }),
+      outs: r.array((r2) => readTransferableOutput(r2, readFxTypeId), { minItemSize: AVAX_MIN_SIZE.transferableOutput }),
       sig: readSignature(r),
     }),
   },
@@ -431,11 +470,11 @@ export function blockIdOf(bytes: Uint8Array): Id {
 }
 
 /** The bytes of a UTXO (reference §4.2) as shared memory holds them. */
-export function encodeUtxo(u: Utxo): Uint8Array {
+export function encodeUtxo(u: PlatformUtxo): Uint8Array {
   return encodeAll((w) => writeUtxo(w, u));
 }
 
 /** A UTXO from its bytes; PlatformError('Malformed') otherwise (an output other than a TransferOutput included). */
-export function decodeUtxo(bytes: Uint8Array): Utxo {
-  return decodeAll(bytes, readUtxo);
+export function decodeUtxo(bytes: Uint8Array): PlatformUtxo {
+  return decodeAll(bytes, (r) => readUtxo(r, readFxTypeId) as PlatformUtxo);
 }

@@ -168,7 +168,7 @@ export function checkSyntax(tx: IssuableTx, networkId: number): void {
       return;
     case 'export':
       if (tx.outs.length === 0) invalid('an export needs at least one output');
-      for (const o of tx.outs) {
+      for (const { out: o } of tx.outs) {
         if (o.amount <= 0n) invalid('amount must be >0');
         if (o.threshold < 1 || o.threshold > o.addresses.length) invalid('output threshold must be between 1 and its number of addresses');
         for (let i = 1; i < o.addresses.length; i++) if (o.addresses[i - 1]!.compare(o.addresses[i]!) >= 0) invalid('output addresses must be sorted and unique');
@@ -255,22 +255,23 @@ async function applyImport(tx: ImportTx, diff: StateDiff, c: ExecutorContext, at
     if (!bytes) return invalid(`missing utxo ${input.txId}:${input.outputIndex}`);
     const utxo = decodeUtxo(bytes);
     const out = utxo.out;
-    if (!input.assetId.equals(atomic.assetId) || !out.assetId.equals(atomic.assetId)) invalid(`input ${i} is not of the native asset`);
-    if (out.amount !== input.amount) invalid(`input ${i} spends ${input.amount} but the utxo holds ${out.amount}`);
+    const { amount, sigIndices } = input.input;
+    if (!input.assetId.equals(atomic.assetId) || !utxo.assetId.equals(atomic.assetId)) invalid(`input ${i} is not of the native asset`);
+    if (out.amount !== amount) invalid(`input ${i} spends ${amount} but the utxo holds ${out.amount}`);
     if (out.locktime > BigInt(diff.timestamp())) invalid('output is time locked');
     const cred = tx.creds[i]!;
-    if (cred.sigs.length !== input.sigIndices.length || input.sigIndices.length !== out.threshold) {
+    if (cred.sigs.length !== sigIndices.length || sigIndices.length !== out.threshold) {
       invalid(`input ${i} needs ${out.threshold} signatures`);
     }
     for (let j = 0; j < cred.sigs.length; j++) {
-      const index = input.sigIndices[j]!;
-      if (j > 0 && index <= input.sigIndices[j - 1]!) invalid(`input ${i}: signature indices must be sorted and unique`);
+      const index = sigIndices[j]!;
+      if (j > 0 && index <= sigIndices[j - 1]!) invalid(`input ${i}: signature indices must be sorted and unique`);
       const owner = out.addresses[index];
       if (!owner) return invalid(`input ${i}: signature index ${index} is out of range`);
       if (!signerOf(tx, cred.sigs[j]!, `credential ${i}`).equals(owner)) invalid(`input ${i}: signature ${j} is not from the utxo's owner`);
     }
     diff.consume(id);
-    total += input.amount;
+    total += amount;
   }
   await spend(diff, payer, tx.nonce, 0n);
   await credit(diff, tx.account, total);
@@ -280,13 +281,13 @@ async function applyExport(tx: ExportTx, diff: StateDiff, atomic: { chainId: Id;
   let total = 0n;
   for (const o of tx.outs) {
     if (!o.assetId.equals(atomic.assetId)) invalid(`only the native asset ${atomic.assetId} can be exported`);
-    total += o.amount;
+    total += o.out.amount;
   }
   await spend(diff, payerOf(tx), tx.nonce, total);
   const id = idOf(tx);
-  tx.outs.forEach((out, i) => {
+  tx.outs.forEach(({ assetId, out }, i) => {
     const utxoId = utxoIdOf(id, i);
-    diff.exportUtxo({ utxoId, bytes: encodeUtxo({ txId: id, outputIndex: i, out }) });
+    diff.exportUtxo({ utxoId, bytes: encodeUtxo({ txId: id, outputIndex: i, assetId, out }) });
   });
 }
 

@@ -5,6 +5,10 @@
  * amounts and nonces bigint.
  */
 import { Id, type ShortId } from '@cornice/sdk';
+import { SIGNATURE_LENGTH, type Credential, type TransferableInput, type TransferableOutput, type TransferOutput } from '@cornice/sdk/components';
+
+/** The secp256k1fx values the atomic txs carry: the sdk's shared components, the asset VM's own. */
+export { SIGNATURE_LENGTH, type Credential, type TransferableInput, type TransferableOutput, type TransferOutput } from '@cornice/sdk/components';
 
 /** The Default Subnet's ID, and the platform chain's own ID: 32 zero bytes (reference §2.2). */
 export const DEFAULT_SUBNET_ID = Id.empty;
@@ -23,7 +27,6 @@ export const NUMBER_OF_SHARES = 1_000_000;
 /** Control keys per subnet, at most (reference create_subnet_tx.go). */
 export const MAX_CONTROL_KEYS_THRESHOLD = 25;
 export const TX_FEE = 0n;
-export const SIGNATURE_LENGTH = 65;
 /** A signature slot not filled yet (an unsigned tx carries 65 zero bytes). */
 export const EMPTY_SIGNATURE = new Uint8Array(SIGNATURE_LENGTH);
 
@@ -99,29 +102,6 @@ export interface CreateChainTx {
   payerSig: Uint8Array;
 }
 
-/** An secp256k1fx TransferOutput of an asset (AVM type ID 7), as exported to shared memory. */
-export interface TransferableOutput {
-  assetId: Id;
-  amount: bigint;
-  locktime: bigint;
-  threshold: number;
-  addresses: ShortId[];
-}
-
-/** An secp256k1fx TransferInput (AVM type ID 5) spending a UTXO in shared memory. */
-export interface TransferableInput {
-  txId: Id;
-  outputIndex: number;
-  assetId: Id;
-  amount: bigint;
-  sigIndices: number[];
-}
-
-/** An secp256k1fx Credential (AVM type ID 9). */
-export interface Credential {
-  sigs: Uint8Array[];
-}
-
 export interface ImportTx {
   kind: 'import';
   networkId: number;
@@ -136,7 +116,8 @@ export interface ExportTx {
   kind: 'export';
   networkId: number;
   nonce: bigint;
-  outs: TransferableOutput[];
+  /** TransferOutputs of assets, exported to shared memory. */
+  outs: TransferableOutput<TransferOutput>[];
   sig: Uint8Array;
 }
 

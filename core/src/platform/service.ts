@@ -311,7 +311,7 @@ export function platformService(backend: PlatformBackend, opts: PlatformServiceO
         kind: 'export',
         networkId: backend.networkId,
         nonce,
-        outs: [{ assetId: peer.assetId, amount, locktime: 0n, threshold: 1, addresses: [to] }],
+        outs: [{ assetId: peer.assetId, out: { kind: 'transfer', amount, locktime: 0n, threshold: 1, addresses: [to] } }],
         sig: EMPTY_SIGNATURE.slice(),
       });
     },
@@ -428,16 +428,16 @@ async function spendableInputs(backend: PlatformBackend, assetId: Id, to: ShortI
     }
     const out = utxo.out;
     const index = out.addresses.findIndex((a) => a.equals(to));
-    if (!out.assetId.equals(assetId) || out.threshold !== 1 || index < 0 || out.locktime > now || out.amount === 0n) continue;
-    found.push({ txId: utxo.txId, outputIndex: utxo.outputIndex, assetId, amount: out.amount, sigIndices: [index] });
+    if (!utxo.assetId.equals(assetId) || out.threshold !== 1 || index < 0 || out.locktime > now || out.amount === 0n) continue;
+    found.push({ txId: utxo.txId, outputIndex: utxo.outputIndex, assetId, input: { amount: out.amount, sigIndices: [index] } });
     if (found.length > 4 * MAX_IMPORT_INPUTS) found = found.sort(byOrder).slice(0, MAX_IMPORT_INPUTS); // bounded memory
   }
   const ins: TransferableInput[] = [];
   let total = 0n;
   for (const input of found.sort(byOrder)) {
     if (ins.length === MAX_IMPORT_INPUTS) break;
-    if (total + input.amount > U64_MAX) continue;
-    total += input.amount;
+    if (total + input.input.amount > U64_MAX) continue;
+    total += input.input.amount;
     ins.push(input);
   }
   return ins;

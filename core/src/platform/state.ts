@@ -24,6 +24,7 @@ import {
   type SubnetRecord,
   type TimedTx,
   type TransferableOutput,
+  type TransferOutput,
 } from './model.js';
 
 const ACCOUNT = 0x61; // a
@@ -334,6 +335,6 @@ function decodeChain(id: Id, v: Uint8Array): ChainRecord {
 }
 
 /** The sum an export sends (its outputs of one asset). */
-export function exportedAmount(outs: readonly TransferableOutput[]): bigint {
-  return outs.reduce((sum, o) => sum + o.amount, 0n);
+export function exportedAmount(outs: readonly TransferableOutput<TransferOutput>[]): bigint {
+  return outs.reduce((sum, o) => sum + o.out.amount, 0n);
 }

@@ -8,6 +8,7 @@
  * subnet's current validators, once at initialize and after every accepting batch is durable.
  */
 import {
+  BlockMap,
   EventWaiter,
   serializer,
   Id,
@@ -94,8 +95,8 @@ export class PlatformVM implements BlockHost, PlatformBackend {
   #state!: AcceptedState;
   #lastAccepted!: PlatformBlock;
   #preferred!: Id;
-  /** Blocks verified and not decided, and the last accepted one. */
-  readonly #live = new Map<string, PlatformBlock>();
+  /** Blocks verified and not decided, and the last accepted one (a parsed block is held once verified). */
+  readonly #live = new BlockMap<PlatformBlock>();
   /** Proposal ID -> the option (commit or abort) built or verified on it. */
   readonly #options = new Map<string, PlatformBlock>();
   readonly #mempool: Mempool;
@@ -132,7 +133,7 @@ export class PlatformVM implements BlockHost, PlatformBackend {
     await this.#state.load();
     const lastId = (await this.#blocks.lastAccepted())!;
     this.#lastAccepted = await this.#loadAccepted(lastId);
-    this.#live.set(lastId.key, this.#lastAccepted);
+    this.#live.add(this.#lastAccepted);
     this.#preferred = lastId;
     const avm = (await this.#state.chains()).find((c) => c.vmId.equals(AVM_ID) && c.subnetId.equals(DEFAULT_SUBNET_ID));
     this.#atomic = avm && this.deps.nativeAssetId ? { chainId: avm.id, assetId: this.deps.nativeAssetId } : undefined;
@@ -406,7 +407,7 @@ export class PlatformVM implements BlockHost, PlatformBackend {
     block.height = parent.height + 1;
     block.timestamp = (block.diff ?? parentState()).timestamp();
     block.verified = true;
-    this.#live.set(block.id.key, block);
+    this.#live.add(block);
   }
 
   async accept(block: PlatformBlock): Promise<void> {

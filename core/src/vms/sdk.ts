@@ -91,7 +91,8 @@ let fallbackRegistered = false;
  */
 export async function useNodeSdkFallback(entry: string): Promise<void> {
   if (fallbackRegistered || canResolveSdk(entry)) return;
-  const data: SdkHookData = { sdkUrl: (await nodeSdk()).url };
+  const subpath = `${SDK_PACKAGE}/components`;
+  const data: SdkHookData = { sdkUrl: (await nodeSdk()).url, subpathUrls: { [subpath]: import.meta.resolve(subpath) } };
   register(new URL('./sdk-hook.js', import.meta.url), { data });
   fallbackRegistered = true;
 }

@@ -1,36 +1,17 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { Id, ShortId, Writer, concatBytes, hasErrorCode, toHex, vmIdFromName } from '@cornice/sdk';
-import { assetIdOf, buildAvmGenesis, parseAvmGenesis, type FixedCapAsset } from '../../src/platform/avm-genesis.js';
+import { Id, ShortId, Writer, concatBytes, hasErrorCode, vmIdFromName } from '@cornice/sdk';
+import { buildAvmGenesis, parseAvmGenesis, type FixedCapAsset } from '../../src/platform/avm-genesis.js';
 import { genesisChainId } from '../../src/platform/genesis.js';
 import { EWOQ_ADDRESS, plain, shortId } from './samples.js';
 
 const ewoq = ShortId.fromString(EWOQ_ADDRESS);
 const AVA: FixedCapAsset = { alias: 'AVA', name: 'AVA', symbol: 'AVA', denomination: 9, holders: [{ address: ewoq, amount: 45_000_000_000_000_000n }] };
 
-test('the local X-Chain genesis: the layout the reference makes, asset n8XH5JY…, chain 4R5p2RX…', () => {
+// The genesis layout and the AVA asset ID are the shared component's vector (sdk/test/components):
+// here, what the node builds and reads of it.
+test('the local X-Chain genesis: the AVA asset n8XH5JY… read back; chain 4R5p2RX…', () => {
   const bytes = buildAvmGenesis([AVA]);
-  const expected = new Writer()
-    .u32(1)
-    .str('AVA')
-    .u32(0)
-    .id(Id.empty)
-    .u32(0)
-    .u32(0)
-    .str('AVA')
-    .str('AVA')
-    .u8(9)
-    .u32(1)
-    .u32(0)
-    .u32(1)
-    .u32(7)
-    .u64(45_000_000_000_000_000n)
-    .u64(0n)
-    .u32(1)
-    .u32(1)
-    .shortId(ewoq)
-    .finish();
-  assert.is(toHex(bytes), toHex(expected));
   const [asset] = parseAvmGenesis(bytes);
   assert.is(asset!.assetId.toString(), 'n8XH5JY1EX5VYqDeAhB4Zd4GKxi9UNQy6oPpMsCAj1Q6xkiiL');
   assert.equal(plain({ ...asset, assetId: undefined }), plain({
@@ -48,7 +29,6 @@ test('the local X-Chain genesis: the layout the reference makes, asset n8XH5JY�
     genesis: bytes,
   });
   assert.is(xChain.toString(), '4R5p2RXDGLqaifZE4hHWH9owe34pfoBULn1DrQTWivjg8o4aH');
-  assert.is(assetIdOf(bytes.subarray(4 + 2 + 3)).toString(), asset!.assetId.toString());
 });
 
 test('assets are sorted by alias and outputs by their bytes; each asset ID hashes its own CreateAssetTx', () => {

@@ -95,7 +95,7 @@ async function verifyPreferAccept(h: Harness, b: Block): Promise<void> {
 
 function exportTx(nonce: bigint, amount = 1_000n): ExportTx {
   const to = ShortId.fromBytes(new Uint8Array(20).fill(0x21));
-  return signed({ kind: 'export', networkId: NETWORK_ID, nonce, outs: [{ assetId: NATIVE_ASSET, amount, locktime: 0n, threshold: 1, addresses: [to] }], sig: EMPTY_SIGNATURE } as IssuableTx) as ExportTx;
+  return signed({ kind: 'export', networkId: NETWORK_ID, nonce, outs: [{ assetId: NATIVE_ASSET, out: { kind: 'transfer', amount, locktime: 0n, threshold: 1, addresses: [to] } }], sig: EMPTY_SIGNATURE } as IssuableTx) as ExportTx;
 }
 
 const decision = (tx: IssuableTx) => tx as DecisionTx;

@@ -198,8 +198,8 @@ export async function exportFromX(h: Harness, owner: ShortId, amount: bigint, se
   const xShared = sharedMemoryFor(new PrefixedStore(h.root, 'shared'), h.xChainId);
   const xDb = new PrefixedStore(new PrefixedStore(h.root, 'chains'), h.xChainId.bytes);
   const batch = xDb.batch();
-  const out = { assetId: NATIVE_ASSET, amount, locktime: 0n, threshold: 1, addresses: [owner] };
-  xShared.apply(PLATFORM_CHAIN_ID, { put: [[utxoId(xTx, 0).bytes, encodeUtxo({ txId: xTx, outputIndex: 0, out })]] }, batch);
+  const out = { kind: 'transfer' as const, amount, locktime: 0n, threshold: 1, addresses: [owner] };
+  xShared.apply(PLATFORM_CHAIN_ID, { put: [[utxoId(xTx, 0).bytes, encodeUtxo({ txId: xTx, outputIndex: 0, assetId: NATIVE_ASSET, out })]] }, batch);
   await batch.write();
   return xTx;
 }
@@ -212,7 +212,7 @@ export function importTx(o: { xTx: Id; amount: bigint; owner: PrivateKey; payer?
     networkId: NETWORK_ID,
     nonce: o.nonce ?? 1n,
     account: payer.address,
-    ins: [{ txId: o.xTx, outputIndex: 0, assetId: NATIVE_ASSET, amount: o.amount, sigIndices: [0] }],
+    ins: [{ txId: o.xTx, outputIndex: 0, assetId: NATIVE_ASSET, input: { amount: o.amount, sigIndices: [0] } }],
     sig: EMPTY_SIGNATURE,
     creds: [{ sigs: [] as Uint8Array[] }],
   } as IssuableTx;

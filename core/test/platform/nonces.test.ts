@@ -17,7 +17,7 @@ function exportTx(nonce: bigint, amount = 1_000n): IssuableTx {
     kind: 'export',
     networkId: NETWORK_ID,
     nonce,
-    outs: [{ assetId: NATIVE_ASSET, amount, locktime: 0n, threshold: 1, addresses: [to] }],
+    outs: [{ assetId: NATIVE_ASSET, out: { kind: 'transfer', amount, locktime: 0n, threshold: 1, addresses: [to] } }],
     sig: EMPTY_SIGNATURE,
   } as IssuableTx);
 }

@@ -4,17 +4,18 @@ import { ShortId, cb58Decode, recoverAddress, type Id } from '@cornice/sdk';
 import { nativeMethodAliases as nativeAliases } from '@cornice/sdk';
 import { platformApi, platformApiWithSymbol } from '../../src/platform/api.js';
 import { decodeTx, encodeUtxo, unsignedTxBytes, utxoId } from '../../src/platform/codec.js';
-import { EMPTY_SIGNATURE, type ExportTx, type ImportTx, type TransferableOutput } from '../../src/platform/model.js';
+import { EMPTY_SIGNATURE, type ExportTx, type ImportTx, type TransferOutput } from '../../src/platform/model.js';
 import { MAX_IMPORT_INPUTS } from '../../src/platform/service.js';
 import { NOW, PASSWORD, harness, type FakeBackend } from './fake-backend.js';
 import { EWOQ_ADDRESS, EWOQ_KEY, id, plain, shortId } from './samples.js';
 
 const EWOQ = ShortId.fromString(EWOQ_ADDRESS);
 
-function utxo(b: FakeBackend, label: string, index: number, out: Partial<TransferableOutput>): void {
+function utxo(b: FakeBackend, label: string, index: number, out: Partial<Omit<TransferOutput, 'kind'>> & { assetId?: Id }): void {
   const txId = id(label);
-  const full: TransferableOutput = { assetId: b.peer!.assetId, amount: 1_000n, locktime: 0n, threshold: 1, addresses: [EWOQ], ...out };
-  b.utxos.push([utxoId(txId, index).bytes, encodeUtxo({ txId, outputIndex: index, out: full })]);
+  const { assetId = b.peer!.assetId, ...fields } = out;
+  const full: TransferOutput = { kind: 'transfer', amount: 1_000n, locktime: 0n, threshold: 1, addresses: [EWOQ], ...fields };
+  b.utxos.push([utxoId(txId, index).bytes, encodeUtxo({ txId, outputIndex: index, assetId, out: full })]);
 }
 
 test('the declaration: every SPEC method; the native-token methods also under the symbol', () => {
@@ -59,7 +60,7 @@ test('exportNATIVE and exportAVA: an unsigned ExportTx of one native-token outpu
     kind: 'export',
     networkId: 12345,
     nonce: 2n,
-    outs: [{ assetId: h.backend.peer!.assetId, amount: 5_000n, locktime: 0n, threshold: 1, addresses: [to] }],
+    outs: [{ assetId: h.backend.peer!.assetId, out: { kind: 'transfer', amount: 5_000n, locktime: 0n, threshold: 1, addresses: [to] } }],
     sig: EMPTY_SIGNATURE,
   }));
   assert.equal((await h.call('exportAVA', { to: to.toString(), amount: 5000, payerNonce: '2' })).result, reply);
@@ -98,7 +99,7 @@ test("importNATIVE and importAVA: sweep the native UTXOs `to` alone can spend, s
 
   const reply = await h.client.importNATIVE({ username: 'bob', password: PASSWORD, to: EWOQ_ADDRESS, payerNonce: 1 });
   const tx = decodeTx(cb58Decode(reply.tx)) as ImportTx;
-  const input = (label: string, index: number, amount: bigint, sigIndex: number) => ({ txId: id(label), outputIndex: index, assetId: b.peer!.assetId, amount, sigIndices: [sigIndex] });
+  const input = (label: string, index: number, amount: bigint, sigIndex: number) => ({ txId: id(label), outputIndex: index, assetId: b.peer!.assetId, input: { amount, sigIndices: [sigIndex] } });
   const expectedIns = [input('tx a', 2, 200n, [shortId('someone'), EWOQ].sort((x, y) => x.compare(y)).findIndex((a) => a.equals(EWOQ))), input('tx a', 4, 100n, 0), input('tx b', 1, 300n, 0)].sort(
     (x, y) => x.txId.compare(y.txId) || x.outputIndex - y.outputIndex,
   );
@@ -138,7 +139,7 @@ test('importNATIVE: the inputs sum within a u64', async () => {
   utxo(h.backend, 'big 2', 0, { amount: (1n << 64n) - 1n });
   const tx = decodeTx(cb58Decode((await h.client.importNATIVE({ username: 'bob', password: PASSWORD, to: EWOQ_ADDRESS, payerNonce: 1 })).tx)) as ImportTx;
   assert.is(tx.ins.length, 1);
-  assert.is(tx.ins[0]!.amount, (1n << 64n) - 1n);
+  assert.is(tx.ins[0]!.input.amount, (1n << 64n) - 1n);
 });
 
 test('importNATIVE: refusals (to not held, no funds, no X-Chain, nil to, bad inputs)', async () => {

@@ -204,7 +204,7 @@ test('exportNATIVE puts a UTXO for the X-Chain into shared memory with the accep
     kind: 'export',
     networkId: NETWORK_ID,
     nonce: 1n,
-    outs: [{ assetId: NATIVE_ASSET, amount: 1_000n, locktime: 0n, threshold: 1, addresses: [to] }],
+    outs: [{ assetId: NATIVE_ASSET, out: { kind: 'transfer', amount: 1_000n, locktime: 0n, threshold: 1, addresses: [to] } }],
     sig: EMPTY_SIGNATURE,
   } as IssuableTx);
   const exportId = await h.vm.issueTx(exportTx);
@@ -220,14 +220,14 @@ test('exportNATIVE puts a UTXO for the X-Chain into shared memory with the accep
   const xTx = Id.fromBytes(new Uint8Array(32).fill(0x77));
   const xDb = new PrefixedStore(new PrefixedStore(h.root, 'chains'), h.xChainId.bytes);
   const batch = xDb.batch();
-  xShared.apply(PLATFORM_CHAIN_ID, { put: [[utxoId(xTx, 0).bytes, encodeUtxo({ txId: xTx, outputIndex: 0, out: { assetId: NATIVE_ASSET, amount: 5_000n, locktime: 0n, threshold: 1, addresses: [owner.address] } })]] }, batch);
+  xShared.apply(PLATFORM_CHAIN_ID, { put: [[utxoId(xTx, 0).bytes, encodeUtxo({ txId: xTx, outputIndex: 0, assetId: NATIVE_ASSET, out: { kind: 'transfer', amount: 5_000n, locktime: 0n, threshold: 1, addresses: [owner.address] } })]] }, batch);
   await batch.write();
   const importTx = {
     kind: 'import',
     networkId: NETWORK_ID,
     nonce: 1n,
     account: owner.address,
-    ins: [{ txId: xTx, outputIndex: 0, assetId: NATIVE_ASSET, amount: 5_000n, sigIndices: [0] }],
+    ins: [{ txId: xTx, outputIndex: 0, assetId: NATIVE_ASSET, input: { amount: 5_000n, sigIndices: [0] } }],
     sig: EMPTY_SIGNATURE,
     creds: [{ sigs: [] as Uint8Array[] }],
   } as IssuableTx;

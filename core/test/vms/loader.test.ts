@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Id, InvalidParamsError, defineVM, silentLogger, vmIdFromName, type ChainVM } from '@cornice/sdk';
+import { readUtxo } from '@cornice/sdk/components';
 import { loadVMs, type LoadVMsOptions } from '../../src/vms/loader.js';
 import { VMLoadError } from '../../src/vms/errors.js';
 import { captureLog } from '../helpers/log.js';
@@ -310,6 +311,16 @@ test('a plugin-dir entry without node_modules imports the node’s own @cornice/
   await writeFile(join(p2, ID.sdkvm, 'package.json'), JSON.stringify({ name: 'sdkvm', type: 'module', main: 'vm.js', peerDependencies: { '@cornice/sdk': `^${SDK_VERSION}` } }));
   await fixture('sdkvm.js', join(p2, ID.sdkvm, 'vm.js'));
   assert.is((await loadVMs({ pluginDir: p2, cwd: root, log: silentLogger })).list()[0]!.name, 'sdkvm');
+  // the sdk's subpath entries too (@cornice/sdk/components)
+  const p3 = join(root, 'plugins3');
+  await mkdir(p3);
+  await writeFile(
+    join(p3, `${ID.sdkvm}.js`),
+    "import { defineVM } from '@cornice/sdk';\nimport { readUtxo } from '@cornice/sdk/components';\nexport const vmFactory = defineVM({ name: 'sdkvm', version: '6.0.0', create: () => ({}) });\nexport { readUtxo };\n",
+  );
+  assert.is((await loadVMs({ pluginDir: p3, cwd: root, log: silentLogger })).list()[0]!.name, 'sdkvm');
+  const withComponents = (await import(new URL(`file://${join(p3, `${ID.sdkvm}.js`)}`).href)) as { readUtxo: unknown };
+  assert.is(withComponents.readUtxo, readUtxo);
   // other missing packages are still missing
   await writeFile(join(root, 'other.js'), "import 'no-such-package-anywhere';\nexport const vmFactory = {};\n");
   await loadError({ specifiers: ['./other.js'], cwd: root, log: silentLogger }, 'ImportFailed', /Cannot find package 'no-such-package-anywhere'/);

@@ -5,6 +5,8 @@
  * Storage (ctx.db): b/<id> block bytes, h/<height> id, s/<key> value+height, 'last' last accepted.
  */
 import {
+  BlockBase,
+  BlockMap,
   NodeError,
   NotFoundError,
   Reader,
@@ -14,6 +16,8 @@ import {
   utf8Decode,
   utf8Encode,
   type Block,
+  type BlockHost,
+  type BlockStatus,
   type ChainContext,
   type ChainHandler,
   type ChainVM,
@@ -34,13 +38,16 @@ const k = {
   last: utf8Encode('last'),
 };
 
-class KvBlock implements Block {
+/** The sdk's BlockBase hands verify/accept/reject to the VM (its BlockHost). */
+class KvBlock extends BlockBase<KvBlock> implements Block {
   readonly id: Id;
   constructor(
-    private readonly vm: KvVM,
+    vm: BlockHost<KvBlock>,
     readonly bytes: Uint8Array,
     readonly fields: KvBlockFields,
+    status?: BlockStatus,
   ) {
+    super(vm, status);
     this.id = blockId(bytes);
   }
   get parentId() {
@@ -52,22 +59,14 @@ class KvBlock implements Block {
   get timestamp() {
     return this.fields.timestamp;
   }
-  verify() {
-    return this.vm.verify(this);
-  }
-  accept() {
-    return this.vm.accept(this);
-  }
-  async reject() {
-    this.vm.forget(this);
-  }
 }
 
-export class KvVM implements ChainVM {
+export class KvVM implements ChainVM, BlockHost<KvBlock> {
   #ctx!: ChainContext;
   #last!: KvBlock;
   #preferred!: Id;
-  readonly #undecided = new Map<string, KvBlock>();
+  /** Parsed or built, not decided: one object per ID. */
+  readonly #undecided = new BlockMap<KvBlock>();
   readonly #queue: Put[] = [];
   #wake: (() => void) | undefined;
 
@@ -80,7 +79,7 @@ export class KvVM implements ChainVM {
       // Genesis: height 0, its writes are the genesis bytes as UTF-8 JSON {"key": "value"} (or none).
       const puts = init.genesis.length ? Object.entries(JSON.parse(utf8Decode(init.genesis)) as Record<string, string>).map(([key, value]) => ({ key, value })) : [];
       const fields = { parentId: ctx.chainId, height: 0, timestamp: 0, puts };
-      this.#last = new KvBlock(this, encodeBlock(fields), fields);
+      this.#last = new KvBlock(this, encodeBlock(fields), fields, 'accepted');
       await this.#persist(this.#last);
     }
     this.#preferred = this.#last.id;
@@ -93,21 +92,18 @@ export class KvVM implements ChainVM {
     const parent = await this.getBlock(this.#preferred);
     const timestamp = Math.max(parent.timestamp, Math.floor(this.#ctx.clock.now() / 1000));
     const fields = { parentId: parent.id, height: parent.height + 1, timestamp, puts: this.#queue.splice(0, MAX_PUTS_PER_BLOCK) };
-    const block = new KvBlock(this, encodeBlock(fields), fields);
-    this.#undecided.set(block.id.key, block);
-    return block;
+    return this.#undecided.intern(new KvBlock(this, encodeBlock(fields), fields));
   }
 
   async parseBlock(bytes: Uint8Array): Promise<Block> {
     const block = new KvBlock(this, bytes.slice(), decodeBlock(bytes));
-    const known = this.#undecided.get(block.id.key);
+    const known = this.#undecided.get(block.id);
     if (known) return known;
-    if (!(await this.#ctx.db.has(k.block(block.id)))) this.#undecided.set(block.id.key, block);
-    return block;
+    return (await this.#ctx.db.has(k.block(block.id))) ? block : this.#undecided.intern(block);
   }
 
   async getBlock(id: Id): Promise<KvBlock> {
-    return this.#undecided.get(id.key) ?? this.#load(id);
+    return this.#undecided.get(id) ?? this.#load(id);
   }
 
   async setPreference(id: Id): Promise<void> {
@@ -167,16 +163,19 @@ export class KvVM implements ChainVM {
     if (b.height !== parent.height + 1) throw new KvError('BadHeight', `height must be ${parent.height + 1}`);
     if (b.timestamp < parent.timestamp) throw new KvError('BadTime', 'block time is before its parent');
     if (b.timestamp > this.#ctx.clock.now() / 1000 + 3600) throw new KvError('BadTime', 'block time is more than an hour ahead');
+    b.verified = true;
   }
 
   async accept(b: KvBlock): Promise<void> {
     await this.#persist(b);
-    this.#undecided.delete(b.id.key);
+    b.status = 'accepted';
+    this.#undecided.delete(b.id);
     this.#last = b;
   }
 
-  forget(b: KvBlock): void {
-    this.#undecided.delete(b.id.key);
+  async reject(b: KvBlock): Promise<void> {
+    b.status = 'rejected';
+    this.#undecided.delete(b.id);
   }
 
   /** One atomic batch: the block, its height, its writes and the new tip. */
@@ -189,6 +188,6 @@ export class KvVM implements ChainVM {
   async #load(id: Id): Promise<KvBlock> {
     const bytes = await this.#ctx.db.get(k.block(id));
     if (!bytes) throw new NotFoundError(`block ${id} not found`);
-    return new KvBlock(this, bytes, decodeBlock(bytes));
+    return new KvBlock(this, bytes, decodeBlock(bytes), 'accepted');
   }
 }

@@ -7,7 +7,7 @@
  * `b ‖ blockID` -> block bytes, `h ‖ height u64` -> blockID, `l` -> last accepted blockID,
  * `g` -> SHA-256 of the genesis bytes the chain was made from.
  */
-import { CodecError, Id, Reader, Writer, concatBytes, sha256, type Block, type KeyValueStore, type WriteBatch } from '@cornice/sdk';
+import { BlockBase, CodecError, Id, Reader, Writer, concatBytes, sha256, type Block, type BlockHost as SdkBlockHost, type BlockStatus, type KeyValueStore, type WriteBatch } from '@cornice/sdk';
 import { AvmError } from './errors.js';
 import type { StateDiff } from './state.js';
 import type { Tx } from './model.js';
@@ -74,22 +74,18 @@ export function blockIdOf(bytes: Uint8Array): Id {
 /** Smallest possible block (no txs). */
 export const MIN_BLOCK_LENGTH = HEADER_LENGTH;
 
-export type BlockStatus = 'processing' | 'accepted' | 'rejected';
+export type { BlockStatus } from '@cornice/sdk';
 
-/** What a block asks of the VM that made it. */
-export interface BlockHost {
-  verify(block: AvmBlock): Promise<void>;
-  accept(block: AvmBlock): Promise<void>;
-  reject(block: AvmBlock): Promise<void>;
-}
+/** What a block asks of the VM that made it (the sdk's BlockHost). */
+export type BlockHost = SdkBlockHost<AvmBlock>;
 
-export class AvmBlock implements Block {
+/** A block; its status and verify/accept/reject handed to the VM are the sdk's BlockBase. */
+export class AvmBlock extends BlockBase<AvmBlock> implements Block {
   readonly parentId: Id;
   readonly height: number;
   readonly timestamp: number;
   /** Signed bytes of each tx. */
   readonly txBytes: readonly Uint8Array[];
-  status: BlockStatus;
   /** The state after this block, once verified (or built). */
   diff: StateDiff | undefined;
   /** What each tx does, in block order, once verified (or built). */
@@ -98,33 +94,19 @@ export class AvmBlock implements Block {
   txs: Tx[] | undefined;
   /** The IDs of the txs, once computed (parsed blocks). */
   txIds: Id[] | undefined;
-  verified: boolean;
 
   constructor(
-    private readonly host: BlockHost,
+    host: BlockHost,
     readonly id: Id,
     readonly bytes: Uint8Array,
     fields: BlockFields,
     status: BlockStatus,
   ) {
+    super(host, status);
     this.parentId = fields.parentId;
     this.height = fields.height;
     this.timestamp = fields.timestamp;
     this.txBytes = fields.txs;
-    this.status = status;
-    this.verified = status === 'accepted';
-  }
-
-  verify(): Promise<void> {
-    return this.host.verify(this);
-  }
-
-  accept(): Promise<void> {
-    return this.host.accept(this);
-  }
-
-  reject(): Promise<void> {
-    return this.host.reject(this);
   }
 }
 

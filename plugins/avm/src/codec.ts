@@ -23,26 +23,33 @@ import {
   type PrivateKey,
   type ShortId,
 } from '@cornice/sdk';
-import { AvmError } from './errors.js';
 import {
   ANY_OUTPUT,
-  MIN_SIZE,
-  TRANSFER_ONLY,
+  readBaseTxFields,
+  readCreateAssetFields,
+  readCreateAssetTx as readCreateAssetTxWith,
   readCredential,
   readMintOperation,
-  readOutput,
-  readTransferInput,
-  readTypeId,
+  readTransferableInput as readTransferableInputWith,
+  readTransferableOutput as readTransferableOutputWith,
+  readUtxo as readUtxoWith,
+  readUtxoRef,
+  utxoIdOf,
+  writeBaseTxFields,
+  writeCreateAssetFields,
   writeCredential,
   writeMintOperation,
   writeOutput,
-  writeTransferInput,
-} from './fx.js';
+  writeTransferableInput,
+  writeTransferableOutput,
+  writeUtxo,
+  writeUtxoRef,
+} from '@cornice/sdk/components';
+import { AvmError } from './errors.js';
+import { MIN_SIZE, readTypeId } from './fx.js';
 import {
   TYPE_ID,
-  type BaseTxFields,
   type CreateAssetTx,
-  type InitialState,
   type Operation,
   type Output,
   type TransferableInput,
@@ -56,7 +63,7 @@ import {
 export { TYPE_NAMES } from './fx.js';
 
 /** Runs an encode or decode step, turning the sdk's codec errors into AvmError('Malformed') with the same text. */
-function malformed<T>(step: () => T): T {
+export function malformed<T>(step: () => T): T {
   try {
     return step();
   } catch (e) {
@@ -85,40 +92,16 @@ export function encodeWith(write: (w: Writer) => void): Uint8Array {
   });
 }
 
-// ---- transferables ----------------------------------------------------------------------------
+// ---- transferables (the shared components, read with the AVM's type-ID registry) ---------------
 
-/** TransferableOutput: AssetID, then the output as an interface value (a TransferOutput in a tx). */
-export function writeTransferableOutput(w: Writer, o: TransferableOutput): void {
-  if (o?.out?.kind !== 'transfer') throw new CodecError('Invalid', 'a tx output must be a secp256k1fx.TransferOutput');
-  w.id(o.assetId);
-  writeOutput(w, o.out);
-}
+export { writeTransferableInput, writeTransferableOutput, writeUtxo };
 
 export function readTransferableOutput(r: Reader): TransferableOutput {
-  const assetId = r.id();
-  return { assetId, out: readOutput(r, TRANSFER_ONLY, 'a tx output') };
-}
-
-/** TransferableInput: TxID, OutputIndex u32, AssetID, then the TransferInput as an interface value. */
-export function writeTransferableInput(w: Writer, i: TransferableInput): void {
-  w.id(i.txId).u32(i.outputIndex).id(i.assetId);
-  writeTransferInput(w, i.input);
+  return readTransferableOutputWith(r, readTypeId);
 }
 
 export function readTransferableInput(r: Reader): TransferableInput {
-  const txId = r.id();
-  const outputIndex = r.u32();
-  const assetId = r.id();
-  return { txId, outputIndex, assetId, input: readTransferInput(r) };
-}
-
-function writeUtxoRef(w: Writer, u: UtxoRef): void {
-  w.id(u.txId).u32(u.outputIndex);
-}
-
-function readUtxoRef(r: Reader): UtxoRef {
-  const txId = r.id();
-  return { txId, outputIndex: r.u32() };
+  return readTransferableInputWith(r, readTypeId);
 }
 
 /** Operation{AssetID, UTXOIDs []{TxID, OutputIndex}, Op interface} (a struct: no type ID of its own). */
@@ -130,17 +113,7 @@ export function writeOperation(w: Writer, op: Operation): void {
 function readOperation(r: Reader): Operation {
   const assetId = r.id();
   const utxos = r.array(readUtxoRef, { minItemSize: MIN_SIZE.utxoRef });
-  return { assetId, utxos, op: readMintOperation(r) };
-}
-
-/** InitialState{FxID u32, Outs []interface}. */
-function writeInitialState(w: Writer, s: InitialState): void {
-  w.u32(s.fxIndex).array(s.outs, writeOutput);
-}
-
-function readInitialState(r: Reader): InitialState {
-  const fxIndex = r.u32();
-  return { fxIndex, outs: r.array((r2) => readOutput(r2, ANY_OUTPUT, 'an initial state output'), { minItemSize: MIN_SIZE.output }) };
+  return { assetId, utxos, op: readMintOperation(r, readTypeId) };
 }
 
 // ---- transactions -----------------------------------------------------------------------------
@@ -162,27 +135,14 @@ export function txTypeId(tx: UnsignedTx): number {
   return typeId;
 }
 
-/** BaseTx{NetID u32, BCID [32], Outs, Ins}. */
-function writeBaseFields(w: Writer, t: BaseTxFields): void {
-  w.u32(t.networkId).id(t.chainId).array(t.outs, writeTransferableOutput).array(t.ins, writeTransferableInput);
-}
-
-function readBaseFields(r: Reader): BaseTxFields {
-  const networkId = r.u32();
-  const chainId = r.id();
-  const outs = r.array(readTransferableOutput, { minItemSize: MIN_SIZE.transferableOutput });
-  const ins = r.array(readTransferableInput, { minItemSize: MIN_SIZE.transferableInput });
-  return { networkId, chainId, outs, ins };
-}
-
 /** The unsigned fields of a tx, without its type ID (a genesis holds a CreateAssetTx this way). */
 export function writeUnsignedFields(w: Writer, tx: UnsignedTx): void {
-  writeBaseFields(w, tx);
+  writeBaseTxFields(w, tx);
   switch (tx.kind) {
     case 'base':
       return;
     case 'createAsset':
-      w.str(tx.name).str(tx.symbol).u8(tx.denomination).array(tx.states, writeInitialState);
+      writeCreateAssetFields(w, tx);
       return;
     case 'operation':
       w.array(tx.ops, writeOperation);
@@ -196,31 +156,21 @@ export function writeUnsignedFields(w: Writer, tx: UnsignedTx): void {
   }
 }
 
-/** The CreateAssetTx fields after BaseTx's. */
-function readCreateAssetFields(r: Reader, base: BaseTxFields): CreateAssetTx {
-  const name = r.str();
-  const symbol = r.str();
-  const denomination = r.u8();
-  const states = r.array(readInitialState, { minItemSize: MIN_SIZE.initialState });
-  return { kind: 'createAsset', ...base, name, symbol, denomination, states };
-}
-
 /** A CreateAssetTx's fields without a type ID (as a genesis holds it). */
 export function readCreateAssetTx(r: Reader): CreateAssetTx {
-  return readCreateAssetFields(r, readBaseFields(r));
+  return readCreateAssetTxWith(r, readTypeId);
 }
 
-/** Fewest bytes a CreateAssetTx's fields take: BaseTx with nothing, empty name and symbol, denomination, no states. */
-export const MIN_CREATE_ASSET_SIZE = 4 + 32 + 4 + 4 + 2 + 2 + 1 + 4;
+export { MIN_CREATE_ASSET_SIZE } from '@cornice/sdk/components';
 
 /** Reads the unsigned fields of a tx of `typeId` (after the type ID). */
 function readUnsignedFields(r: Reader, typeId: number): UnsignedTx {
-  const base = readBaseFields(r);
+  const base = readBaseTxFields(r, readTypeId);
   switch (typeId) {
     case TYPE_ID.baseTx:
       return { kind: 'base', ...base };
     case TYPE_ID.createAssetTx:
-      return readCreateAssetFields(r, base);
+      return readCreateAssetFields(r, readTypeId, base);
     case TYPE_ID.operationTx:
       return { kind: 'operation', ...base, ops: r.array(readOperation, { minItemSize: MIN_SIZE.operation }) };
     case TYPE_ID.importTx:
@@ -237,7 +187,7 @@ export function writeUnsignedTx(w: Writer, tx: UnsignedTx): void {
 }
 
 export function readUnsignedTx(r: Reader): UnsignedTx {
-  return readUnsignedFields(r, readTypeId(r, TX_TYPE_IDS, 'a tx'));
+  return readUnsignedFields(r, readTypeId(r, TX_TYPE_IDS, 'tx'));
 }
 
 /** A signed tx: the unsigned tx as an interface value, then the credentials. */
@@ -252,7 +202,7 @@ export function readTx(r: Reader): Tx {
 
 /** A signed tx's credentials, after its unsigned tx. */
 function readCredentials(r: Reader): Tx['creds'] {
-  return r.array(readCredential, { minItemSize: MIN_SIZE.credential });
+  return r.array((r2) => readCredential(r2, readTypeId), { minItemSize: MIN_SIZE.credential });
 }
 
 /** Fewest bytes a signed tx takes (a BaseTx with nothing in it): for counts of txs inside other values. */
@@ -321,16 +271,8 @@ export function signTx(unsigned: UnsignedTx, signers: readonly (readonly Private
 // ---- UTXOs ------------------------------------------------------------------------------------
 
 /** UTXO (reference §4.2): TxID, OutputIndex u32, AssetID, then the output as an interface value. */
-export function writeUtxo(w: Writer, u: Utxo): void {
-  writeUtxoRef(w, u);
-  w.id(u.assetId);
-  writeOutput(w, u.out);
-}
-
 export function readUtxo(r: Reader): Utxo {
-  const { txId, outputIndex } = readUtxoRef(r);
-  const assetId = r.id();
-  return { txId, outputIndex, assetId, out: readOutput(r, ANY_OUTPUT, 'a UTXO output') };
+  return readUtxoWith(r, readTypeId, ANY_OUTPUT);
 }
 
 /** The bytes of a UTXO (what getUTXOs returns, and what shared memory holds). */
@@ -354,7 +296,7 @@ const utxoIds = new WeakMap<UtxoRef, { readonly txId: Id; readonly outputIndex: 
 export function utxoId(ref: UtxoRef): Id {
   const known = utxoIds.get(ref);
   if (known && known.txId === ref.txId && known.outputIndex === ref.outputIndex) return known.id;
-  const id = ref.txId.prefix(ref.outputIndex);
+  const id = utxoIdOf(ref.txId, ref.outputIndex);
   utxoIds.set(ref, { txId: ref.txId, outputIndex: ref.outputIndex, id });
   return id;
 }

@@ -1,11 +1,12 @@
 /**
- * The asset VM's genesis (reference §4.4):
+ * The asset VM's genesis (reference §4.4). Its format is the sdk's shared component
+ * (`@cornice/sdk/components`, avm-genesis.ts), the one the node writes the X-Chain's genesis with:
  *
  *   Genesis{Txs []GenesisAsset{Alias string, CreateAssetTx}}   (sorted by alias; the CreateAssetTx
  *   as a struct, no type ID; NetID 0 and BCID empty in a built genesis)
  *   asset ID = SHA-256(u32(1) ‖ CreateAssetTx fields ‖ u32(0)): the ID of a Tx with no credentials
  *
- * and `buildGenesis`, the genesis of JSON genesis data (SPEC asset chain rule 9; avm.buildGenesis):
+ * Here: the AVM's errors around it, and `buildGenesis`, the genesis of JSON genesis data (SPEC asset chain rule 9; avm.buildGenesis):
  *
  *   {<alias>: {name, symbol?, denomination?, initialState?: {fixedCap?: [{amount, address}],
  *              variableCap?: [{minters, threshold?}]}}}
@@ -17,34 +18,22 @@
  * CreateAssetTx), amounts must be positive, a minter set non-empty and without repeats;
  * limitedTransfer, nonFungible and any other asset type are refused (`unknown asset type`).
  */
-import { Id, InvalidParamsError, ShortId, compareBytes, p, utf8Encode, type Parser, type Reader } from '@cornice/sdk';
-import { decodeWith, encodeWith, encodeTx, readCreateAssetTx, sortAddresses, sortOutputs, txIdOf, writeUnsignedFields, MIN_CREATE_ASSET_SIZE } from './codec.js';
+import { Id, InvalidParamsError, ShortId, p, type Parser } from '@cornice/sdk';
+import { assetIdOf as sharedAssetIdOf, readAvmGenesis, writeAvmGenesis } from '@cornice/sdk/components';
+import { decodeWith, encodeWith, malformed, sortAddresses, sortOutputs } from './codec.js';
 import { AvmError } from './errors.js';
+import { readTypeId } from './fx.js';
 import { MAX_DENOMINATION, MAX_NAME_LENGTH, MAX_SYMBOL_LENGTH, type CreateAssetTx, type GenesisAsset, type Output } from './model.js';
 import { assetTextError } from './syntax.js';
 
-/** Asset ID = the ID of the Tx holding the CreateAssetTx with no credentials. */
+/** Asset ID = the ID of the Tx holding the CreateAssetTx with no credentials. AvmError('Malformed') when it cannot be encoded. */
 export function assetIdOf(tx: CreateAssetTx): Id {
-  return txIdOf(encodeTx({ unsigned: tx, creds: [] }));
+  return malformed(() => sharedAssetIdOf(tx));
 }
-
-const byAlias = (a: GenesisAsset, b: GenesisAsset): number => compareBytes(utf8Encode(a.alias), utf8Encode(b.alias));
 
 /** The genesis bytes of these assets (sorted by alias here). AvmError('Malformed') when they cannot be encoded. */
 export function encodeGenesis(assets: readonly GenesisAsset[]): Uint8Array {
-  const sorted = [...assets].sort(byAlias);
-  return encodeWith((w) =>
-    w.array(sorted, (w2, a) => {
-      if (a.tx?.kind !== 'createAsset') throw new AvmError('Malformed', `genesis asset ${a.alias} is not a CreateAssetTx`);
-      w2.str(a.alias);
-      writeUnsignedFields(w2, a.tx);
-    }),
-  );
-}
-
-function readGenesisAsset(r: Reader): GenesisAsset {
-  const alias = r.str();
-  return { alias, tx: readCreateAssetTx(r) };
+  return encodeWith((w) => writeAvmGenesis(w, assets));
 }
 
 /**
@@ -52,7 +41,7 @@ function readGenesisAsset(r: Reader): GenesisAsset {
  * AvmError('InvalidGenesis') when an alias appears twice (the VM could not register both).
  */
 export function decodeGenesis(bytes: Uint8Array): GenesisAsset[] {
-  const assets = decodeWith(bytes, (r) => r.array(readGenesisAsset, { minItemSize: 2 + MIN_CREATE_ASSET_SIZE }));
+  const assets = decodeWith(bytes, (r) => readAvmGenesis(r, readTypeId));
   const seen = new Set<string>();
   for (const a of assets) {
     if (seen.has(a.alias)) throw new AvmError('InvalidGenesis', `duplicate alias ${JSON.stringify(a.alias)}`);

@@ -1,80 +1,57 @@
 /**
- * The asset VM's domain model (reference §4): the secp256k1fx outputs, inputs, operations and
- * credentials, the five tx types, UTXOs and assets. Plain data; the byte formats are in codec.ts
- * (byte for byte as the reference), the rules in the VM. Amounts and locktimes are bigint (u64).
+ * The asset VM's domain model (reference §4): the five tx types, operations, assets. Plain data; the
+ * byte formats are in codec.ts (byte for byte as the reference), the rules in the VM. Amounts and
+ * locktimes are bigint (u64). The secp256k1fx values, transferable outputs and inputs, UTXOs and the
+ * CreateAssetTx a genesis holds are the sdk's shared components (`@cornice/sdk/components`), the
+ * same ones the platform chain reads; they are re-exported here.
  */
 import type { Id, ShortId } from '@cornice/sdk';
+import {
+  CREATE_ASSET_TX_TYPE_ID,
+  SECP256K1FX_TYPE_ID,
+  type BaseTxFields,
+  type CreateAssetTx,
+  type Credential,
+  type MintOperation,
+  type Output,
+  type TransferableInput,
+  type TransferableOutput,
+  type Utxo,
+  type UtxoRef,
+} from '@cornice/sdk/components';
 
-export const SIGNATURE_LENGTH = 65;
+export {
+  SIGNATURE_LENGTH,
+  type BaseTxFields,
+  type CreateAssetTx,
+  type Credential,
+  type GenesisAsset,
+  type InitialState,
+  type MintOperation,
+  type MintOutput,
+  type Output,
+  type OutputOwners,
+  type TransferInput,
+  type TransferOutput,
+  type TransferableInput,
+  type TransferableOutput,
+  type Utxo,
+  type UtxoRef,
+} from '@cornice/sdk/components';
+
 /** Codec type IDs (reference §4.1): VM txs first, then secp256k1fx. nftfx/propertyfx (10–19) are parsed and refused. */
 export const TYPE_ID = {
   baseTx: 0,
-  createAssetTx: 1,
+  createAssetTx: CREATE_ASSET_TX_TYPE_ID,
   operationTx: 2,
   importTx: 3,
   exportTx: 4,
-  transferInput: 5,
-  mintOutput: 6,
-  transferOutput: 7,
-  mintOperation: 8,
-  credential: 9,
+  ...SECP256K1FX_TYPE_ID,
 } as const;
 /** Name at most 128 bytes, symbol at most 4, denomination at most 32 (reference §4.3). */
 export const MAX_NAME_LENGTH = 128;
 export const MAX_SYMBOL_LENGTH = 4;
 export const MAX_DENOMINATION = 32;
-
-/** OutputOwners: who can spend — `threshold` of `addresses` (sorted, unique). */
-export interface OutputOwners {
-  threshold: number;
-  addresses: ShortId[];
-}
-
-/** secp256k1fx TransferOutput (type 7). */
-export interface TransferOutput extends OutputOwners {
-  kind: 'transfer';
-  amount: bigint;
-  locktime: bigint;
-}
-
-/** secp256k1fx MintOutput (type 6): the right to mint more of an asset. */
-export interface MintOutput extends OutputOwners {
-  kind: 'mint';
-}
-
-export type Output = TransferOutput | MintOutput;
-
-/** An output of a tx: an asset and its output (BaseTx outs and ExportTx outs). */
-export interface TransferableOutput {
-  assetId: Id;
-  out: Output;
-}
-
-/** secp256k1fx TransferInput (type 5). */
-export interface TransferInput {
-  amount: bigint;
-  /** Indices into the spent output's addresses, sorted, unique; one signature each. */
-  sigIndices: number[];
-}
-
-export interface UtxoRef {
-  txId: Id;
-  outputIndex: number;
-}
-
-/** A tx input: the UTXO it spends, the asset, and the input. */
-export interface TransferableInput extends UtxoRef {
-  assetId: Id;
-  input: TransferInput;
-}
-
-/** secp256k1fx MintOperation (type 8): spends a MintOutput, produces a new MintOutput and a TransferOutput. */
-export interface MintOperation {
-  kind: 'mint';
-  sigIndices: number[];
-  mintOutput: MintOutput;
-  transferOutput: TransferOutput;
-}
 
 export interface Operation {
   assetId: Id;
@@ -82,35 +59,8 @@ export interface Operation {
   op: MintOperation;
 }
 
-/** secp256k1fx Credential (type 9). */
-export interface Credential {
-  sigs: Uint8Array[];
-}
-
-export interface InitialState {
-  /** Index of the fx in the chain's fx list (0 = secp256k1fx). */
-  fxIndex: number;
-  outs: Output[];
-}
-
-export interface BaseTxFields {
-  networkId: number;
-  /** The chain's ID (BCID). */
-  chainId: Id;
-  outs: TransferableOutput[];
-  ins: TransferableInput[];
-}
-
 export interface BaseTx extends BaseTxFields {
   kind: 'base';
-}
-
-export interface CreateAssetTx extends BaseTxFields {
-  kind: 'createAsset';
-  name: string;
-  symbol: string;
-  denomination: number;
-  states: InitialState[];
 }
 
 export interface OperationTx extends BaseTxFields {
@@ -136,18 +86,6 @@ export type UnsignedTx = BaseTx | CreateAssetTx | OperationTx | ImportTx | Expor
 export interface Tx {
   unsigned: UnsignedTx;
   creds: Credential[];
-}
-
-/** An unspent output: where it came from, its asset, the output. */
-export interface Utxo extends UtxoRef {
-  assetId: Id;
-  out: Output;
-}
-
-/** A genesis asset: an alias and the CreateAssetTx that makes it (reference §4.4). */
-export interface GenesisAsset {
-  alias: string;
-  tx: CreateAssetTx;
 }
 
 export interface AssetDescription {

@@ -10,6 +10,7 @@
  * what it would have made).
  */
 import {
+  BlockMap,
   EventWaiter,
   type WaiterTimers,
   Id,
@@ -90,10 +91,9 @@ export class AssetVM implements ChainVM, AvmBackend {
   #state!: AcceptedState;
   #lastAccepted!: AvmBlock;
   #preferred!: Id;
-  /** Parsed or built, not decided, by ID key (insertion order = age). */
-  readonly #processing = new Map<string, AvmBlock>();
+  /** Parsed or built, not decided: one object per ID (insertion order = age). */
+  readonly #processing: BlockMap<AvmBlock>;
   readonly #mempool: Mempool;
-  readonly #maxProcessing: number;
   /** Txs in verified processing blocks: how many blocks hold each, and what it does. */
   readonly #inBlocks = new Map<string, { count: number; effect: TxEffect }>();
   /** Txs checked for blocks from other nodes, by ID key. */
@@ -120,7 +120,8 @@ export class AssetVM implements ChainVM, AvmBackend {
 
   constructor(private readonly opts: AssetVMOptions = {}) {
     this.#mempool = new Mempool(opts.mempoolCapacity ?? DEFAULT_MEMPOOL_CAPACITY, opts.mempoolBytes ?? DEFAULT_MEMPOOL_BYTES);
-    this.#maxProcessing = opts.maxProcessing ?? 4096;
+    // Past the limit, the oldest blocks never verified go (never the preferred one).
+    this.#processing = new BlockMap({ max: opts.maxProcessing ?? 4096, keep: (b) => b.id.equals(this.#preferred) });
     // Asleep until a wake, or a pooled tx's locktime (looked at again at least once a minute).
     this.#waiter = new EventWaiter({ timers: opts.timers ?? systemTimers, now: () => this.#ctx!.clock.now(), maxSleepMs: MAX_LOCKTIME_WAKE_MS });
     this.#host = {
@@ -248,7 +249,7 @@ export class AssetVM implements ChainVM, AvmBackend {
     block.diff = diff;
     block.effects = diff.effects;
     block.txs = diff.effects.map((e) => e.tx);
-    this.#addProcessing(block);
+    this.#processing.add(block);
     this.#log.debug('built block', { blockId: id.toString(), height: block.height, txs: block.effects.length });
     return block;
   }
@@ -275,7 +276,7 @@ export class AssetVM implements ChainVM, AvmBackend {
     const block = new AvmBlock(this.#host, id, bytes.slice(), fields, 'processing');
     block.txs = txs;
     block.txIds = ids;
-    this.#addProcessing(block);
+    this.#processing.add(block);
     return block;
   }
 
@@ -469,7 +470,7 @@ export class AssetVM implements ChainVM, AvmBackend {
     }
     for (const e of dead) this.#mempool.remove(e.id);
     // Unverified blocks at or below this height can never be accepted.
-    for (const [key, b] of this.#processing) if (!b.verified && b.height <= block.height) this.#processing.delete(key);
+    for (const b of this.#processing) if (!b.verified && b.height <= block.height) this.#processing.delete(b.id);
     this.#log.debug('accepted block', { blockId: block.id.toString(), height: block.height, txs: effects.length, rejectedTxs: dead.length });
     for (const e of effects) this.#tell(e.id, 'accepted');
     for (const e of dead) this.#tell(e.id, 'rejected');
@@ -572,16 +573,6 @@ export class AssetVM implements ChainVM, AvmBackend {
   async #fromStore(id: Id): Promise<AvmBlock | undefined> {
     const bytes = await this.#blocks.get(id);
     return bytes && new AvmBlock(this.#host, id, bytes, decodeBlock(bytes), 'accepted');
-  }
-
-  /** Adds an undecided block; past the limit, drops the oldest never verified. */
-  #addProcessing(block: AvmBlock): void {
-    this.#processing.set(block.id.key, block);
-    if (this.#processing.size <= this.#maxProcessing) return;
-    for (const [key, b] of this.#processing) {
-      if (this.#processing.size <= this.#maxProcessing) break;
-      if (!b.verified && b !== block && !b.id.equals(this.#preferred)) this.#processing.delete(key);
-    }
   }
 
   /** A tx this node checked already: pooled, in a verified processing block, or checked for a block. */

@@ -1,21 +1,17 @@
-import { Id, type Block } from '@cornice/sdk';
+import { BlockBase, Id, type Block, type BlockHost as SdkBlockHost, type BlockStatus } from '@cornice/sdk';
 import type { Block as EthBlock } from '@ethereumjs/block';
 import type { Execution } from './chain/executor.js';
 
-export type BlockStatus = 'processing' | 'accepted' | 'rejected';
+export type { BlockStatus } from '@cornice/sdk';
 
-/** What a block asks of the chain that made it. */
-export interface BlockHost {
-  verify(block: EvmBlock): Promise<void>;
-  accept(block: EvmBlock): Promise<void>;
-  reject(block: EvmBlock): Promise<void>;
-}
+/** What a block asks of the chain that made it (the sdk's BlockHost). */
+export type BlockHost = SdkBlockHost<EvmBlock>;
 
 /**
  * A Snowman block wrapping an Ethereum block: id = the Ethereum block hash, parentId = parentHash,
  * height = number, bytes = the block's RLP.
  */
-export class EvmBlock implements Block {
+export class EvmBlock extends BlockBase<EvmBlock> implements Block {
   readonly id: Id;
   readonly parentId: Id;
   readonly height: number;
@@ -23,24 +19,21 @@ export class EvmBlock implements Block {
   readonly #bytes: Uint8Array;
   /** The execution result once verified (or built here): receipts, senders. */
   execution: Execution | undefined;
-  status: BlockStatus;
-  verified: boolean;
 
   constructor(
-    private readonly host: BlockHost,
+    host: BlockHost,
     readonly eth: EthBlock,
     bytes: Uint8Array,
     status: BlockStatus,
     execution?: Execution,
   ) {
+    super(host, status);
     this.id = Id.fromBytes(eth.hash());
     this.parentId = Id.fromBytes(eth.header.parentHash);
     this.height = Number(eth.header.number);
     this.timestamp = Number(eth.header.timestamp);
     this.#bytes = bytes;
-    this.status = status;
     this.execution = execution;
-    this.verified = status === 'accepted';
   }
 
   /** The block's RLP (a copy). */
@@ -53,15 +46,4 @@ export class EvmBlock implements Block {
     return this.#bytes;
   }
 
-  verify(): Promise<void> {
-    return this.host.verify(this);
-  }
-
-  accept(): Promise<void> {
-    return this.host.accept(this);
-  }
-
-  reject(): Promise<void> {
-    return this.host.reject(this);
-  }
 }

@@ -1,21 +1,18 @@
-import type { Block, Id } from '@cornice/sdk';
+import { BlockBase, type Block, type BlockHost as SdkBlockHost, type BlockStatus, type Id } from '@cornice/sdk';
 import type { BlockFields } from './codec.js';
 import { TimestampError } from './errors.js';
 
-/** Where a block stands. Only accepted blocks are persisted. */
-export type BlockStatus = 'processing' | 'accepted' | 'rejected';
+/** Where a block stands (the sdk's). Only accepted blocks are persisted. */
+export type { BlockStatus } from '@cornice/sdk';
 
-/** What a block asks of the VM that made it. */
-export interface BlockHost {
+/** What a block asks of the VM that made it: its decisions (the sdk's BlockHost), and its parent's height. */
+export interface BlockHost extends SdkBlockHost<TimestampBlock> {
   /** Height of a block held in memory (processing or recently accepted), if any. */
   knownHeight(id: Id): number | undefined;
-  verify(block: TimestampBlock): Promise<void>;
-  accept(block: TimestampBlock): Promise<void>;
-  reject(block: TimestampBlock): Promise<void>;
 }
 
 /** A timestamp-chain block: a 32-byte payload and the time it was built. */
-export class TimestampBlock implements Block {
+export class TimestampBlock extends BlockBase<TimestampBlock> implements Block {
   readonly id: Id;
   readonly parentId: Id;
   /** Unix seconds. */
@@ -24,10 +21,9 @@ export class TimestampBlock implements Block {
   readonly #data: Uint8Array;
   readonly #host: BlockHost;
   #height: number | undefined;
-  #status: BlockStatus;
-  #verified: boolean;
 
   constructor(host: BlockHost, id: Id, bytes: Uint8Array, fields: BlockFields, height: number | undefined, status: BlockStatus) {
+    super(host, status);
     this.#host = host;
     this.id = id;
     this.#bytes = bytes;
@@ -35,8 +31,6 @@ export class TimestampBlock implements Block {
     this.#data = fields.data;
     this.timestamp = fields.timestamp;
     this.#height = height;
-    this.#status = status;
-    this.#verified = status === 'accepted';
   }
 
   /** The 72 encoded bytes (a copy). */
@@ -81,36 +75,15 @@ export class TimestampBlock implements Block {
     return this.#height;
   }
 
-  get status(): BlockStatus {
-    return this.#status;
-  }
-
-  /** True once verify() passed (always for accepted blocks). */
-  get verified(): boolean {
-    return this.#verified;
-  }
-
-  verify(): Promise<void> {
-    return this.#host.verify(this);
-  }
-
-  accept(): Promise<void> {
-    return this.#host.accept(this);
-  }
-
-  reject(): Promise<void> {
-    return this.#host.reject(this);
-  }
-
   /** @internal Called by the VM. */
   markVerified(height: number): void {
     this.#height = height;
-    this.#verified = true;
+    this.verified = true;
   }
 
   /** @internal Called by the VM once the decision is durable. */
   markDecided(status: 'accepted' | 'rejected', height?: number): void {
-    this.#status = status;
+    this.status = status;
     if (height !== undefined) this.#height = height;
   }
 }

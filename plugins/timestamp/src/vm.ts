@@ -4,6 +4,7 @@
  * mempool; the engine builds one block per payload on the preferred block.
  */
 import {
+  BlockMap,
   NotFoundError,
   type ChainContext,
   type ChainHandler,
@@ -50,10 +51,9 @@ interface Initialized {
 
 export class TimestampVM implements ChainVM {
   readonly #mempool: Mempool;
-  readonly #maxProcessing: number;
   readonly #acceptedCacheSize: number;
-  /** Parsed or built, not yet decided, by `id.key`. Insertion order = age. */
-  readonly #processing = new Map<string, TimestampBlock>();
+  /** Parsed or built, not yet decided: one object per ID. Insertion order = age. */
+  readonly #processing: BlockMap<TimestampBlock>;
   /** Recently accepted blocks by `id.key`, least recently used first. */
   readonly #accepted = new Map<string, TimestampBlock>();
   readonly #host: BlockHost;
@@ -67,7 +67,8 @@ export class TimestampVM implements ChainVM {
   constructor(opts: TimestampVMOptions = {}) {
     this.#freeTxsPerMinute = opts.freeTxsPerMinute ?? DEFAULT_FREE_TXS_PER_MINUTE;
     this.#mempool = new Mempool(opts.mempoolCapacity ?? DEFAULT_MEMPOOL_CAPACITY);
-    this.#maxProcessing = opts.maxProcessing ?? 8192;
+    // Past the limit, the oldest blocks that were never verified go (never the preferred one).
+    this.#processing = new BlockMap({ max: opts.maxProcessing ?? 8192, keep: (b) => this.#preferred !== undefined && b.id.equals(this.#preferred) });
     this.#acceptedCacheSize = opts.acceptedCacheSize ?? 1024;
     this.#host = {
       knownHeight: (id) => this.#inMemory(id)?.heightIfKnown,
@@ -139,10 +140,10 @@ export class TimestampVM implements ChainVM {
     const bytes = encodeBlock(fields);
     this.#mempool.shift();
     const id = blockIdOf(bytes);
-    const known = this.#processing.get(id.key);
+    const known = this.#processing.get(id);
     if (known) return known;
     const block = this.#make(id, bytes, fields, parent.height + 1, 'processing');
-    this.#addProcessing(block);
+    this.#processing.add(block);
     this.#init!.log.debug('built block', { blockId: id.toString(), height: block.height });
     return block;
   }
@@ -171,7 +172,7 @@ export class TimestampVM implements ChainVM {
     const raced = this.#inMemory(id);
     if (raced) return raced;
     const block = this.#make(id, copy, fields, height, 'processing');
-    this.#addProcessing(block);
+    this.#processing.add(block);
     return block;
   }
 
@@ -295,7 +296,7 @@ export class TimestampVM implements ChainVM {
     const height = last.height + 1;
     await this.#init!.store.accept(block.id, height, block.bytes);
     block.markDecided('accepted', height);
-    this.#processing.delete(block.id.key);
+    this.#processing.delete(block.id);
     this.#lastAccepted = block;
     this.#cacheAccepted(block);
     this.#init!.log.debug('accepted block', { blockId: block.id.toString(), height });
@@ -306,7 +307,7 @@ export class TimestampVM implements ChainVM {
     if (block.status === 'rejected') return;
     if (block.status === 'accepted') throw new TimestampError('AlreadyDecided', `block ${block.id} was accepted; it cannot be rejected`);
     block.markDecided('rejected');
-    this.#processing.delete(block.id.key);
+    this.#processing.delete(block.id);
     this.#init!.log.debug('rejected block', { blockId: block.id.toString() });
   }
 
@@ -317,7 +318,7 @@ export class TimestampVM implements ChainVM {
   }
 
   #inMemory(id: Id): TimestampBlock | undefined {
-    const processing = this.#processing.get(id.key);
+    const processing = this.#processing.get(id);
     if (processing) return processing;
     const last = this.#lastAccepted;
     if (last && last.id.equals(id)) return last;
@@ -345,16 +346,6 @@ export class TimestampVM implements ChainVM {
     this.#accepted.set(block.id.key, block);
     while (this.#accepted.size > this.#acceptedCacheSize) {
       this.#accepted.delete(this.#accepted.keys().next().value as string);
-    }
-  }
-
-  /** Adds an undecided block; past the limit, drops the oldest blocks that were never verified. */
-  #addProcessing(block: TimestampBlock): void {
-    this.#processing.set(block.id.key, block);
-    if (this.#processing.size <= this.#maxProcessing) return;
-    for (const [key, b] of this.#processing) {
-      if (this.#processing.size <= this.#maxProcessing) break;
-      if (!b.verified && b !== block && !(this.#preferred && b.id.equals(this.#preferred))) this.#processing.delete(key);
     }
   }
 

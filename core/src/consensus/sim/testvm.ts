@@ -7,6 +7,7 @@
  * block) and records every breach in `violations` instead of throwing, so a test can assert none.
  */
 import {
+  BlockMap,
   Id,
   NodeError,
   NotFoundError,
@@ -138,7 +139,8 @@ export interface TestVMOptions {
 }
 
 export class TestVM implements ChainVM {
-  readonly blocks = new Map<string, TestBlock>();
+  /** Every block it knows (it forgets none), one object per ID; look-ups by ID or its key. */
+  readonly blocks = new BlockMap<TestBlock>();
   /** Accepted blocks by height (index 0 is genesis). */
   readonly acceptedChain: TestBlock[] = [];
   readonly violations: string[] = [];
@@ -160,7 +162,7 @@ export class TestVM implements ChainVM {
     this.#random = opts.random ?? Math.random;
     this.genesis = new TestBlock(this, TEST_GENESIS_BYTES);
     this.genesis.status = 'accepted';
-    this.blocks.set(this.genesis.id.key, this.genesis);
+    this.blocks.add(this.genesis);
     this.acceptedChain.push(this.genesis);
     this.#preferred = this.genesis;
   }
@@ -213,11 +215,7 @@ export class TestVM implements ChainVM {
   }
 
   #internNew(bytes: Uint8Array): TestBlock {
-    const b = new TestBlock(this, bytes);
-    const known = this.blocks.get(b.id.key);
-    if (known) return known;
-    this.blocks.set(b.id.key, b);
-    return b;
+    return this.blocks.intern(new TestBlock(this, bytes));
   }
 
   async initialize(_ctx: ChainContext, _init: VMInit): Promise<void> {}

@@ -9,7 +9,7 @@
  * modules of its own: execution (executor.ts), reads and calls (reader.ts), the pool (mempool.ts),
  * admission (admission.ts), records (store.ts), the state trie (state/).
  */
-import { EventWaiter, NodeError, NotFoundError, PrefixedStore, serializer, toHex, type ChainContext, type KeyValueStore, type Logger, type VMEvent } from '@cornice/sdk';
+import { BlockMap, EventWaiter, NodeError, NotFoundError, PrefixedStore, serializer, toHex, type ChainContext, type KeyValueStore, type Logger, type VMEvent } from '@cornice/sdk';
 import { createBlockFromRLP, type Block as EthBlock } from '@ethereumjs/block';
 import type { Common } from '@ethereumjs/common';
 import type { TypedTransaction } from '@ethereumjs/tx';
@@ -175,7 +175,7 @@ export class EvmChain {
   readonly #waiter: EventWaiter;
   readonly #host: BlockHost;
   /** Processing blocks by hash hex. */
-  readonly #processing = new Map<string, EvmBlock>();
+  readonly #processing = new BlockMap<EvmBlock>();
   /** Recently accepted blocks by hash hex, least recently used first. */
   readonly #recent = new Map<string, EvmBlock>();
   /** The same blocks by height (accepted blocks are final: the height names one block). */
@@ -408,7 +408,7 @@ export class EvmChain {
     const known = this.#processing.get(key);
     if (known) return known;
     const block = this.#make(exec.block, 'processing', undefined, exec);
-    this.#processing.set(key, block);
+    this.#processing.add(block);
     return block;
   }
 
@@ -520,8 +520,7 @@ export class EvmChain {
 
   /** A verified block becomes the one getBlock and its children's verify find (unless a twin was verified first). */
   #register(b: EvmBlock): void {
-    const key = toHex(b.eth.hash());
-    if (!this.#processing.get(key)?.verified) this.#processing.set(key, b);
+    this.#processing.addVerified(b);
   }
 
   /** The header checks that need no state. */

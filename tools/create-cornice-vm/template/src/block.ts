@@ -1,8 +1,9 @@
 /**
  * Blocks: their bytes (the sdk's binary codec) and the Block object the engine drives. A block's ID
- * is the SHA-256 of its bytes, so parsing a block's bytes always gives the same ID.
+ * is the SHA-256 of its bytes, so parsing a block's bytes always gives the same ID. The sdk's
+ * BlockBase keeps its status and hands verify/accept/reject to the VM.
  */
-import { Id, Reader, Writer, sha256, type Block } from '@cornice/sdk';
+import { BlockBase, Id, Reader, Writer, sha256, type Block, type BlockHost, type BlockStatus } from '@cornice/sdk';
 import { readTx, writeTx, type SetTx } from './tx.js';
 
 export const MAX_TXS_PER_BLOCK = 64;
@@ -36,23 +37,20 @@ export function decodeBlock(bytes: Uint8Array): BlockFields {
   return { parentId, height, timestamp, txs };
 }
 
-/** What a block needs of its VM: the VM decides, the block only forwards. */
-export interface BlockHost {
-  verify(b: VmBlock): Promise<void>;
-  accept(b: VmBlock): Promise<void>;
-  reject(b: VmBlock): Promise<void>;
-}
-
-export class VmBlock implements Block {
+/** A block; the VM (its BlockHost) decides, the block only forwards. */
+export class VmBlock extends BlockBase<VmBlock> implements Block {
   readonly id: Id;
 
   constructor(
-    private readonly host: BlockHost,
+    host: BlockHost<VmBlock>,
     readonly bytes: Uint8Array,
     readonly fields: BlockFields,
     /** Built by this node (its txs came from our mempool), rather than parsed from a peer's bytes. */
     readonly builtHere = false,
+    /** 'accepted' for the blocks read from the store. */
+    status: BlockStatus = 'processing',
   ) {
+    super(host, status);
     this.id = Id.fromBytes(sha256(bytes));
   }
 
@@ -67,15 +65,5 @@ export class VmBlock implements Block {
   }
   get txs(): readonly SetTx[] {
     return this.fields.txs;
-  }
-
-  verify(): Promise<void> {
-    return this.host.verify(this);
-  }
-  accept(): Promise<void> {
-    return this.host.accept(this);
-  }
-  reject(): Promise<void> {
-    return this.host.reject(this);
   }
 }

@@ -10,8 +10,10 @@
  * checks them).
  */
 import {
+  BlockMap,
   NotFoundError,
   isNotFoundError,
+  type BlockHost,
   type ChainContext,
   type ChainHandler,
   type ChainVM,
@@ -21,7 +23,7 @@ import {
   type VMInit,
   type VMState,
 } from '@cornice/sdk';
-import { MAX_TXS_PER_BLOCK, VmBlock, decodeBlock, encodeBlock, type BlockFields, type BlockHost } from './block.js';
+import { MAX_TXS_PER_BLOCK, VmBlock, decodeBlock, encodeBlock, type BlockFields } from './block.js';
 import { VmError } from './errors.js';
 import { parseGenesis } from './genesis.js';
 import { Mempool } from './mempool.js';
@@ -38,9 +40,9 @@ export class Vm implements ChainVM {
   #state!: State;
   #last!: VmBlock;
   #preferred!: Id;
-  /** Blocks parsed or built and not decided yet, by `id.key`. */
-  readonly #processing = new Map<string, VmBlock>();
-  readonly #host: BlockHost = {
+  /** Blocks parsed or built and not decided yet: one object per ID (contract). */
+  readonly #processing = new BlockMap<VmBlock>();
+  readonly #host: BlockHost<VmBlock> = {
     verify: (b) => this.#verify(b),
     accept: (b) => this.#accept(b),
     reject: (b) => this.#reject(b),
@@ -57,7 +59,7 @@ export class Vm implements ChainVM {
       // A new chain: block 0 applies the genesis entries. Its parent is the chain ID, so that two
       // chains of this VM with the same genesis still have different blocks.
       const fields: BlockFields = { parentId: ctx.chainId, height: 0, timestamp: 0, txs: parseGenesis(init.genesis) };
-      this.#last = new VmBlock(this.#host, encodeBlock(fields), fields);
+      this.#last = new VmBlock(this.#host, encodeBlock(fields), fields, false, 'accepted');
       await this.#state.accept(this.#last.id, this.#last.bytes, fields);
       this.#log.info('genesis block written', { blockId: this.#last.id.toString(), keys: fields.txs.length });
     }
@@ -83,24 +85,21 @@ export class Vm implements ChainVM {
     if (txs.length === 0) throw new VmError('NothingToBuild', 'no pending txs to build a block from');
     const timestamp = Math.max(parent.timestamp, Math.floor(this.#ctx.clock.now() / 1000));
     const fields: BlockFields = { parentId: parent.id, height: parent.height + 1, timestamp, txs };
-    const block = new VmBlock(this.#host, encodeBlock(fields), fields, true);
-    this.#processing.set(block.id.key, block);
-    return block;
+    return this.#processing.intern(new VmBlock(this.#host, encodeBlock(fields), fields, true));
   }
 
-  /** Contract: the same bytes give the same block ID. Throws on bytes that are not a block. */
+  /** Contract: the same bytes give the same block ID, and one object per ID. Throws on bytes that are not a block. */
   async parseBlock(bytes: Uint8Array): Promise<VmBlock> {
     const block = new VmBlock(this.#host, bytes.slice(), decodeBlock(bytes));
-    const known = this.#processing.get(block.id.key);
+    const known = this.#processing.get(block.id);
     if (known) return known;
     if (block.id.equals(this.#last.id) || (await this.#state.getBlockBytes(block.id))) return block;
-    this.#processing.set(block.id.key, block);
-    return block;
+    return this.#processing.intern(block);
   }
 
   /** Contract: NotFoundError for a block this VM does not know. */
   async getBlock(id: Id): Promise<VmBlock> {
-    return this.#processing.get(id.key) ?? (await this.#load(id));
+    return this.#processing.get(id) ?? (await this.#load(id));
   }
 
   async setPreference(id: Id): Promise<void> {
@@ -144,10 +143,11 @@ export class Vm implements ChainVM {
     try {
       await this.#check(b);
     } catch (e) {
-      this.#processing.delete(b.id.key);
+      this.#processing.delete(b.id);
       if (b.builtHere) this.mempool.putBack(b.txs);
       throw e;
     }
+    b.verified = true;
   }
 
   async #check(b: VmBlock): Promise<void> {
@@ -169,24 +169,26 @@ export class Vm implements ChainVM {
   /** Contract: persists the block and its effects atomically before resolving. */
   async #accept(b: VmBlock): Promise<void> {
     await this.#state.accept(b.id, b.bytes, b.fields);
+    b.status = 'accepted';
     this.#last = b;
-    this.#processing.delete(b.id.key);
+    this.#processing.delete(b.id);
     // A peer's block may hold txs that were issued here too.
     this.mempool.remove(b.txs);
     // Blocks at or below the accepted height can never be accepted now: forget those never verified
     // (the engine rejects the verified ones).
-    for (const [key, other] of this.#processing) if (other.height <= b.height) this.#processing.delete(key);
+    for (const other of this.#processing) if (other.height <= b.height) this.#processing.delete(other.id);
     this.#log.debug('block accepted', { blockId: b.id.toString(), height: b.height, txs: b.txs.length });
   }
 
   async #reject(b: VmBlock): Promise<void> {
-    this.#processing.delete(b.id.key);
+    b.status = 'rejected';
+    this.#processing.delete(b.id);
     if (b.builtHere) this.mempool.putBack(b.txs);
   }
 
   async #load(id: Id): Promise<VmBlock> {
     const bytes = await this.#state.getBlockBytes(id);
     if (!bytes) throw new NotFoundError(`block ${id} not found`);
-    return new VmBlock(this.#host, bytes, decodeBlock(bytes));
+    return new VmBlock(this.#host, bytes, decodeBlock(bytes), false, 'accepted');
   }
 }
