@@ -10,7 +10,7 @@ export { Keystore } from './keystore/keystore.js';
 export { LevelStore } from './db/level.js';
 export { ChainAliases } from './chains/aliases.js';
 export { ChainManager, type Chain, type AcceptedBlock } from './chains/manager.js';
-export { SnowmanEngine, runThroughputBenchmark, DEFAULT_SNOW_PARAMS, type SnowParams } from './consensus/index.js';
+export { SnowmanEngine, DEFAULT_SNOW_PARAMS, type SnowParams } from './consensus/index.js';
 export { VMRegistry } from './vms/registry.js';
 export { loadVMs } from './vms/loader.js';
 export { IpcPublisher } from './ipc/publisher.js';
