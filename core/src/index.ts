@@ -1,5 +1,5 @@
 export { startNode, type RunningNode, type NodeDeps } from './node/node.js';
-export { main } from './cli.js';
+export { main } from './cli/main.js';
 export { parseConfig, helpText } from './config/parse.js';
 export type { NodeConfig } from './config/config.js';
 export { createLogger } from './log/logger.js';
