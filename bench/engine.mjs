@@ -2,7 +2,7 @@
 // parameters (k=20, alpha=15, beta 20/30), no drops, no adversaries, until every validator has
 // accepted the blocks. Real CPU time of the whole simulated network on one thread.
 import { fileURLToPath } from 'node:url';
-import { runThroughputBenchmark } from '@cornice/core';
+import { runThroughputBenchmark } from '@cornice/core/testing';
 import { report } from './lib.mjs';
 
 export async function benchEngine({ blocks = 200 } = {}) {

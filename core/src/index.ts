@@ -1,5 +1,5 @@
 export { startNode, type RunningNode, type NodeDeps } from './node/node.js';
-export { main } from './cli.js';
+export { main } from './cli/main.js';
 export { parseConfig, helpText } from './config/parse.js';
 export type { NodeConfig } from './config/config.js';
 export { createLogger } from './log/logger.js';
@@ -10,7 +10,7 @@ export { Keystore } from './keystore/keystore.js';
 export { LevelStore } from './db/level.js';
 export { ChainAliases } from './chains/aliases.js';
 export { ChainManager, type Chain, type AcceptedBlock } from './chains/manager.js';
-export { SnowmanEngine, runThroughputBenchmark, DEFAULT_SNOW_PARAMS, type SnowParams } from './consensus/index.js';
+export { SnowmanEngine, DEFAULT_SNOW_PARAMS, type SnowParams } from './consensus/index.js';
 export { VMRegistry } from './vms/registry.js';
 export { loadVMs } from './vms/loader.js';
 export { IpcPublisher } from './ipc/publisher.js';

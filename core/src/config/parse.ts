@@ -12,7 +12,7 @@
  *   flags (db-dir, staking files, profile-dir) follow the final values of those flags.
  * - `--help` anywhere returns the help text without checking anything else; `--version` is answered
  *   once the command line parses, before the environment and config file are read.
- * The command-line rules are parseCommandLine's, which `cornice network` (runner/args.ts) shares.
+ * The command-line rules are parseCommandLine's, which `cornice network` (cli/runner/args.ts) shares.
  */
 import { readFileSync } from 'node:fs';
 import { homedir as osHomedir } from 'node:os';
@@ -101,7 +101,7 @@ export interface CommandLineOptions<F extends CommandLineFlag> {
  * The node's command-line rules, for any table of flags: `--flag=value`, `--flag value`; a bare
  * boolean `--flag` means true and never takes the next argument; a repeated flag: the last one
  * wins; a value is checked by the flag's type and validate, errors name the flag and the expected
- * value. Used by the node (parseConfig) and by `cornice network` (runner/args.ts).
+ * value. Used by the node (parseConfig) and by `cornice network` (cli/runner/args.ts).
  */
 export function parseCommandLine<F extends CommandLineFlag>(
   argv: readonly string[],

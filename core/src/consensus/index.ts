@@ -18,33 +18,6 @@ export { RequestSender, type RequestSenderOptions, type SenderStats } from './re
 export { WeightedSampler, type WeightedValidator } from './snowman/sampler.js';
 export { systemScheduler } from './snowman/scheduler.js';
 export { LoopbackTransport, type LoopbackTarget } from './snowman/loopback.js';
-export {
-  Simulation,
-  runSimulation,
-  runThroughputBenchmark,
-  DEFAULT_ADVERSARY,
-  EventQueue,
-  drainMicrotasks,
-  Prng,
-  TestVM,
-  TestBlock,
-  TestVMError,
-  encodeTestBlock,
-  decodeTestBlock,
-  TEST_GENESIS_BYTES,
-  TEST_BLOCK_SIZE,
-  type AdversaryBehaviour,
-  type AdversaryStrategy,
-  SIM_TIMEOUTS,
-  SIM_BENCHLIST,
-  type SimulationOptions,
-  type SimulationResult,
-  type MessageCounts,
-  type ThroughputResult,
-  type TestBlockFields,
-  type TestBlockStatus,
-  type TestVMOptions,
-} from './simulation.js';
 export type { Beacon, BootstrapProgress, BootstrapTarget, BootstrapTransport } from './bootstrap/types.js';
 export {
   Bootstrapper,

@@ -14,7 +14,7 @@ import * as assert from 'uvu/assert';
 import { Id, defineVM, vmIdFromName, type Block, type ChainContext, type ChainVM, type VMFactory, type VMInit } from '@cornice/sdk';
 import { installFaultHandlers } from '../../src/chains/faults.js';
 import { parseConfig } from '../../src/config/parse.js';
-import { TestVM, TestVMError } from '../../src/consensus/index.js';
+import { TestVM, TestVMError } from '../../src/testing/simulation.js';
 import { genesisChainId, genesisOf } from '../../src/genesis/genesis.js';
 import { createLogger } from '../../src/log/logger.js';
 import { startNode, type RunningNode } from '../../src/node/node.js';
@@ -251,7 +251,7 @@ test('a chain whose createHandlers throws is undone too (routes, aliases, health
 function pluginModule(name: string, buildBlock: string): string {
   const path = join(dataDir, `${name}.mjs`);
   const sdk = pathToFileURL(fileURLToPath(new URL('../../../../sdk/dist/src/index.js', import.meta.url))).href;
-  const testvm = pathToFileURL(fileURLToPath(new URL('../../src/consensus/index.js', import.meta.url))).href;
+  const testvm = pathToFileURL(fileURLToPath(new URL('../../src/testing/simulation.js', import.meta.url))).href;
   writeFileSync(
     path,
     `import { defineVM } from '${sdk}';

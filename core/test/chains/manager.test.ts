@@ -5,7 +5,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Id, defineVM, silentLogger, utf8Decode, type VMFactory, type VMInit } from '@cornice/sdk';
 import { parseConfig } from '../../src/config/parse.js';
-import { TestVM } from '../../src/consensus/index.js';
+import { TestVM } from '../../src/testing/simulation.js';
 import { genesisChainId, genesisOf } from '../../src/genesis/genesis.js';
 import { startNode, type RunningNode } from '../../src/node/node.js';
 

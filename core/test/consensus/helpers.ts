@@ -1,6 +1,6 @@
 import { ShortId, silentLogger, type Id, type Logger } from '@cornice/sdk';
 import { DEFAULT_SNOW_PARAMS, type SnowParams } from '../../src/consensus/params.js';
-import { drainMicrotasks, EventQueue, TestVM } from '../../src/consensus/simulation.js';
+import { drainMicrotasks, EventQueue, TestVM } from '../../src/testing/simulation.js';
 import { SnowmanEngine, type EngineLimits } from '../../src/consensus/snowman/engine.js';
 import type { EngineTransport, ValidatorSampler } from '../../src/consensus/snowman/types.js';
 

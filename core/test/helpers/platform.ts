@@ -4,7 +4,7 @@
  * real VM reports the chains of its state.
  */
 import { defineVM, type VMFactory } from '@cornice/sdk';
-import { TestVM } from '../../src/consensus/index.js';
+import { TestVM } from '../../src/testing/simulation.js';
 import type { PlatformVMDeps } from '../../src/node/container.js';
 import { PLATFORM_VM_ID } from '../../src/platform/vm.js';
 

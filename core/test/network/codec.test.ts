@@ -16,7 +16,7 @@ import {
 } from '../../src/network/messages.js';
 import { MAX_CERT_BYTES } from '../../src/staking/cert.js';
 import type { Message, OpName, PeerInfo } from '../../src/network/messages.js';
-import { Prng } from '../../src/consensus/sim/prng.js';
+import { Prng } from '../../src/testing/sim/prng.js';
 import { plain, throwsNetwork, unhex } from './helpers.js';
 
 const test = suite('network message codec');

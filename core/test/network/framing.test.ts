@@ -3,7 +3,7 @@ import * as assert from 'uvu/assert';
 import { toHex } from '@cornice/sdk';
 import { FRAME_PREFIX_BYTES, FrameDecoder, MAX_PAYLOAD_BYTES, frame } from '../../src/network/framing.js';
 import { MAX_MESSAGE_BYTES } from '../../src/network/messages.js';
-import { Prng } from '../../src/consensus/sim/prng.js';
+import { Prng } from '../../src/testing/sim/prng.js';
 import { throwsNetwork, unhex } from './helpers.js';
 
 const test = suite('network framing');

@@ -8,7 +8,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Id, MemoryStore, defineVM, silentLogger, type ChainContext, type KeyValueStore, type VMFactory, type VMInit } from '@cornice/sdk';
 import { parseConfig } from '../../src/config/parse.js';
-import { TestVM } from '../../src/consensus/index.js';
+import { TestVM } from '../../src/testing/simulation.js';
 import { PrefixedStore } from '@cornice/sdk';
 import { genesisChainId, genesisOf } from '../../src/genesis/genesis.js';
 import { loopbackNetwork } from '../../src/network/loopback.js';

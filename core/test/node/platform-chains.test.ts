@@ -10,7 +10,7 @@ import * as assert from 'uvu/assert';
 import { Id, ShortId, defineVM, vmIdFromName, type VMFactory } from '@cornice/sdk';
 import type { ChainRecord } from '../../src/platform/model.js';
 import { parseConfig } from '../../src/config/parse.js';
-import { TestVM, TestVMError } from '../../src/consensus/index.js';
+import { TestVM, TestVMError } from '../../src/testing/simulation.js';
 import { genesisOf } from '../../src/genesis/genesis.js';
 import { createLogger } from '../../src/log/logger.js';
 import { TOKENS, provide, type PlatformVMDeps } from '../../src/node/container.js';

@@ -9,7 +9,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Id, defineVM, silentLogger } from '@cornice/sdk';
 import { parseConfig } from '../../src/config/parse.js';
-import { TestVM } from '../../src/consensus/index.js';
+import { TestVM } from '../../src/testing/simulation.js';
 import { genesisOf } from '../../src/genesis/genesis.js';
 import { startNode } from '../../src/node/node.js';
 import { freePort } from '../network/helpers.js';

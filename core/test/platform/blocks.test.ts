@@ -7,7 +7,7 @@ import * as assert from 'uvu/assert';
 import { Id, NodeError, PrivateKey, ShortId, Writer, concatBytes, isNotFoundError, signerRecoveries, type Block } from '@cornice/sdk';
 import { PrefixedStore } from '@cornice/sdk';
 import { sharedMemoryFor } from '../../src/chains/shared-memory.js';
-import { EventQueue } from '../../src/consensus/sim/events.js';
+import { EventQueue } from '../../src/testing/sim/events.js';
 import { chainVMCompliance } from '../../src/testing/compliance.js';
 import { decodeTx, encodeBlock, encodeTx, txId, utxoId } from '../../src/platform/codec.js';
 import { encodeGenesis } from '../../src/platform/genesis.js';

@@ -4,7 +4,7 @@ import type { ShortId } from '@cornice/sdk';
 import { ConsensusError } from '../../../src/consensus/errors.js';
 import { Bootstrapper, exceedsHalf } from '../../../src/consensus/bootstrap/bootstrapper.js';
 import { MAX_ANCESTORS } from '../../../src/consensus/limits.js';
-import { TestVM, type TestBlock } from '../../../src/consensus/simulation.js';
+import { TestVM, type TestBlock } from '../../../src/testing/simulation.js';
 import { captureLog } from '../../helpers/log.js';
 import { nodeIdOf, seeded } from '../helpers.js';
 import {

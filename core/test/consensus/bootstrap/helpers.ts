@@ -2,7 +2,7 @@ import { silentLogger, type Id, type Logger, type ShortId } from '@cornice/sdk';
 import { Bootstrapper, type BootstrapLimits, type BootstrapperOptions } from '../../../src/consensus/bootstrap/bootstrapper.js';
 import type { BootstrapServerLimits } from '../../../src/consensus/bootstrap/server.js';
 import type { Beacon, BootstrapProgress, BootstrapTarget, BootstrapTransport } from '../../../src/consensus/bootstrap/types.js';
-import { EventQueue, TestVM, type TestBlock } from '../../../src/consensus/simulation.js';
+import { EventQueue, TestVM, type TestBlock } from '../../../src/testing/simulation.js';
 import { flush, nodeIdOf, seeded } from '../helpers.js';
 
 export const CHAIN = 'C';

@@ -4,7 +4,7 @@ import { Id, NotFoundError, silentLogger, type Block, type ChainVM } from '@corn
 import { ANCESTORS_BYTES_PER_BLOCK, BootstrapServer, DEFAULT_SERVER_LIMITS } from '../../../src/consensus/bootstrap/server.js';
 import type { BootstrapTransport } from '../../../src/consensus/bootstrap/types.js';
 import { MAX_ANCESTORS, MAX_CONTAINER_IDS, MAX_MESSAGE_BYTES } from '../../../src/consensus/limits.js';
-import type { TestBlock, TestVM } from '../../../src/consensus/simulation.js';
+import type { TestBlock, TestVM } from '../../../src/testing/simulation.js';
 import { nodeIdOf } from '../helpers.js';
 import { chainVM } from './helpers.js';
 

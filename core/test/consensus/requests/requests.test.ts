@@ -4,7 +4,7 @@ import { Id, silentLogger, type ShortId } from '@cornice/sdk';
 import { Benchlist } from '../../../src/consensus/requests/benchlist.js';
 import { RequestSender } from '../../../src/consensus/requests/sender.js';
 import { AdaptiveTimeout, DEFAULT_TIMEOUTS, timeoutConfigProblem } from '../../../src/consensus/requests/timeouts.js';
-import { EventQueue } from '../../../src/consensus/simulation.js';
+import { EventQueue } from '../../../src/testing/simulation.js';
 import type { LoopbackTarget } from '../../../src/consensus/snowman/loopback.js';
 import { nodeIdOf, RecordingTransport } from '../helpers.js';
 

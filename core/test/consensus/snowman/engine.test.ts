@@ -3,7 +3,7 @@ import * as assert from 'uvu/assert';
 import { Id, NodeError, silentLogger } from '@cornice/sdk';
 import { ConsensusError } from '../../../src/consensus/errors.js';
 import { DEFAULT_SNOW_PARAMS } from '../../../src/consensus/params.js';
-import { EventQueue, TestVM, type TestBlock } from '../../../src/consensus/simulation.js';
+import { EventQueue, TestVM, type TestBlock } from '../../../src/testing/simulation.js';
 import { SnowmanEngine } from '../../../src/consensus/snowman/engine.js';
 import type { ShortId } from '@cornice/sdk';
 import type { SnowParams } from '../../../src/consensus/params.js';

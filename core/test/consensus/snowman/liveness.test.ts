@@ -7,7 +7,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Block, VMEvent } from '@cornice/sdk';
 import { DEFAULT_SNOW_PARAMS } from '../../../src/consensus/params.js';
-import { EventQueue, TestVM, TestVMError } from '../../../src/consensus/simulation.js';
+import { EventQueue, TestVM, TestVMError } from '../../../src/testing/simulation.js';
 import { SnowmanEngine } from '../../../src/consensus/snowman/engine.js';
 import type { ShortId } from '@cornice/sdk';
 import { createLogger } from '../../../src/log/logger.js';

@@ -8,7 +8,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Block, ShortId } from '@cornice/sdk';
 import { DEFAULT_SNOW_PARAMS } from '../../../src/consensus/params.js';
-import { EventQueue, TestVM, TestVMError, type TestBlock } from '../../../src/consensus/simulation.js';
+import { EventQueue, TestVM, TestVMError, type TestBlock } from '../../../src/testing/simulation.js';
 import { SnowmanEngine } from '../../../src/consensus/snowman/engine.js';
 import { createLogger } from '../../../src/log/logger.js';
 import { fixedSampler, flush, harness, nodeIdOf, RecordingTransport, type Harness, type Message } from '../helpers.js';

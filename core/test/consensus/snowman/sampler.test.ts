@@ -2,7 +2,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { silentLogger } from '@cornice/sdk';
 import { DEFAULT_SNOW_PARAMS } from '../../../src/consensus/params.js';
-import { EventQueue, TestVM } from '../../../src/consensus/simulation.js';
+import { EventQueue, TestVM } from '../../../src/testing/simulation.js';
 import { SnowmanEngine } from '../../../src/consensus/snowman/engine.js';
 import { LoopbackTransport } from '../../../src/consensus/snowman/loopback.js';
 import { WeightedSampler } from '../../../src/consensus/snowman/sampler.js';

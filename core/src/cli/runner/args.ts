@@ -4,13 +4,13 @@
  * the flag and what was expected. `--help` or `-h` anywhere before `--` asks for the usage text
  * (exit 0), whatever else is there, as `cornice --help` does. Flags after `--` go to every node
  * (start only). Each flag belongs to the subcommands that use it: `--nodes` for stop is refused
- * rather than ignored. Tests: core/test/tools/local-network.test.ts.
+ * rather than ignored. Tests: core/test/cli/runner/local-network.test.ts.
  */
 import { homedir as osHomedir } from 'node:os';
 import { join } from 'node:path';
-import { ConfigError } from '../config/config.js';
-import { intType, pathType, type ValueType } from '../config/flags.js';
-import { parseCommandLine, wantsHelp } from '../config/parse.js';
+import { ConfigError } from '../../config/config.js';
+import { intType, pathType, type ValueType } from '../../config/flags.js';
+import { parseCommandLine, wantsHelp } from '../../config/parse.js';
 
 /** Most nodes a local network may have. */
 export const MAX_NODES = 50;

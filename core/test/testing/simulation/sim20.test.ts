@@ -1,7 +1,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { DEFAULT_SNOW_PARAMS } from '../../../src/consensus/params.js';
-import { runThroughputBenchmark } from '../../../src/consensus/simulation.js';
+import { runThroughputBenchmark } from '../../../src/testing/simulation.js';
 import { safeAndLive } from './helpers.js';
 
 const test = suite('simulation: 20 validators, default parameters');

@@ -18,16 +18,16 @@
  * - `junk`: answer every query at once with a block ID nobody has.
  */
 import { Id, ShortId, silentLogger, type Logger } from '@cornice/sdk';
-import { DEFAULT_SNOW_PARAMS, type SnowParams } from './params.js';
+import { DEFAULT_SNOW_PARAMS, type SnowParams } from '../consensus/params.js';
 import { drainMicrotasks, EventQueue } from './sim/events.js';
 import { Prng } from './sim/prng.js';
 import { encodeTestBlock, TestVM, type TestBlock } from './sim/testvm.js';
-import { Benchlist, type BenchlistConfig } from './requests/benchlist.js';
-import { RequestSender } from './requests/sender.js';
-import { AdaptiveTimeout, type TimeoutConfig } from './requests/timeouts.js';
-import { SnowmanEngine } from './snowman/engine.js';
-import { WeightedSampler } from './snowman/sampler.js';
-import type { EngineTransport } from './snowman/types.js';
+import { Benchlist, type BenchlistConfig } from '../consensus/requests/benchlist.js';
+import { RequestSender } from '../consensus/requests/sender.js';
+import { AdaptiveTimeout, type TimeoutConfig } from '../consensus/requests/timeouts.js';
+import { SnowmanEngine } from '../consensus/snowman/engine.js';
+import { WeightedSampler } from '../consensus/snowman/sampler.js';
+import type { EngineTransport } from '../consensus/snowman/types.js';
 
 export { EventQueue, drainMicrotasks } from './sim/events.js';
 export { Prng } from './sim/prng.js';

@@ -1,6 +1,6 @@
 import * as assert from 'uvu/assert';
-import type { SimulationOptions, SimulationResult } from '../../../src/consensus/simulation.js';
-import { runSimulation } from '../../../src/consensus/simulation.js';
+import type { SimulationOptions, SimulationResult } from '../../../src/testing/simulation.js';
+import { runSimulation } from '../../../src/testing/simulation.js';
 
 /**
  * Runs the simulation and asserts SAFETY (no two honest nodes accepted different blocks at one

@@ -7,14 +7,14 @@
  * keep it alive.
  */
 import { isNodeError, type Logger } from '@cornice/sdk';
-import { installFaultHandlers } from './chains/faults.js';
-import { ConfigError, type NodeConfig } from './config/config.js';
-import { parseConfig } from './config/parse.js';
-import { createLogger } from './log/logger.js';
-import { readVersion } from './node/version.js';
+import { installFaultHandlers } from '../chains/faults.js';
+import { ConfigError, type NodeConfig } from '../config/config.js';
+import { parseConfig } from '../config/parse.js';
+import { createLogger } from '../log/logger.js';
+import { readVersion } from '../node/version.js';
 import { networkCommand } from './runner/local-network.js';
-import { genesisCommand, vmIdCommand } from './tools/commands.js';
-import type { RunningNode } from './node/node.js';
+import { genesisCommand, vmIdCommand } from './commands.js';
+import type { RunningNode } from '../node/node.js';
 
 /** Runs the CLI; resolves with an exit code once startup failed or the node was stopped. */
 export async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
@@ -99,7 +99,7 @@ async function run(config: NodeConfig, log: Logger): Promise<number> {
   });
   try {
     // Loaded here so --help and bad command lines do not pay for the whole node.
-    const { startNode } = await import('./node/node.js');
+    const { startNode } = await import('../node/node.js');
     node = await startNode(config, { log });
   } catch (e) {
     // By brand, not instanceof: the error may come from a plugin's own copy of the sdk.

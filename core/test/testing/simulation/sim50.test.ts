@@ -1,6 +1,6 @@
 import { suite } from 'uvu';
 import { DEFAULT_SNOW_PARAMS } from '../../../src/consensus/params.js';
-import type { SimulationOptions } from '../../../src/consensus/simulation.js';
+import type { SimulationOptions } from '../../../src/testing/simulation.js';
 import { safeAndLive } from './helpers.js';
 
 const test = suite('simulation: 50 validators');

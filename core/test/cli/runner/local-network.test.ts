@@ -4,10 +4,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import type { ConfigError } from '../../src/config/config.js';
-import { parseRunnerArgs, type RunnerArgs } from '../../src/runner/args.js';
-import { askRunner, controlPath, serveControl } from '../../src/runner/control.js';
-import { nodeCommand, type RunnerOptions } from '../../src/runner/local-network.js';
+import type { ConfigError } from '../../../src/config/config.js';
+import { parseRunnerArgs, type RunnerArgs } from '../../../src/cli/runner/args.js';
+import { askRunner, controlPath, serveControl } from '../../../src/cli/runner/control.js';
+import { nodeCommand, type RunnerOptions } from '../../../src/cli/runner/local-network.js';
 
 const options = (nodeFlags: string[]): RunnerOptions => ({ nodes: 5, dir: '/tmp/net', baseHttpPort: 9650, nodeFlags, out: () => {} });
 const HOME = '/home/u';

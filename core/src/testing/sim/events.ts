@@ -2,7 +2,7 @@
  * A virtual-time event queue: events run in (time, insertion) order; `VirtualScheduler` implements the
  * engine's Scheduler on it. Nothing here touches real timers.
  */
-import type { Scheduler } from '../snowman/types.js';
+import type { Scheduler } from '../../consensus/snowman/types.js';
 
 interface QueuedEvent {
   time: number;

@@ -7,7 +7,7 @@ import * as assert from 'uvu/assert';
 import { cb58Decode, cb58Encode } from '@cornice/sdk';
 import { helpText } from '../../src/config/parse.js';
 import { MAX_CHAIN_GENESIS_BYTES } from '../../src/genesis/json.js';
-import { genesisCommand, vmIdCommand, type CommandIO } from '../../src/tools/commands.js';
+import { genesisCommand, vmIdCommand, type CommandIO } from '../../src/cli/commands.js';
 
 function io(stdin: Iterable<Uint8Array | string> = []): CommandIO & { stdout: string; stderr: string } {
   const r = {

@@ -19,7 +19,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { DEFAULT_SNOW_PARAMS } from '../../../src/consensus/params.js';
-import { runSimulation, type AdversaryStrategy, type SimulationOptions } from '../../../src/consensus/simulation.js';
+import { runSimulation, type AdversaryStrategy, type SimulationOptions } from '../../../src/testing/simulation.js';
 import { safeAndLive } from './helpers.js';
 
 const test = suite('simulation: adversaries at the default parameters');

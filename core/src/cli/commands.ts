@@ -1,5 +1,5 @@
 /**
- * Tools for VM authors and operators, run as `cornice <command>` (core/src/cli.ts dispatches):
+ * Tools for VM authors and operators, run as `cornice <command>` (core/src/cli/main.ts dispatches):
  *   cornice vm-id <name>              the vmID (cb58) of a VM name: the name's UTF-8 bytes
  *                                     zero-padded to 32, as the reference derives avm's and evm's
  *   cornice genesis encode <file|->   the cb58 of a file's bytes (or stdin's), for a genesis file's

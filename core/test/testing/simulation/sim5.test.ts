@@ -1,6 +1,6 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { runSimulation, type SimulationOptions } from '../../../src/consensus/simulation.js';
+import { runSimulation, type SimulationOptions } from '../../../src/testing/simulation.js';
 import { safeAndLive } from './helpers.js';
 
 const test = suite('simulation: 5 validators');

@@ -14,7 +14,7 @@
  * others keep running; `cornice network restart <i>` asks the runner, over its control socket
  * (control.ts), to start it again with the same command line. When no runner answers there (it was
  * killed), `restart` starts the node itself, detached, and `stop` stops the recorded pids.
- * Tests: test/e2e/runner.test.ts (real nodes), core/test/tools/local-network.test.ts (arguments).
+ * Tests: test/e2e/runner.test.ts (real nodes), core/test/cli/runner/local-network.test.ts (arguments).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, openSync } from 'node:fs';
@@ -22,13 +22,13 @@ import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import type { Server } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ConfigError } from '../config/config.js';
-import { LOCAL_STAKER_NODE_IDS } from '../genesis/local.js';
+import { ConfigError } from '../../config/config.js';
+import { LOCAL_STAKER_NODE_IDS } from '../../genesis/local.js';
 import { defaultDir, parseRunnerArgs, USAGE } from './args.js';
 import { askRunner, controlPath, serveControl, type ControlReply, type ControlRequest } from './control.js';
 
-const BIN = fileURLToPath(new URL('../../../bin/cornice.js', import.meta.url));
-const FIXTURES = fileURLToPath(new URL('../../../fixtures/staking/local/', import.meta.url));
+const BIN = fileURLToPath(new URL('../../../../bin/cornice.js', import.meta.url));
+const FIXTURES = fileURLToPath(new URL('../../../../fixtures/staking/local/', import.meta.url));
 /** Longest wait for a node to answer after it was started. */
 const START_TIMEOUT_MS = 60_000;
 /** Longest wait for a node to exit after SIGTERM (its own --shutdown-timeout defaults to 10 s) before SIGKILL. */
