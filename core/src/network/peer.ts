@@ -242,7 +242,7 @@ export class Peer {
   }
 }
 
-/** Same application and same major.minor (reference §8: version.go). */
+/** Same application and same major.minor (the reference node's compatibility rule). */
 export function compatibleVersion(theirs: string, ours: string): boolean {
   const parse = (v: string) => /^([a-z]+)\/(\d+)\.(\d+)\.(\d+)$/.exec(v);
   const a = parse(theirs);
