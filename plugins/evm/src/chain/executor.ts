@@ -84,7 +84,7 @@ export function chainCommon(chainId: bigint): Common {
 /**
  * A Common for txs and block headers that they all share: @ethereumjs copies the Common and rebuilds
  * its params (a JSON deep copy) in each tx and header constructor — a third of a tx's decode time, and
- * ~0.2 ms per header, twice per built block. It holds the tx and the block
+ * a header's, twice per built block (plugins/evm/bench/block-bench.mjs). It holds the tx and the block
  * params (no key of both differs), so a block decoded with it gives its txs the same Common. Safe
  * because nothing changes such a Common once built: runTx only sets a tx's hardfork when it differs
  * from the block's, and it never does here (one hardfork); headers are made without setHardfork.
