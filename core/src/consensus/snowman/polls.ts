@@ -171,7 +171,7 @@ export class Poller {
    * Whether the next poll must wait because nothing has progressed for a while (then one timer starts
    * it later): after paceAfterMs without a successful poll, a block added or one accepted, each poll
    * waits (stalled − paceAfterMs) / paceSlope ms, within paceMinMs..paceMaxMs — 1 s after 22 s with
-   * the defaults. Nodes stuck on blocks they could not agree on spun ~1,000 failed polls a second;
+   * the defaults. Nodes stuck on blocks they could not agree on spun failed polls as fast as they could;
    * a split that polls can still break (a random sample reaching alpha) is left seconds at full
    * speed first (test "polls that make no progress are paced").
    */
