@@ -432,13 +432,12 @@ function invalid(why: string): EvmChainError {
 /**
  * Freezes a tx decoded unfrozen (`freeze: false`) after recovering its sender once, so that every
  * later `getSenderAddress()` returns that Address. @ethereumjs caches the public key but hashes it into
- * an address again on each call (noble keccak, ~5 calls per tx between admission and its receipt:
- * ~7 % of a node's CPU under load); frozen as @ethereumjs freezes it, so its hash is cached as usual.
+ * an address again on each call (noble keccak, several calls per tx between admission and its
+ * receipt, a visible share of a node's CPU under load: bench/evm.mjs); frozen as @ethereumjs freezes it, so its hash is cached as usual.
  * A tx already frozen is left as it is. Throws as `getSenderAddress` does for a bad signature.
  *
  * `encoded`: the bytes the tx was decoded from, which `serialize()` then returns instead of encoding
- * the tx again (for its hash and in every block that holds it: ~4 % of a node's main thread under
- * pipelined transfers). They are its serialization: @ethereumjs decodes only canonical RLP (no
+ * the tx again (for its hash and in every block that holds it, under pipelined transfers). They are its serialization: @ethereumjs decodes only canonical RLP (no
  * leading zeros in integers, no bytes after the list), so encoding the decoded tx gives them back.
  */
 export function freezeWithSender(tx: TypedTransaction, encoded?: Uint8Array): Address {

@@ -275,8 +275,8 @@ export class StateReader {
    * Runs `fn` on the state manager at `root`, for reads only (`fn` must not write): the accepted
    * state's live view, or for another root a state manager with no VM, kept for the next read at
    * the same root. The chain rules read the preferred block's state this way on every build and
-   * admission; through `at` each such read made a VM (~1-2 ms), 410 of them in one bench run of
-   * the subnet-EVM's pipelined transfers.
+   * admission; through `at` each such read made a VM, hundreds of them in one run of the
+   * subnet-EVM's pipelined transfers (bench/evm.mjs). Test: reader.test.ts "readState".
    */
   readState<T>(root: Uint8Array, fn: (sm: MerkleStateManager) => Promise<T>): Promise<T> {
     if (this.#accepted && equalsBytes(root, this.#accepted)) return this.at(root, ({ sm }) => fn(sm));

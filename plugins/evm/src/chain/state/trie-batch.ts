@@ -5,8 +5,8 @@
  * A block's accounts reach the state trie when the state manager flushes (`FastAccountStateManager`,
  * accounts.ts). Put one by one, every put walks its path from the root and then re-encodes and
  * re-hashes every node on it, so the root and the upper branches of a 64-transfer block (~128
- * accounts) were encoded and hashed ~128 times: `put` was ~10 % of the node's main thread under
- * pipelined transfers. Here the new keys are sorted and merged into the trie in one descent; the
+ * accounts) were encoded and hashed once per account: `put` was a visible share of the node's main
+ * thread under pipelined transfers (bench/evm.mjs). Here the new keys are sorted and merged into the trie in one descent; the
  * changed nodes are then encoded bottom-up, and the ones of 32 bytes or more (and the root) stored
  * under their hash, as `put` stores them (`_formatNode`), through the trie's database (so its
  * checkpoints see the writes). The root is the same as after the same puts one by one: the tests
