@@ -51,7 +51,7 @@ test.after(async () => {
 test('chain ID from the provider; the funded ewoq address has a balance, a fresh one none', async () => {
   const { chainId } = await provider.getNetwork();
   assert.is(chainId, BigInt((await target.call('eth_chainId')).result));
-  if (target.kind === 'cornice') assert.is(chainId, 43110n, 'the C-Chain chain ID (SPEC)');
+  if (target.kind === 'cornice') assert.is(chainId, 43110n, 'the C-Chain chain ID (43110)');
   assert.is(wallet.address, EWOQ_EVM_ADDRESS);
   assert.ok((await provider.getBalance(EWOQ_EVM_ADDRESS)) > parseEther('1000'));
   assert.is(await provider.getBalance(other), 0n);

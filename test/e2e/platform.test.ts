@@ -91,7 +91,7 @@ test('createUser -> subnet (2-of-3) -> this node validates it -> createBlockchai
     });
     assert.is(String(current.weight), '1');
 
-    // A timestamp chain on the subnet, spelled as SPEC's example spells subnetID.
+    // A timestamp chain on the subnet, its subnet spelled SubnetID, as the reference's API examples spell it.
     const genesisData = cb58Encode(new TextEncoder().encode('hello subnet'));
     const { unsignedTx: chainTx } = await ok(node, 'P', 'platform.createBlockchain', {
       SubnetID: subnetId,

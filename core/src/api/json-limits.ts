@@ -1,6 +1,6 @@
 /**
  * Bounds on JSON before it is parsed. JSON.parse has no depth limit: a 1 MiB body of nested
- * arrays parses into ~500,000 levels (close to a second of the event loop, and deep values make
+ * arrays parses into hundreds of thousands of levels (holding the event loop, and deep values make
  * every later recursive walk — params parsers, replacers, loggers — a stack overflow waiting to
  * happen). `jsonDepthExceeds` is one linear pass over the text (strings skipped, escapes honoured)
  * that stops at the first level past the limit, so refusing costs less than parsing would.

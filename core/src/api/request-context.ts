@@ -7,8 +7,8 @@
  * (--vm-isolation), gets no client: its failures count against the shared key ''.
  *
  * Not AsyncLocalStorage: on Node 20 it puts a hook on every promise of the process, and the EVM's
- * interpreter awaits once per opcode — ~15 % of a node's CPU under eth_call load went to async_hooks
- * (profile of bench/attack.mjs, calls and idle WebSockets), as chains/faults.ts found for JSON-RPC.
+ * interpreter awaits once per opcode, so under eth_call load a large share of a node's CPU goes to
+ * async_hooks (a profile of bench/attack.mjs shows it), as chains/faults.ts says for JSON-RPC.
  *
  * The client key is the remote IP address, except for loopback clients — every local process,
  * hostile web pages in a local browser included, shares 127.0.0.1 — where it is the connection

@@ -1,10 +1,10 @@
 /**
- * The fault boundary around a chain's VM (DESIGN §3): every call the node makes into the VM has a
+ * The fault boundary around a chain's VM (ARCHITECTURE.md, "A chain's life"): every call the node makes into the VM has a
  * deadline, except waitForEvent, which may rightly wait forever. A call that does not settle in time
  * is reported once through `onHang` (the chain manager halts the chain, and a halted engine no longer
  * waits for its tasks). The calls consensus makes all the time (parse, get, verify, accept, …) are
- * only watched, so their promises reach the engine untouched (a wrapper cost ~0.5 ms per block of
- * extra promise turns on the one-node path); the rare ones that chain creation and shutdown wait for
+ * only watched, so their promises reach the engine untouched (a wrapper would add promise turns
+ * to every block on the one-node path: bench/timestamp.mjs); the rare ones that chain creation and shutdown wait for
  * (initialize, createHandlers, shutdown) also reject with VMCallTimeoutError at the deadline.
  * Blocks the VM hands out are wrapped, so verify/accept/reject are watched too.
  */

@@ -4,11 +4,17 @@
  * engine (behind a RequestSender) -> API handlers at /ext/bc/<chainID> and every alias -> `accepted$`
  * -> a `chain <alias>` health check. Stops chains in reverse order of creation.
  *
- * Fault containment (DESIGN §3): the VM is reached only through guardVM (every call bounded), so a
+ * Fault containment: the VM is reached only through guardVM (every call bounded), so a
  * VM call that never settles, a failed accept, or a process-level fault whose stack runs through the
  * VM's code (faults.ts) halts that chain only: its engine stops, its signal aborts, its VM is shut down,
  * its API answers "chain … is halted" and its health check says why. A chain whose creation fails is
  * undone (routes, aliases, health check, engine, VM) before the error is thrown.
+ *
+ * One piece (past 600 lines) because createChain is one sequence of steps over one ChainSetup:
+ * each step leaves in its undo list what a later failure must take back, and the halt, the API's
+ * refusal and the health check read its fault state. What stands apart is in modules of its own:
+ * the VM guard (guard.ts), fault attribution (faults.ts), which chains run (creator.ts), aliases
+ * (aliases.ts), health (health.ts), metrics (metrics.ts).
  */
 import { pathToFileURL } from 'node:url';
 import client from 'prom-client';

@@ -134,7 +134,7 @@ export type ConfigErrorCode =
 /** A bad command line, environment variable or config file; the message says which and why. */
 export class ConfigError extends NodeError<ConfigErrorCode> {}
 
-/** Well-known network names and their IDs (reference §9). */
+/** Well-known network names and their IDs, as the reference node numbers them. */
 export const networkIds: Readonly<Record<string, number>> = {
   mainnet: 1,
   cascade: 2,

@@ -4,6 +4,10 @@
  * is one row here plus its field in NodeConfig (config.ts). A row's `key` is the NodeConfig field
  * (the flag name in camelCase); its value type parses and validates command-line/environment
  * strings and config-file JSON values; its default may depend on flags listed before it (`config`).
+ *
+ * One piece (past 600 lines) because the table is the one place a flag is declared and its order
+ * is meaningful (defaults read the rows above them, `--help` lists them in it); the value types it
+ * is written in sit above it, and the parsing that reads it is parse.ts.
  */
 import { isIP } from 'node:net';
 import { tmpdir } from 'node:os';

@@ -1,5 +1,5 @@
 /**
- * Snow consensus parameters (DESIGN §4, reference §8) and their validation. The flag names in the
+ * Snow consensus parameters (the `--snow-*` flags) and their validation. The flag names in the
  * problem texts are the node's CLI flags, so a config layer can show them to the operator as they are.
  */
 export interface SnowParams {

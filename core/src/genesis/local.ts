@@ -1,5 +1,5 @@
 /**
- * The local network's platform genesis (network ID 12345; DESIGN §8, reference §6.8, §9): the ewoq
+ * The local network's platform genesis (network ID 12345, as the reference node's local network): the ewoq
  * account, the five local stakers as Default Subnet validators from genesis time to 2100, and the
  * genesis chains X (avm), C (evm) and timestamp, in that order.
  */

@@ -1,5 +1,5 @@
 /**
- * IPC publishing (reference §10.3): the accepted blocks of a chain, streamed to any local process
+ * IPC publishing (API.md beside this file): the accepted blocks of a chain, streamed to any local process
  * over a Unix domain socket at `<dir>/<chainID cb58>.ipc`.
  *
  * Wire format: one frame per accepted block, in acceptance order — a u32 big-endian length followed

@@ -20,7 +20,7 @@ export interface KdfParams {
   p: number;
 }
 
-/** Default scrypt cost: 32 MiB of memory, ~0.1 s on a current core. */
+/** Default scrypt cost: 32 MiB of memory; a derivation runs off the event loop (kdf-limiter.ts bounds how many). */
 export const DEFAULT_KDF: Readonly<KdfParams> = Object.freeze({ N: 2 ** 15, r: 8, p: 1 });
 
 export const SALT_LENGTH = 16;

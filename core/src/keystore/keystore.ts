@@ -1,8 +1,8 @@
 /**
  * # Keystore
  *
- * The node's users: named, password-protected areas where chains keep user keys (reference §5,
- * SPEC "Keystore" and "Authentication"). This module is the domain logic only; the JSON-RPC
+ * The node's users: named, password-protected areas where chains keep user keys
+ * (api/keystore/API.md). This module is the domain logic only; the JSON-RPC
  * binding is `api/keystore/service.ts`.
  *
  * - **Passwords are never stored or logged.** scrypt (default N=2^15, r=8, p=1: 32 MiB, run off the
@@ -38,7 +38,7 @@
  *   dummy record before answering, so they take what a real password check takes, and a missing
  *   user counts as a wrong password for the throttle. keystore.listUsers is off by default (api/
  *   keystore/service.ts). Test: keystore/keystore.test.ts "missing users cost a KDF".
- * - **Strength**: SPEC's composition rule, then zxcvbn score >= 2 with the username as a user input,
+ * - **Strength**: the composition rule (password.ts), then zxcvbn score >= 2 with the username as a user input,
  *   scored in a worker thread started on first use (password.ts explains why).
  * - **Concurrency**: calls for the same username run one after another, so two concurrent
  *   createUser calls cannot both succeed and deleteUser cannot interleave with an export.

@@ -1,6 +1,6 @@
 /**
- * Storage layout and binary formats of the keystore (codec of reference §3: big-endian, `[]byte` as
- * u32 length + bytes, fixed arrays bare).
+ * Storage layout and binary formats of the keystore (the node's binary codec: big-endian, `[]byte`
+ * as u32 length + bytes, fixed arrays bare).
  *
  * Keys inside the keystore's store:
  *   [0x01] || utf8(username)                               -> user record
@@ -33,9 +33,10 @@ export const USER_DATA_PREFIX_LENGTH = 1 + 32;
 /**
  * Largest export blob. An entry is 32 + 4 + key + 4 + 33 + value bytes: ~150 for an address and its
  * 32-byte key, so 64 KiB holds ~400 of them. The bound is what importUser can take without holding
- * the event loop: the blob arrives as cb58, and base58 decoding is not linear (64 KiB: ~25 ms;
- * 512 KiB: ~300 ms; encoding for exportUser ~70 ms and ~1 s). exportUser refuses to make anything
- * bigger (TooLarge), and the importUser parameter is bounded from it (api/keystore/api.ts).
+ * the event loop: the blob arrives as cb58, and base58 decoding and encoding are not linear in the
+ * length. exportUser refuses to make anything bigger (TooLarge), and the importUser parameter is
+ * bounded from it (api/keystore/api.ts). Test: api/keystore.test.ts "the largest export goes
+ * through exportUser and importUser".
  */
 export const MAX_EXPORT_BYTES = 64 * 1024;
 /** Fewest bytes one export entry occupies: chainId + two lengths + the smallest sealed value. */

@@ -2,7 +2,7 @@
  * The node's structured logger: one JSON object per line,
  * `{"time": "<ISO 8601>", "level": "info", "msg": "...", ...fields}`.
  *
- * - Messages are constant strings; context goes in fields (DESIGN §11.6).
+ * - Messages are constant strings; context goes in fields, so a message can be searched for.
  * - Values that JSON cannot carry are converted: bigint -> decimal string, Uint8Array (and Buffer)
  *   -> hex string, Error -> {message, code, stack}, Date -> ISO string, Map -> object, Set -> array,
  *   objects with their own toString (IDs) -> that string, cycles -> "[circular]".

@@ -1,5 +1,5 @@
 /**
- * The peer-to-peer message codec (DESIGN §5, reference §8): a Message to its payload bytes and back.
+ * The peer-to-peer message codec: a Message to its payload bytes and back.
  * The payload is what a frame carries after its length prefix (framing.ts): u16 CODEC_VERSION, u8 op,
  * then the op's fields in the order LAYOUT lists them (README.md has the table).
  *

@@ -1,5 +1,5 @@
 /**
- * Frames on a peer's byte stream (DESIGN §5, reference §8): a u32 big-endian length, then that many
+ * Frames on a peer's byte stream: a u32 big-endian length, then that many
  * bytes of payload (codec.ts). TCP/TLS deliver arbitrary chunks; FrameDecoder cuts them back into
  * payloads.
  *
@@ -26,8 +26,8 @@ export const MAX_PAYLOAD_BYTES = MAX_MESSAGE_BYTES - FRAME_PREFIX_BYTES;
 
 /**
  * `payload` behind its u32 big-endian length; a payload that is empty or over MAX_PAYLOAD_BYTES is
- * refused. The frame is pooled (sdk pooledBytes): a new Uint8Array of over 64 bytes costs ~1.2 µs
- * here, for every message sent.
+ * refused. The frame is pooled (the sdk's pooledBytes, whose
+ * header says why): every message sent makes one.
  */
 export function frame(payload: Uint8Array): Uint8Array {
   if (payload.length === 0) throw new NetworkError('Malformed', 'frame: an empty payload cannot be sent');

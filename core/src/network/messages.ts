@@ -1,5 +1,5 @@
 /**
- * The peer-to-peer messages (DESIGN §5, reference §8): what nodes say to each other over their TLS
+ * The peer-to-peer messages: what nodes say to each other over their TLS
  * connections. codec.ts turns them into bytes; framing.ts wraps those bytes in length-prefixed frames.
  *
  * Wire layout of one frame: u32 big-endian length of the rest, then u16 codec version

@@ -1,5 +1,5 @@
 /**
- * The node's peer-to-peer network (DESIGN §5): a TLS server on the staking port and TLS connections
+ * The node's peer-to-peer network: a TLS server on the staking port and TLS connections
  * to other nodes, both with the staking certificate (mutual; no CA: a peer is who its certificate's
  * node ID says, and TLS proves it holds the key). One connection per node; peers learned from
  * `--bootstrap-ips` and then from peer lists; lost connections are dialled again with backoff.
@@ -17,6 +17,10 @@
  * Parts: inbound.ts (which inbound connections are taken on), peer.ts (one connection),
  * address-book.ts (what is dialled, with backoff), peer-list.ts (what is relayed and believed),
  * chain-router.ts (each chain's messages), log-limit.ts (warn lines a flood cannot multiply).
+ *
+ * One piece (past 600 lines) because accepting, dialling, refusing, replacing and closing a
+ * connection all change one table (one peer per node ID) and the address book together, and must
+ * see each other's changes at once: what stands apart is in the parts above.
  */
 import { randomBytes } from 'node:crypto';
 import { isIP, type Socket } from 'node:net';

@@ -145,7 +145,8 @@ export class Peer {
     }
     // Messages of one turn of the event loop leave in one write (one TLS record): a poll's queries, a
     // burst of gossip, the answers to queries read from several sockets in one go. Uncorking on the
-    // next tick instead wrote once per I/O callback: ~10 % more CPU per transfer on 5 local nodes.
+    // next tick instead wrote once per I/O callback, more CPU per transfer (bench/network.mjs
+    // nodeCpuMsPerTx). Test: peer.test.ts "messages sent in one turn of the event loop … leave in one write".
     if (!this.#corked) {
       this.#corked = true;
       this.socket.cork();
@@ -242,7 +243,7 @@ export class Peer {
   }
 }
 
-/** Same application and same major.minor (reference §8: version.go). */
+/** Same application and same major.minor (the reference node's compatibility rule). */
 export function compatibleVersion(theirs: string, ours: string): boolean {
   const parse = (v: string) => /^([a-z]+)\/(\d+)\.(\d+)\.(\d+)$/.exec(v);
   const a = parse(theirs);

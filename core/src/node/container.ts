@@ -289,5 +289,5 @@ function chainPartsFactory(root: DependencyContainer): (def: ChainDefinition, vm
   };
 }
 
-/** The native token's symbol (DESIGN intro: the reference's AVA). */
+/** The native token's symbol (AVA, as the reference node names it). */
 export const NATIVE_SYMBOL = 'AVA';

@@ -81,7 +81,7 @@ export interface NodeDeps {
   overrides?: (c: DependencyContainer) => void;
 }
 
-/** The platform chain's name, aliases and endpoint alias (SPEC: /ext/P and /ext/bc/P). */
+/** The platform chain's name, aliases and endpoint alias (its API at /ext/P and /ext/bc/P). */
 const PLATFORM_CHAIN = { name: 'P-Chain', aliases: ['P', 'platform'], endpointAliases: ['P'] };
 
 /** What startNode's steps share: the container, what to stop (in reverse), and whether a part was given. */

@@ -1,5 +1,5 @@
 /**
- * The node's staking TLS certificate and the node ID derived from it (DESIGN §5, reference §2.5).
+ * The node's staking TLS certificate and the node ID derived from it.
  *
  * - Node ID = RIPEMD160(SHA256(DER of the certificate)), a ShortId written as cb58.
  * - On first start (both files missing) an ECDSA P-256 key and a self-signed X.509 v3 certificate

@@ -32,7 +32,7 @@ export interface SamplerOptions {
   sybilProtection: boolean;
   sets: ValidatorSets;
   subnetId: Id;
-  /** Nodes this node is connected to, itself included (only itself until networking exists). */
+  /** Nodes this node is connected to, itself included (only itself on a node without networking). */
   connected: () => readonly ShortId[];
   /** Whether a validator is connected, benched or neither (the chain's RequestSender knows). */
   status: (nodeId: ShortId) => ValidatorStatus;

@@ -62,7 +62,7 @@ test('unsigned bytes: the unsigned type ID and the unsigned fields; the tx ID ha
   }
 });
 
-test('exact layout of an addDefaultSubnetValidatorTx (reference §6.3)', () => {
+test('exact layout of an addDefaultSubnetValidatorTx (as the reference node encodes it)', () => {
   const t = tx('addDefaultSubnetValidator');
   const expected = new Writer()
     .u32(11)

@@ -100,7 +100,7 @@ test('addNonDefaultSubnetValidator: the unsigned tx (no control sigs, empty paye
   assert.is((await h.fails('addNonDefaultSubnetValidator', { ...args, payerNonce: 0 }, -32602)).message, "payerNonce: sender's next nonce not specified");
   assert.is((await h.fails('addNonDefaultSubnetValidator', { ...args, startTime: 5 }, -32000)).message, 'start time must be in the future');
   assert.match((await h.fails('addNonDefaultSubnetValidator', { ...args, subnetID: undefined }, -32602)).message, /^subnetID: missing required field/);
-  // The spelling of SPEC's examples is accepted (field names match case-insensitively).
+  // The spelling of the reference's API examples (SubnetID) is accepted (field names match case-insensitively).
   assert.equal(plain(unsigned((await h.call('addNonDefaultSubnetValidator', { ...rest, weight: 1, SubnetID: subnetID, subnetID: undefined })).result)), plain(tx));
 });
 

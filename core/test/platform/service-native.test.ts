@@ -18,7 +18,7 @@ function utxo(b: FakeBackend, label: string, index: number, out: Partial<Omit<Tr
   b.utxos.push([utxoId(txId, index).bytes, encodeUtxo({ txId, outputIndex: index, assetId, out: full })]);
 }
 
-test('the declaration: every SPEC method; the native-token methods also under the symbol', () => {
+test('the declaration: every method of API.md; the native-token methods also under the symbol', () => {
   assert.is(platformApi.name, 'platform');
   assert.equal(Object.keys(platformApi.methods).sort(), [
     'addDefaultSubnetDelegator',

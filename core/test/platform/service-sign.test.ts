@@ -60,7 +60,7 @@ test('sign order: 2-of-3 control keys, then a third control key signs as payer, 
   assert.is(s.backend.issued.length, 1);
 });
 
-test('sign order (SPEC lifecycle): a control key that already signed as control signs next as payer; a non-control key signs as payer', async () => {
+test('sign order (as the reference node signs): a control key that already signed as control signs next as payer; a non-control key signs as payer', async () => {
   const s = await setup();
   const [k1, k2, k3] = s.control as [PrivateKey, PrivateKey, PrivateKey];
   const t0 = (await s.client.addNonDefaultSubnetValidator(addValidatorArgs)).unsignedTx;

@@ -1,5 +1,5 @@
 // Public test vectors: the reference node's local staker certificates (RSA-4096, v1, not self-signed),
-// staker 1's key, and their node IDs (reference §9); see fixtures/reference/README.md.
+// staker 1's key, and their node IDs (the reference's local genesis validators); see fixtures/reference/README.md.
 import { fileURLToPath } from 'node:url';
 
 const REFERENCE = new URL('../../../test/staking/fixtures/reference/', import.meta.url);

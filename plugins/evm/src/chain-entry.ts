@@ -1,7 +1,7 @@
 /**
  * @cornice/evm/chain — the EVM's execution side for extensions and tests: the ChainVM, its blocks,
  * the chain, the EvmBackend implementation and the crypto it plugs into @ethereumjs. Importing this
- * loads @ethereumjs (~0.6 s); the package root does not.
+ * loads @ethereumjs (slow to import); the package root does not (test: light-root.test.ts).
  */
 export { EvmVM } from './vm.js';
 export { EvmBlock } from './block.js';

@@ -21,7 +21,7 @@ export function defineEvmVM(def: {
     version: def.version ?? EVM_VM_VERSION,
     vmId: def.vmId ?? vmIdFromName(def.name),
     // The EVM (@ethereumjs and the chain) loads when a chain is made, not when the node loads its
-    // plugins: importing it takes ~0.6 s, which every node start paid, C-Chain or not.
+    // plugins: importing it is slow, and every node start paid it, C-Chain or not (test: light-root.test.ts).
     create: async () => new (await import('./vm.js')).EvmVM(def.options),
   });
 }

@@ -91,7 +91,7 @@ export class EvmVM implements ChainVM {
   async onGossip(_from: ShortId, payload: Uint8Array): Promise<void> {
     const admission = this.chain.admission;
     // Admission resolves without I/O when the state it reads is cached, so a payload of 1,024 txs held
-    // the event loop ~230 ms here (every chain's API and health waited): give it a turn every 10 ms.
+    // the event loop (every chain's API and health waited): give it a turn every 10 ms.
     // Test: mempool-queues.test.ts ("a gossip payload gives the event loop turns").
     let since = performance.now();
     for (const raw of decodeTxGossip(payload)) {

@@ -14,7 +14,7 @@ export const SUBNET_EVM_VM_NAME = 'subnetevm';
 /** This package's version (web3_clientVersion). */
 export const SUBNET_EVM_VERSION = '0.1.0';
 
-/** No gas refunds once SubnetEVM is active (evm.md A.6): the refund quotient made too large to matter. */
+/** No gas refunds once SubnetEVM is active (as in subnet-evm): the refund quotient made too large to matter. */
 const NO_REFUNDS = { 3529: { maxRefundQuotient: 2 ** 52 } };
 
 /** The parsed config of each chain's rules, for its RPC methods. */

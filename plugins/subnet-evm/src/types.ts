@@ -1,7 +1,7 @@
 /**
  * The subnet-EVM's shared types: the fee config, the chain config as modules see it, and the
  * precompile module contract (the built-in modules and a third party's implement the same one).
- * Reference: evm.md part A (A.1–A.5).
+ * README.md "Configuration" and "Precompiles" describe what they carry.
  */
 import type { BlockInfo, HookState, PrecompileCall, PrecompileResult } from '@cornice/evm';
 import { NodeError } from '@cornice/sdk';

@@ -78,7 +78,7 @@ export function throwsConfig(fn: () => unknown, field: string, why: RegExp): voi
 }
 
 
-/** DEFAULT_FEE_CONFIG as JSON (the eth_feeConfig example of evm.md A.7). */
+/** DEFAULT_FEE_CONFIG as JSON (the eth_feeConfig example of API.md). */
 export const DEFAULT_FEE_JSON = {
   gasLimit: 8000000,
   targetBlockRate: 2,

@@ -71,7 +71,7 @@ test('eth_getActivePrecompilesAt: key -> active config, before and after the sch
   });
 });
 
-test("eth_getActiveRulesAt: SPEC's shape; precompiles keyed by 0x address; Cancun and the E upgrade with Etna", () => {
+test("eth_getActiveRulesAt: params.Rules' first shape; precompiles keyed by 0x address; Cancun and the E upgrade with Etna", () => {
   const before = activeRulesResult(chain, schedule, 150n);
   assert.equal(before, {
     ChainID: 99999,

@@ -1,6 +1,6 @@
 /**
- * Bootstrapping (DESIGN §4, reference §8): a node joining a network, or restarting after downtime,
- * brings its chain up to what the beacons have accepted before its engine starts.
+ * Bootstrapping: a node joining a network, or restarting after downtime, brings its chain up to
+ * what the beacons have accepted before its engine starts.
  *
  * One run:
  * 1. Waits until beacons holding more than half of the beacon weight are connected (rechecking on a
@@ -36,6 +36,12 @@
  * at debug and ignored; no `on*` method throws. The same object answers other nodes' bootstrap
  * requests (server.ts), during and after its run: the network delivers every BootstrapTarget call
  * of a chain to it.
+ *
+ * One piece (past 600 lines) because the steps of a run (rounds, descents, windows, execution)
+ * share its state, which each of them reads and moves: what is held, fetched and accepted, the
+ * phase and heights progress reports, the beacons distrusted and the holder rotation. What stands
+ * apart is in modules of its own: the requests outstanding (requests.ts), the answers to other
+ * nodes (server.ts), progress output (progress.ts).
  */
 import { Id, type Block, type ChainVM, type Logger, type ShortId } from '@cornice/sdk';
 import { ConsensusError } from '../errors.js';

@@ -1,5 +1,5 @@
 /**
- * What bootstrapping exchanges with other nodes (DESIGN §4, reference §8): a joining or restarted
+ * What bootstrapping exchanges with other nodes: a joining or restarted
  * node asks beacons for their accepted frontier, keeps the blocks that more than half of the beacon
  * weight has accepted, fetches those blocks' ancestors in batches, and verifies and accepts them in
  * height order. The same messages are answered for other nodes from this node's VM.

@@ -15,6 +15,11 @@
  * reject, setPreference) and the on* handlers. Everything that changes the tree
  * runs in one serialized task queue, so the VM's async calls never interleave. Input from peers is
  * checked, logged and dropped when bad; the on* handlers never throw.
+ *
+ * One piece (past 600 lines) because the lifecycle, the VM calls that change the tree and the on*
+ * handlers all run through the one task queue and read one state (started, halted, the tree): split
+ * apart, each piece would need the queue and that state back. What does not touch them is in the
+ * modules above.
  */
 import type { Block, ChainVM, Id, Logger, ShortId } from '@cornice/sdk';
 import { ConsensusError } from '../errors.js';

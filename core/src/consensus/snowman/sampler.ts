@@ -20,7 +20,7 @@ const LEAVE_OUT_ORDER: readonly ValidatorStatus[] = ['disconnected', 'benched', 
  * their last answer) are left out of the draws, up to `maxLeftOut` of the stake (disconnected ones
  * first, then benched, then unresponsive, each in list order; the rest are drawn as usual). Drawn,
  * a silent fifth of the stake got 6 or more of 20 seats in a fifth of the polls, which then could
- * not reach alpha = 15: beta successful polls in a row took ~400 polls instead of ~20 (test "a
+ * not reach alpha = 15: beta successful polls in a row took many times beta polls (test "a
  * frozen fifth of the stake costs no polls"). The bound keeps what an attacker gains by making
  * honest validators look silent small: with maxLeftOut = 1 − alpha/k (0.25) its share of the draws
  * grows by at most 1/0.75.

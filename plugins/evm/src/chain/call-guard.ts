@@ -1,24 +1,25 @@
 /**
  * Keeps an eth_call or eth_estimateGas from holding the node, and bounds it in time (geth's
  * `--rpc.evmtimeout`). @ethereumjs' interpreter awaits every opcode, but on promises already
- * resolved, so a whole call runs in one turn of the event loop: a 50M-gas loop held every chain's
- * API, /ext/health and consensus for ~1.3 s here, and a call of 1,400 BN254 pairings (precompile
- * 0x08, in JS) for ~9 s, from one unauthenticated request.
+ * resolved, so a whole call runs in one turn of the event loop: a 50M-gas loop, or a call of 1,400
+ * BN254 pairings (precompile 0x08, in JS), held every chain's API, /ext/health and consensus for
+ * seconds, from one unauthenticated request (bench/evm-heavy-calls.mjs shows health's wait).
  *
  * So the VMs of a chain run under a CallGuard:
  * - it looks at the clock at JUMP and JUMPI, which every loop goes through, every CHECK_EVERY jumps,
  *   and at each CALL, CALLCODE, DELEGATECALL, STATICCALL, CREATE and CREATE2, before the inner frame
  *   and after it returns (code without a jump that calls itself runs hundreds of frames deep, each
- *   running its code, up to 24 KB, on the way down and again on the way back: ~2.6 s for one call
+ *   running its code, up to 24 KB, on the way down and again on the way back: seconds for one call
  *   with no look on a VM over an in-memory store; on a node the frames' reads from disk happened to
- *   give the event loop turns, 55 ms apart at most). At a look: a turn of the event loop once
+ *   give the event loop turns. Test: call-guard.test.ts "code without a jump that calls itself"). At a look: a turn of the event loop once
  *   SLICE_MS of the call ran since the last one, and, for a call with a deadline (the reading VM's
  *   eth_call and eth_estimateGas, reader.ts), past it the frame halts with
  *   `execution aborted (timeout = …)` (each enclosing frame halts at its next look);
  * - heavy precompile work (large pairing checks, costly MODEXPs) runs on a worker thread (precompiles/offload.ts),
  *   waited for until the deadline if any.
  * The executing VM (blocks) gets the turns and the worker but no deadline: a block's txs must run to
- * the same end on every node (a tx of 650 pairings, within the 128 KiB tx size, held a node ~4 s before).
+ * the same end on every node (a tx of 650 pairings fits the 128 KiB tx size). Test: call-guard.test.ts
+ * "a block whose tx runs a large pairing check".
  */
 import { EVMError } from '@ethereumjs/evm';
 import type { VM } from '@ethereumjs/vm';
@@ -26,9 +27,9 @@ import type { StopSignal } from '../evm-backend.js';
 import { importEvmInternal } from './patches/evm-internals.js';
 
 /**
- * Jumps between two looks at the clock. A look costs ~0.3 µs, a jump of the cheapest loop ~1 µs
- * (so 64: under 1 %); but a loop's body may be costly: 1,024 jumps of a loop emitting a LOG1 each
- * held the executing VM ~90 ms between looks (a tx of 1,000 logs: bench/evm-abuse.mjs logtx).
+ * Jumps between two looks at the clock: a look costs about a third of a jump of the cheapest loop,
+ * so one look per 64 jumps adds under 1 %; but a loop's body may be costly (a loop emitting a LOG1
+ * each holds the executing VM far longer between looks: bench/evm-abuse.mjs logtx).
  */
 const CHECK_EVERY = 64;
 /** Longest run of a call between two turns of the event loop, ms. */

@@ -1,11 +1,11 @@
 /**
  * The crypto the EVM chain hands @ethereumjs through `common.customCrypto`: sender recovery is the
- * costliest part of admitting a transaction, and @ethereumjs' default
- * (pure-JS noble) takes ~1 ms per recovery where libsecp256k1 (the `secp256k1` package's native
- * binding, as the sdk loads it) takes ~50 µs. Keccak is hash-wasm's WebAssembly build: 0.7 µs for 32
- * bytes and 2.0 µs for a 532-byte trie branch, where the `keccak` package's native sponge took 2.2
- * and 3.5 µs (four N-API calls a hash) and noble takes 5.8 and 18.6 µs (node:crypto has SHA3 but not
- * Ethereum's keccak padding). Each falls back to noble when it does not load.
+ * costliest part of admitting a transaction, and @ethereumjs' default (pure-JS noble) is an order
+ * of magnitude slower than libsecp256k1 (the `secp256k1` package's native binding, as the sdk loads
+ * it). Keccak is hash-wasm's WebAssembly build, faster on 32-byte keys and trie branches than the
+ * `keccak` package's native sponge (four N-API calls a hash) and than noble (node:crypto has SHA3
+ * but not Ethereum's keccak padding); bench/evm.mjs shows both. Each falls back to noble when it
+ * does not load. Test: crypto.test.ts.
  */
 import { createRequire } from 'node:module';
 import type { createKeccak as CreateKeccak } from 'hash-wasm';
@@ -36,8 +36,8 @@ function loadNative(): NativeSecp256k1 | undefined {
 const EMPTY_KECCAK = 'c5d2460186f7233c927e7db2dcc703c0e500b653ca82273b7bfad8045d85a470';
 
 const native = loadNative();
-// hash-wasm's keccak-only bundle: its main one (every algorithm) took ~70 ms more to load and make a
-// hasher, at every start of an EVM chain.
+// hash-wasm's keccak-only bundle: its main one (every algorithm) is slower to load and make a hasher,
+// at every start of an EVM chain.
 const wasmKeccak = await reusedHasher(
   () => (createRequire(import.meta.url)('hash-wasm/dist/keccak.umd.min.js') as { createKeccak: typeof CreateKeccak }).createKeccak(256),
   EMPTY_KECCAK,

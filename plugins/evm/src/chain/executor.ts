@@ -84,7 +84,7 @@ export function chainCommon(chainId: bigint): Common {
 /**
  * A Common for txs and block headers that they all share: @ethereumjs copies the Common and rebuilds
  * its params (a JSON deep copy) in each tx and header constructor — a third of a tx's decode time, and
- * ~0.2 ms per header, twice per built block. It holds the tx and the block
+ * a header's, twice per built block (plugins/evm/bench/block-bench.mjs). It holds the tx and the block
  * params (no key of both differs), so a block decoded with it gives its txs the same Common. Safe
  * because nothing changes such a Common once built: runTx only sets a tx's hardfork when it differs
  * from the block's, and it never does here (one hardfork); headers are made without setHardfork.
@@ -432,13 +432,12 @@ function invalid(why: string): EvmChainError {
 /**
  * Freezes a tx decoded unfrozen (`freeze: false`) after recovering its sender once, so that every
  * later `getSenderAddress()` returns that Address. @ethereumjs caches the public key but hashes it into
- * an address again on each call (noble keccak, ~5 calls per tx between admission and its receipt:
- * ~7 % of a node's CPU under load); frozen as @ethereumjs freezes it, so its hash is cached as usual.
+ * an address again on each call (noble keccak, several calls per tx between admission and its
+ * receipt, a visible share of a node's CPU under load: bench/evm.mjs); frozen as @ethereumjs freezes it, so its hash is cached as usual.
  * A tx already frozen is left as it is. Throws as `getSenderAddress` does for a bad signature.
  *
  * `encoded`: the bytes the tx was decoded from, which `serialize()` then returns instead of encoding
- * the tx again (for its hash and in every block that holds it: ~4 % of a node's main thread under
- * pipelined transfers). They are its serialization: @ethereumjs decodes only canonical RLP (no
+ * the tx again (for its hash and in every block that holds it, under pipelined transfers). They are its serialization: @ethereumjs decodes only canonical RLP (no
  * leading zeros in integers, no bytes after the list), so encoding the decoded tx gives them back.
  */
 export function freezeWithSender(tx: TypedTransaction, encoded?: Uint8Array): Address {

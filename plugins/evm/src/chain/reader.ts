@@ -72,8 +72,9 @@ class ReaderStateManager extends FastAccountStateManager {
    * Forgets, instead of writing to the trie, what the caches hold as changed. This state manager
    * only reads (writes happen inside checkpoints that are reverted), but @ethereumjs' caches count
    * an account or slot read outside a checkpoint as changed, so the stock flush, run by each
-   * setStateRoot, wrote every account read since the last root back into the trie: ~0.3 ms on the
-   * first admission after each block, and trie nodes queued for the next accept's write.
+   * setStateRoot, wrote every account read since the last root back into the trie: work on the
+   * first admission after each block, and trie nodes queued for the next accept's write. Test:
+   * reader.test.ts "reads through the state reader write nothing".
    */
   override async flush(): Promise<void> {
     this._caches?.code?.flush();
@@ -98,8 +99,8 @@ class ReaderStateManager extends FastAccountStateManager {
    * after each accepted block walked the trie again.
    */
   async advance(root: Uint8Array, steps: ReadonlyArray<ReadonlyMap<string, Uint8Array | null>>): Promise<void> {
-    // setStateRoot without its check that the trie holds `root` (a node read, ~40 µs on the first
-    // admission after each block, in a node): `root` is an accepted block's, written with it.
+    // setStateRoot without its check that the trie holds `root` (a node read on the first admission
+    // after each block): `root` is an accepted block's, written with it.
     await this.flush();
     this._trie.root(root);
     this._caches?.clear();
@@ -274,8 +275,8 @@ export class StateReader {
    * Runs `fn` on the state manager at `root`, for reads only (`fn` must not write): the accepted
    * state's live view, or for another root a state manager with no VM, kept for the next read at
    * the same root. The chain rules read the preferred block's state this way on every build and
-   * admission; through `at` each such read made a VM (~1-2 ms), 410 of them in one bench run of
-   * the subnet-EVM's pipelined transfers.
+   * admission; through `at` each such read made a VM, hundreds of them in one run of the
+   * subnet-EVM's pipelined transfers (bench/evm.mjs). Test: reader.test.ts "readState".
    */
   readState<T>(root: Uint8Array, fn: (sm: MerkleStateManager) => Promise<T>): Promise<T> {
     if (this.#accepted && equalsBytes(root, this.#accepted)) return this.at(root, ({ sm }) => fn(sm));

@@ -1,6 +1,6 @@
 /**
  * Node-held accounts (personal_): each private key is stored encrypted with its password — scrypt
- * (N = 2^15, r = 8, p = 1: 32 MiB, ~0.1 s) derives an AES-256-GCM key from the password and a
+ * (N = 2^15, r = 8, p = 1: 32 MiB) derives an AES-256-GCM key from the password and a
  * random salt; a random nonce per record; the address is authenticated data, so a record cannot be
  * moved to another address. A wrong password fails GCM's authentication (a constant-time check).
  * Keys and passwords are never logged. Unlocked keys stay in memory until their deadline on the

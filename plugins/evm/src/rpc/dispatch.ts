@@ -99,8 +99,8 @@ export interface Origin {
 
 /**
  * A batch's reply: its items' replies, written as one JSON array. The HTTP front end writes them
- * one by one with backpressure (http.ts), never as one string: turning a 20 MB reply into bytes at
- * once held the event loop ~0.3 s.
+ * one by one with backpressure (http.ts), never as one string: turning a reply of many MB into
+ * bytes at once holds the event loop (test: rpc-limits.test.ts "a large batch reply is streamed").
  */
 export class BatchReply {
   constructor(readonly items: readonly string[]) {}

@@ -32,9 +32,10 @@ function sendJson(res: ServerResponse, status: number, text: string): void {
 /**
  * The first answer in a turn of the event loop is written at once; those ready after it in the same
  * turn are written together when the turn ends (setImmediate). Each write to a client that is
- * waiting wakes it, and on this machine a wake-up made a response's write cost ~75 µs instead of
- * ~14; written together, the client wakes once for the lot (Redis writes its replies the same way,
- * before it next waits). A lone request is never held: the work its answer would wait behind (a
+ * waiting wakes it, and the wake-up costs the write several times its own work; written together,
+ * the client wakes once for the lot (Redis writes its replies the same way, before it next waits;
+ * bench/evm.mjs's read figures show it). Test: rpc-http.test.ts "the first answer of a turn is
+ * written at once". A lone request is never held: the work its answer would wait behind (a
  * block built on the tx it sent, say) can take milliseconds.
  */
 class AnswerBatch {
@@ -91,8 +92,8 @@ function drained(res: ServerResponse): Promise<void> {
 /**
  * A large batch reply, written item by item as a JSON array (chunked): each write waits until the
  * client took the previous ones (backpressure), and the event loop gets a turn every SLICE_MS. As
- * one text, a 20 MB reply's byte length and write held the event loop ~0.3 s, and its bytes were a
- * second copy in memory (test: rpc-limits.test.ts "a large batch reply is streamed").
+ * one text, a reply of many MB held the event loop while its byte length and write were made, and
+ * its bytes were a second copy in memory (test: rpc-limits.test.ts "a large batch reply is streamed").
  */
 async function streamBatch(res: ServerResponse, items: readonly string[]): Promise<void> {
   res.writeHead(200, { 'content-type': 'application/json' });

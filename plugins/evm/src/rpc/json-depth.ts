@@ -1,10 +1,11 @@
 /**
  * The nesting depth of a JSON text, found before it is parsed. JSON.parse of a 5 MB body of nested
- * brackets held the event loop ~1.9 s here (2.1 s of health latency, +560 MB RSS), and such values
+ * brackets holds the event loop for seconds and grows RSS by hundreds of MB (bench/evm-abuse.mjs
+ * nested), and such values
  * reached param parsers that recurse (String() of a nested array overflowed the stack: -32603 and an
  * error log line per request). No Ethereum request needs more than a few levels (a batch of
  * eth_getLogs with topic alternatives is 6 deep), so a text nested deeper than the bound is refused
- * unparsed, after one linear scan (~3 ms per MB). Test: rpc-limits.test.ts "deeply nested JSON".
+ * unparsed, after one linear scan. Test: rpc-limits.test.ts "deeply nested JSON".
  */
 
 const QUOTE = 0x22;

@@ -1,8 +1,8 @@
 /**
  * Fair, bounded queues for the front end's heavy methods. Before, every eth_call ran on one reading
  * VM in arrival order: a batch of 100 looping calls (5 s each) from one client queued every later
- * eth_call, eth_getBalance and transaction send behind ~8 minutes of work, which went on after its
- * client had left. A lane instead
+ * eth_call, eth_getBalance and transaction send behind minutes of work, which went on after its
+ * client had left (bench/evm-abuse.mjs calls). A lane instead
  * - runs at most `concurrency` jobs at once, and at most one per connection;
  * - leaves a slot for other addresses: one address runs at most `concurrency - 1` (when above 1);
  * - picks the next job round-robin over addresses, then over that address's connections, so one

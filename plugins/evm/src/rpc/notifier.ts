@@ -179,7 +179,7 @@ export class Notifier {
   #steps = 0;
   #until = 0;
 
-  /** Whether the slice is over: a look at the clock every 64 steps (a notification costs ~1 µs). */
+  /** Whether the slice is over: a look at the clock every 64 steps (a notification is cheap next to a look). */
   #sliceOver(): boolean {
     return (++this.#steps & 63) === 0 && performance.now() > this.#until;
   }

@@ -92,8 +92,9 @@ export class ReplyBudget {
 
 /**
  * Something that may be called off (a connection that closes, a request past its deadline): a
- * StopSignal for the backend and the lanes, its listeners in a Set. Not an AbortSignal: making one
- * costs ~3.5 µs, and every request has a Cancel.
+ * StopSignal for the backend and the lanes, its listeners in a Set. Not an AbortSignal, which is
+ * costly to make next to a cheap read, and every request has a Cancel (see StopSignal,
+ * evm-backend.ts).
  */
 export class Cancel implements StopSignal {
   #reason: unknown;

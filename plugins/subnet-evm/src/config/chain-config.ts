@@ -1,5 +1,5 @@
 /**
- * The genesis `config` object of a subnet-EVM chain (evm.md A.1, SPEC "EVM-subnet chain records"):
+ * The genesis `config` object of a subnet-EVM chain (README.md "Genesis `config`"):
  * chainId, feeConfig, allowFeeRecipients, the block-number forks, the network-upgrade timestamps and
  * the genesis precompile configs inlined by key. Every error is a ConfigError naming the field.
  */
@@ -165,7 +165,7 @@ export function parseChainConfig(json: unknown, modules: readonly PrecompileModu
 }
 
 /**
- * eth_getChainConfig's object (evm.md A.7, SPEC "Chain config"): the geth fields with
+ * eth_getChainConfig's object (API.md "eth_getChainConfig"): the geth fields with
  * SetEthUpgrades applied, the Avalanche extras, the genesis precompiles inlined by key, and
  * `upgrades.precompileUpgrades` (always present). Integers are JSON numbers (decimal strings
  * beyond 2^53).

@@ -1,5 +1,5 @@
 /**
- * The fee config (evm.md A.2): subnet-evm's DefaultFeeConfig, parsing a `feeConfig` object,
+ * The fee config (README.md "Fees"): subnet-evm's DefaultFeeConfig, parsing a `feeConfig` object,
  * FeeConfig.Verify's rules and texts, JSON output and equality.
  */
 import { ConfigError, FEE_CONFIG_FIELDS, type FeeConfig } from '../types.js';

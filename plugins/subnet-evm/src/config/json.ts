@@ -64,7 +64,7 @@ export function parseBool(v: unknown, field: string): boolean {
   return v;
 }
 
-/** An integer as JSON: a number when exact (below 2^53), else a decimal string (SPEC: clients accept both). */
+/** An integer as JSON: a number when exact (below 2^53), else a decimal string (clients accept both). */
 export function jsonInteger(n: bigint): number | string {
   return n <= MAX_SAFE && n >= -MAX_SAFE ? Number(n) : n.toString();
 }

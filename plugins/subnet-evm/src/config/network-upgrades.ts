@@ -1,5 +1,5 @@
 /**
- * Network upgrades (evm.md A.1): the `*Timestamp` fields of the chain config. Absent ones take this
+ * Network upgrades (README.md "Genesis `config`"): the `*Timestamp` fields of the chain config. Absent ones take this
  * node's network defaults (as avalanchego's local network: SubnetEVM, Durango and Etna active from
  * genesis; Fortuna and Granite unscheduled). Durango and Etna map to the Ethereum forks Shanghai and
  * Cancun (SetEthUpgrades).

@@ -1,5 +1,5 @@
 /**
- * The precompile activation schedule (evm.md A.3 "Activation semantics", subnet-evm's
+ * The precompile activation schedule (README.md "`upgrade.json`"; subnet-evm's
  * GetActivatingPrecompileConfigs / ApplyPrecompileActivations): which config of each module is
  * active at a timestamp, and which enable / disable transitions a block applies.
  */

@@ -1,5 +1,5 @@
 /**
- * The chain's upgrade config: the bytes of `<chain-config-dir>/<chain>/upgrade.json` (evm.md A.3),
+ * The chain's upgrade config: the bytes of `<chain-config-dir>/<chain>/upgrade.json` (README.md "`upgrade.json`"),
  * checked by subnet-evm's verifyPrecompileUpgrades rules. `stateUpgrades` and
  * `networkUpgradeOverrides` are not supported: empty ones are accepted, others refused (silently
  * ignoring them would run a chain other than the one configured).

@@ -1,5 +1,5 @@
 /**
- * The base fee from the fee window (evm.md A.6, subnet-evm `customheader/dynamic_fee_windower.go`):
+ * The base fee from the fee window (README.md "Fees"; subnet-evm `customheader/dynamic_fee_windower.go`):
  * up when the window's gas is above targetGas, down when below (faster after long idle gaps), never
  * below minBaseFee. Integer division in Go's order.
  */

@@ -1,5 +1,5 @@
 /**
- * The block gas cost (evm.md A.6, subnet-evm `blockgascost/cost.go`, `customheader/block_gas_cost.go`)
+ * The block gas cost (README.md "Fees"; subnet-evm `blockgascost/cost.go`, `customheader/block_gas_cost.go`)
  * and its enforcement (VerifyBlockFee): blocks faster than targetBlockRate must carry tips that buy
  * the cost at the base fee. Granite sets the cost to 0.
  */

@@ -1,5 +1,5 @@
 /**
- * The fee fields of a new block's header from its parent's (evm.md A.6): gas limit, base fee, fee
+ * The fee fields of a new block's header from its parent's (README.md "Fees"): gas limit, base fee, fee
  * window and block gas cost, and the extraData carrying the last two.
  */
 import { isForked } from '../config/network-upgrades.js';

@@ -1,5 +1,5 @@
 /**
- * The subnet-EVM fee window (evm.md A.6, subnet-evm `upgrade/subnetevm/window.go`): gas used in each
+ * The subnet-EVM fee window (README.md "Fees"; subnet-evm `upgrade/subnetevm/window.go`): gas used in each
  * of the last 10 seconds, oldest first, as 10 big-endian uint64 (80 bytes). Arithmetic saturates at
  * 2^64 - 1 as in Go's safemath.
  */

@@ -1,5 +1,5 @@
 /**
- * The subnet-EVM's four extra eth_ methods (SPEC "EVM-subnet chain additions"), served beside every
+ * The subnet-EVM's four extra eth_ methods (API.md "Methods"), served beside every
  * EVM method: eth_feeConfig reads the fee manager's storage at the named block through the backend;
  * the others answer from the chain's config and precompile schedule.
  */

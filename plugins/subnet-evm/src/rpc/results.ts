@@ -1,8 +1,8 @@
 /**
- * The subnet-EVM's extra eth_ methods (SPEC "EVM-subnet chain additions", evm.md A.7): their
+ * The subnet-EVM's extra eth_ methods (API.md "Methods"): their
  * argument parsers and pure result builders. The methods themselves (reading the head, the fee
  * manager's storage) are wired where the chain is. Integers are JSON numbers, decimal strings beyond
- * 2^53 (SPEC: clients accept both).
+ * 2^53 (clients accept both).
  */
 import { ArgumentError, optional, parseBlockRef, parseHash, parseUint64, type Arg, type BlockRef } from '@cornice/evm';
 import { toHex } from '@cornice/sdk';
@@ -30,7 +30,7 @@ export function parseTimestamp(v: unknown): bigint {
 
 /**
  * eth_feeConfig's block (geth's BlockNumberOrHash): a tag, a number, an EIP-1898 object, or a block
- * hash as a plain 32-byte 0x string (SPEC: "block number or hash").
+ * hash as a plain 32-byte 0x string (subnet-evm takes a block number or hash).
  */
 export function parseFeeConfigBlock(v: unknown): BlockRef {
   return typeof v === 'string' && v.length === 66 ? { hash: parseHash(v) } : parseBlockRef(v);
@@ -64,9 +64,9 @@ export function activePrecompilesResult(chain: SubnetChainConfig, schedule: Prec
 }
 
 /**
- * eth_getActiveRulesAt in SPEC's shape (subnet-evm's params.Rules as it serialized it): the Ethereum
- * forks (all through Istanbul; Cancun with Etna), the Avalanche upgrades, and the active precompiles
- * keyed by 0x address. No module here is a predicater or an accepter (only warp is, in subnet-evm).
+ * eth_getActiveRulesAt in the shape of subnet-evm's params.Rules as it first serialized it
+ * (API.md): the Ethereum forks (all through Istanbul; Cancun with Etna), the Avalanche upgrades,
+ * and the active precompiles keyed by 0x address. No module here is a predicater or an accepter (only warp is, in subnet-evm).
  */
 export function activeRulesResult(chain: SubnetChainConfig, schedule: PrecompileSchedule, timestamp: bigint): Record<string, unknown> {
   const active: Record<string, Record<string, unknown>> = {};

@@ -2,10 +2,11 @@
  * The objects @ethereumjs/evm copies in every frame, made cheap for the EVMs marked here (makeVM's).
  *
  * On Node 20's V8 (11.3), adding a property to an object that a spread made (`{ ...a, ...b }`, or
- * `{ ...a, k: v }` with `k` not in `a`) costs ~1.3 µs a property here; Node 22's V8 takes ~20 ns.
+ * `{ ...a, k: v }` with `k` not in `a`) is slow, far slower than on Node 22's V8.
  * Every frame makes three such objects:
  * - `_executeCall` hands `runInterpreter` `{ ...{ codeAddress }, ...message, gasLimit }`: the
- *   message's 18 fields are added to a copy (~25 µs, a fifth of an `eth_call`'s CPU);
+ *   message's 18 fields are added to a copy (a fifth of an `eth_call`'s CPU on Node 20:
+ *   plugins/evm/bench/call-bench.mjs);
  * - `runInterpreter` returns `{ ...result, runState: { ...runState, ...result, ...env }, exceptionError,
  *   gas, executionGasUsed, gasRefund, stateGasSpilled, returnValue }`: the interpreter's 18-field run
  *   state and the 19-field environment are copied into an object nothing reads, and six fields are

@@ -1,6 +1,7 @@
 /**
  * @ethereumjs' interpreter analyses a contract's code (valid JUMPDESTs, PUSH values, opcode table)
- * every time it runs it: for the 1.3 KB ERC-20 of the benchmark, ~90 µs of each ~0.7 ms eth_call.
+ * every time it runs it: a visible part of each eth_call of the benchmark's 1.3 KB ERC-20 (bench/evm.mjs,
+ * "EVM eth_call/s"; plugins/evm/bench/call-bench.mjs).
  * The analysis only depends on the code and the EVM's opcode table, and the interpreter only reads
  * it, so it is kept per (opcode table, code array): the state manager's caches hand out the same
  * code array while the code is cached. The interpreter is not exported by @ethereumjs/evm: its module

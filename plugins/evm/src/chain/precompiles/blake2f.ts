@@ -1,6 +1,7 @@
 /**
- * The BLAKE2F precompile (0x09) of a guarded VM: its gas is one per round, and in JS a round costs
- * ~0.36 µs here, so one eth_call of 10M rounds (10M gas) held the node 3.6 s. A call of more than
+ * The BLAKE2F precompile (0x09) of a guarded VM: its gas is one per round, and a round in JS costs
+ * far more than a gas unit elsewhere, so one eth_call of 10M rounds (10M gas) held the node for
+ * seconds (bench/evm-heavy-calls.mjs). A call of more than
  * IN_PROCESS_ROUNDS rounds runs on the precompile worker (offload.ts) with the stock precompile;
  * wrong lengths, a bad final flag and inputs the gas does not cover go to the stock one in process.
  */
@@ -8,10 +9,10 @@ import type { ExecResult, PrecompileInput } from '@ethereumjs/evm';
 import type { CallGuard } from '../call-guard.js';
 import { halted, offThread, type Precompile, type PrecompileWorker } from './offload.js';
 
-/** Rounds computed in process (~36 ms). */
+/** Rounds computed in process (a few tens of ms). */
 export const IN_PROCESS_ROUNDS = 100_000;
 const INPUT_BYTES = 213;
-/** What a round costs here, for the worker's stall bound (measured ~0.36 µs). */
+/** Rounds a ms, pessimistic (below what bench/evm-heavy-calls.mjs measures), for the worker's stall bound. */
 const ROUNDS_PER_MS = 2_000;
 
 /** The rounds of a well-formed input, else undefined. */

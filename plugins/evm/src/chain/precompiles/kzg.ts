@@ -4,8 +4,9 @@
  * -32603, and a tx calling it was dropped at block building (its sender's later txs then waited for
  * a nonce that never came). Here the checks and results are the stock precompile's, and the proof
  * is verified with micro-eth-signer's KZG (pure JS, on noble's BLS12-381) and the Ethereum trusted
- * setup, loaded at the first use (~170 ms, ~20 MB): ~36 ms a proof here, so a guarded VM verifies
- * on the precompile worker (offload.ts).
+ * setup, loaded at the first use (tens of MB): a proof takes tens of ms, so a guarded VM verifies
+ * on the precompile worker (offload.ts). Test: kzg.test.ts "a guarded VM verifies on the
+ * precompile worker".
  */
 import { EVMError, type ExecResult, type PrecompileInput } from '@ethereumjs/evm';
 import { bigIntToBytes, bytesToHex, computeVersionedHash, concatBytes, setLengthLeft } from '@ethereumjs/util';

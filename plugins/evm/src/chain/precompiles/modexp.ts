@@ -16,9 +16,9 @@ import { bigIntToBytes, bytesToBigInt, setLengthLeft } from '@ethereumjs/util';
 import type { CallGuard } from '../call-guard.js';
 import { halted, offThread, outOfGas, type Precompile, type PrecompileWorker } from './offload.js';
 
-/** Exponentiations priced at most this much gas run in process (~30 ms at the slowest gas rate measured here, 3,200 gas/ms). */
+/** Exponentiations priced at most this much gas run in process (a few tens of ms at the slowest gas rate measured). */
 export const IN_PROCESS_GAS = 100_000n;
-/** A pessimistic rate (measured: 3,200 gas/ms for an 8-byte modulus), for the worker's stall bound. */
+/** A pessimistic rate (below the slowest measured, an 8-byte modulus: bench/evm-heavy-calls.mjs), for the worker's stall bound. */
 const GAS_PER_MS = 2_000n;
 const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
 

@@ -1,8 +1,9 @@
 /**
  * A guarded VM's heavy precompiles (chain/call-guard.ts: the reading and the executing VM) run off the
- * event loop. @ethereumjs computes a precompile in one synchronous call: a BN254 pairing check costs
- * ~6 ms a pair here (eth_call's gas cap allows ~1,470 pairs, ~9 s during which the node answered
- * nothing), a MODEXP of a long exponent or many BLAKE2F rounds up to seconds, a KZG proof ~36 ms.
+ * event loop. @ethereumjs computes a precompile in one synchronous call: the BN254 pairing check of
+ * the ~1,470 pairs eth_call's gas cap allows, a MODEXP of a long exponent or many BLAKE2F rounds
+ * take seconds during which the node answers nothing, a KZG proof tens of ms
+ * (bench/evm-heavy-calls.mjs).
  * Such work runs on one worker thread (offload-worker.ts) with the same code, so results and errors
  * are the stock precompile's; a call with a deadline waits for it at most until then, and a hung
  * worker is bounded by the stall bound (the work is then redone in process). Light inputs stay in

@@ -7,7 +7,7 @@ import { EVMError, type ExecResult, type PrecompileInput } from '@ethereumjs/evm
 import type { CallGuard } from '../call-guard.js';
 import { halted, offThread, outOfGas, type Precompile, type PrecompileWorker } from './offload.js';
 
-/** Pairs checked in process (~25 ms). */
+/** Pairs checked in process (a few tens of ms). */
 export const IN_PROCESS_PAIRS = 4;
 const PAIR_BYTES = 192;
 /** What one pair costs here, in JS, for the worker's stall bound. */

@@ -5,8 +5,8 @@
  * A block's accounts reach the state trie when the state manager flushes (`FastAccountStateManager`,
  * accounts.ts). Put one by one, every put walks its path from the root and then re-encodes and
  * re-hashes every node on it, so the root and the upper branches of a 64-transfer block (~128
- * accounts) were encoded and hashed ~128 times: `put` was ~10 % of the node's main thread under
- * pipelined transfers. Here the new keys are sorted and merged into the trie in one descent; the
+ * accounts) were encoded and hashed once per account: `put` was a visible share of the node's main
+ * thread under pipelined transfers (bench/evm.mjs). Here the new keys are sorted and merged into the trie in one descent; the
  * changed nodes are then encoded bottom-up, and the ones of 32 bytes or more (and the root) stored
  * under their hash, as `put` stores them (`_formatNode`), through the trie's database (so its
  * checkpoints see the writes). The root is the same as after the same puts one by one: the tests
@@ -94,8 +94,9 @@ function groups(updates: Update[], at: number): Array<[number, Update[]]> {
 /**
  * The nodes each trie's last update wrote, by hash (hex), as `#load` gives them (children as refs).
  * The next update walks down the same upper branches (the root and the branches above the changed
- * accounts), and reading one back costs a database read and an RLP decode (~15 µs here; a block of
- * one transfer made ~10 node reads, 4 of them of nodes the block before it wrote). A node is stored
+ * accounts), and reading one back costs a database read and an RLP decode (a block of one transfer
+ * reads several nodes the block before it wrote). Test: trie-batch.test.ts "an update reads back
+ * none of the nodes the one before it wrote". A node is stored
  * under its hash, so an entry stays true whatever the trie does meanwhile (a revert, another root).
  */
 const lastWritten = new WeakMap<object, Map<string, Fresh>>();

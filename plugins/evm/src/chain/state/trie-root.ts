@@ -2,7 +2,7 @@
  * The root of a block's transactions or receipts trie (keys RLP(index), values the encodings) in one
  * pass over the keys, each node encoded and hashed once — what geth's DeriveSha does with its stack
  * trie. Building an @ethereumjs MerklePatriciaTrie instead re-hashes the path to the root on every
- * put: about 150 µs per tx for the two tries of a block.
+ * put, for every tx of a block, twice. Test: trie-root.test.ts.
  */
 import { RLP, type Input } from '@ethereumjs/rlp';
 import { KECCAK256_RLP } from '@ethereumjs/util';
