@@ -4,7 +4,8 @@
 // packages). Fails when any test fails, when a file crashes or reports no tests (a forgotten
 // `test.run()`), when a file skips tests (`test.skip`, or `test.only` leaving the others out), when
 // a file exceeds its time limit, or when zero tests ran in all.
-// Usage: node scripts/run-tests.mjs [workspace-dir ...] [--filter <regex>]
+// Usage: node scripts/run-tests.mjs [workspace-dir ...] [--filter <regex>] [--lint]
+// A whole run (no workspace, no filter) starts with the linter, counted as one test (--lint adds it to a part).
 import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync, statSync, existsSync } from 'node:fs';
 import { join, relative, resolve, dirname } from 'node:path';
@@ -13,9 +14,11 @@ import { fileURLToPath } from 'node:url';
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const args = process.argv.slice(2);
 let filter;
+let withLint = false;
 const dirs = [];
 for (let i = 0; i < args.length; i++) {
   if (args[i] === '--filter') filter = new RegExp(args[++i]);
+  else if (args[i] === '--lint') withLint = true;
   else dirs.push(args[i]);
 }
 const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
@@ -70,6 +73,34 @@ let failed = 0;
 let skipped = 0;
 const problems = [];
 const started = Date.now();
+
+/**
+ * The linter (biome.json: Biome's recommended rules and noImportCycles) over the whole repository,
+ * counted as one test: it runs on a whole run (no workspace or filter given) or with --lint.
+ */
+function lint() {
+  return new Promise((resolvePromise) => {
+    const bin = join(root, 'node_modules', '@biomejs', 'biome', 'bin', 'biome');
+    const child = spawn(process.execPath, [bin, 'lint', '--error-on-warnings', '--max-diagnostics=50', '.'], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.stderr.on('data', (d) => (out += d));
+    child.on('error', (e) => resolvePromise({ code: 1, out: `${out}\n${e.message}` }));
+    child.on('close', (code) => resolvePromise({ code, out }));
+  });
+}
+if (withLint || (dirs.length === 0 && !filter)) {
+  const t0 = Date.now();
+  const r = await lint();
+  if (r.code === 0) passed += 1;
+  else {
+    failed += 1;
+    problems.push('lint: see its diagnostics above (npm run lint)');
+    process.stdout.write(r.out);
+  }
+  console.log(`${r.code === 0 ? 'ok  ' : 'FAIL'} lint (biome, ${Date.now() - t0} ms)`);
+}
+
 for (const ws of workspaces) {
   const files = findTests(resolve(root, ws, 'dist')).filter((f) => !filter || filter.test(f));
   for (const file of files) {
