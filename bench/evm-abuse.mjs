@@ -65,7 +65,7 @@ async function startNode(dir, extra = []) {
   proc.stderr.on('data', (d) => (stderr += d));
   const exited = new Promise((resolve) => proc.on('close', (code, signal) => resolve(signal ?? code)));
   const url = `http://127.0.0.1:${port}`;
-  for (let i = 0; ; i++) {
+  for (;;) {
     if (proc.exitCode !== null) throw new Error(`node exited: ${stderr}`);
     if ((await rpc(`${url}/ext/admin`, 'admin.getNodeID').catch(() => ({}))).result) break;
     await sleep(50);

@@ -29,7 +29,7 @@ import https from 'node:https';
 import os from 'node:os';
 import fs from 'node:fs';
 import { performance } from 'node:perf_hooks';
-import { Wallet, SigningKey, Transaction, Interface, getAddress, hexlify, randomBytes, formatEther, formatUnits } from 'ethers';
+import { Wallet, Transaction, Interface, getAddress, hexlify, randomBytes, formatEther } from 'ethers';
 import { seededSenders } from './evm-senders.mjs';
 
 const HARNESS_VERSION = '1.0.0';
@@ -267,7 +267,6 @@ class Rpc {
 // ---------------------------------------------------------------------------
 // Helpers
 const big = (x) => BigInt(x);
-const hexq = (n) => '0x' + BigInt(n).toString(16);
 function stats(arr) {
   if (!arr.length) return null;
   const s = Float64Array.from(arr).sort();
@@ -280,7 +279,7 @@ const rate = (n, ms) => (ms > 0 ? Math.round((n / (ms / 1000)) * 10) / 10 : null
 const secs = (ms) => Math.round(ms) / 1000;
 
 function procCpuSeconds(pids) {
-  if (!pids || !pids.length) return null;
+  if (!pids?.length) return null;
   let ticks = 0;
   for (const pid of pids) {
     try {
@@ -394,7 +393,7 @@ async function waitReceipt(hash, deadline) {
   let delay = 0;
   for (;;) {
     const r = await rpc.call('eth_getTransactionReceipt', [hash]);
-    if (r && r.blockNumber) return r;
+    if (r?.blockNumber) return r;
     if (now() > deadline) throw new Error(`tx ${hash} not mined within ${Math.round((deadline - t0) / 1000)}s`);
     if (delay) await sleep(delay);
     delay = delay === 0 ? 1 : Math.min(delay * 2, opts.pollMs);

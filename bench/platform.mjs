@@ -10,7 +10,7 @@ import { Agent, request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { PrivateKey, cb58Encode, ShortId } from '@cornice/sdk';
+import { PrivateKey, cb58Encode } from '@cornice/sdk';
 import { report, rpc, startNode } from './lib.mjs';
 
 const codec = await import(new URL('../core/dist/src/platform/codec.js', import.meta.url).href);

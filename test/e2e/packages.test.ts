@@ -121,7 +121,7 @@ test('without --vms: the installed built-in (timestamp) runs; those not installe
     assert.equal(skipped.map((l) => l.package), ['@cornice/avm', '@cornice/evm', '@cornice/subnet-evm']);
     const notRun = node.logs.filter((l) => l.msg === 'chain not run: its VM is not loaded');
     assert.equal(notRun.map((l) => [l.level, l.chain, l.vm]), [['warn', 'X-Chain', 'avm'], ['warn', 'C-Chain', 'evm']]);
-    assert.ok((node.logs.find((l) => l.msg === 'node started')?.chains as string[]).includes(TIMESTAMP_CHAIN_ID));
+    assert.ok(((node.logs.find((l) => l.msg === 'node started')?.chains ?? []) as string[]).includes(TIMESTAMP_CHAIN_ID));
     const block = await node.call('timestamp', 'timestamp.getBlock', {});
     assert.is((block.result as { parentID?: string } | undefined)?.parentID, '11111111111111111111111111111111LpoYY', JSON.stringify(block));
   });

@@ -26,7 +26,7 @@ import type { JsonRpcEndpoint } from '../api/jsonrpc.js';
 import type { Registry } from '../metrics/metrics.js';
 import type { RouteTable } from '../api/routes.js';
 import {
-  AdaptiveTimeout,
+  type AdaptiveTimeout,
   Benchlist,
   canPoll,
   RequestSender,

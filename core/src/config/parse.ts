@@ -146,7 +146,7 @@ export function parseCommandLine<F extends CommandLineFlag>(
 function parseArgs(argv: readonly string[], ctx: ValueContext): Values {
   const find = (name: string) => {
     const flag = findFlag(name);
-    return flag && flag.sources.includes('cli') ? flag : undefined;
+    return flag?.sources.includes('cli') ? flag : undefined;
   };
   return parseCommandLine(argv, { find, help: seeHelp, ctx }).values;
 }

@@ -3,7 +3,7 @@
  * account, the five local stakers as Default Subnet validators from genesis time to 2100, and the
  * genesis chains X (avm), C (evm) and timestamp, in that order.
  */
-import { Id, ShortId, utf8Encode, vmIdFromName } from '@cornice/sdk';
+import { type Id, ShortId, utf8Encode, vmIdFromName } from '@cornice/sdk';
 import { buildAvmGenesis, parseAvmGenesis } from '../platform/avm-genesis.js';
 import { genesisChainTx, type GenesisChainSpec, type PlatformGenesis } from '../platform/genesis.js';
 import { txId } from '../platform/codec.js';

@@ -61,7 +61,7 @@ function toHex(bytes: Uint8Array): string {
 
 function hasOwnToString(value: object): boolean {
   for (let proto = Object.getPrototypeOf(value); proto && proto !== Object.prototype; proto = Object.getPrototypeOf(proto)) {
-    if (Object.prototype.hasOwnProperty.call(proto, 'toString')) return true;
+    if (Object.hasOwn(proto, 'toString')) return true;
   }
   return false;
 }

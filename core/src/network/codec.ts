@@ -10,7 +10,7 @@
  * in, and the caller may reuse that buffer; the copy costs at most one memcpy of the payload.
  */
 import { isIP } from 'node:net';
-import { Id, ShortId, Reader, Writer, isNodeError } from '@cornice/sdk';
+import { Id, Reader, Writer, isNodeError } from '@cornice/sdk';
 import { NetworkError, type NetworkErrorCode } from './errors.js';
 import { MAX_PAYLOAD_BYTES } from './framing.js';
 import {

@@ -7,7 +7,7 @@
  * field types: IDs as 32 raw bytes, request IDs as u32, byte strings and lists as a u32 count then
  * the items. The op numbers 0–12 are the reference's; 13 and up are ours.
  */
-import type { Id, ShortId } from '@cornice/sdk';
+import type { Id } from '@cornice/sdk';
 
 /** The only codec version this node speaks; a frame of another version drops the peer. */
 export const CODEC_VERSION = 1;

@@ -391,7 +391,7 @@ export class Network implements EngineNetwork {
       remote,
       this.#identity(),
       {
-        ready: (p) => this.#ready(p, dialled),
+        ready: (p) => this.#ready(p),
         message: (p, m) => this.#message(p, m),
         closed: (p, reason) => this.#closed(p, reason, dialled),
         checkVersion: (p, v) => this.#checkClaim(p, v),
@@ -418,7 +418,7 @@ export class Network implements EngineNetwork {
     return undefined;
   }
 
-  #ready(peer: Peer, dialled: Known | undefined): void {
+  #ready(peer: Peer): void {
     this.#pending.delete(peer);
     if (peer.direction === 'inbound') this.#handshakeDone(peer.socket, true);
     if (this.#stopped) return peer.close('node stopping');

@@ -3,7 +3,7 @@
  * `@cornice/sdk/components`, the one the asset VM reads): build the genesis of fixed-cap assets, and
  * read back each asset's alias, ID and description.
  */
-import { Id, NodeError, ShortId, compareBytes, type Writer } from '@cornice/sdk';
+import { Id, NodeError, type ShortId, compareBytes, type Writer } from '@cornice/sdk';
 import {
   assetIdOf,
   readAvmGenesis,

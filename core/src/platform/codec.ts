@@ -40,17 +40,17 @@ import {
   type TypeIdSlot,
   type Utxo,
 } from '@cornice/sdk/components';
-import {
-  type AddDefaultSubnetDelegatorTx,
-  type AddDefaultSubnetValidatorTx,
-  type AddNonDefaultSubnetValidatorTx,
-  type CreateChainTx,
-  type CreateSubnetTx,
-  type ExportTx,
-  type ImportTx,
-  type IssuableTx,
-  type PlatformBlockFields,
-  type PlatformTx,
+import type {
+  AddDefaultSubnetDelegatorTx,
+  AddDefaultSubnetValidatorTx,
+  AddNonDefaultSubnetValidatorTx,
+  CreateChainTx,
+  CreateSubnetTx,
+  ExportTx,
+  ImportTx,
+  IssuableTx,
+  PlatformBlockFields,
+  PlatformTx,
 } from './model.js';
 
 /** A UTXO in shared memory as this chain reads it: of a TransferOutput. */

@@ -4,7 +4,7 @@
  * proposal txs yield two diffs, one for Commit and one for Abort. Errors are PlatformError('InvalidTx')
  * with the reference's text where it has one.
  */
-import { Id, ShortId, compareBytes, bytesEqual, recoverSigner, sha256 } from '@cornice/sdk';
+import { type Id, ShortId, compareBytes, bytesEqual, recoverSigner, sha256 } from '@cornice/sdk';
 import { decodeUtxo, txId as txIdOf, unsignedTxBytes, utxoId as utxoIdOf, encodeUtxo } from './codec.js';
 import { PlatformError } from './errors.js';
 import {

@@ -7,7 +7,7 @@
  * A genesis chain's ID is the ID of its CreateChainTx, which carries no control signatures and a
  * payer signature of 65 zero bytes.
  */
-import { Id, type Reader, type Writer } from '@cornice/sdk';
+import type { Id, Reader, Writer } from '@cornice/sdk';
 import { decodeAll, encodeAll, readSignedFields, readTime, readTx, txId, writeSignedFields, writeTx } from './codec.js';
 import { PlatformError } from './errors.js';
 import { EMPTY_SIGNATURE, type Account, type AddDefaultSubnetValidatorTx, type CreateChainTx } from './model.js';

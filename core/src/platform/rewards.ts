@@ -10,7 +10,7 @@ const HOURS_PER_YEAR = 8760;
 
 export function reward(stake: bigint, durationSeconds: number): bigint {
   const years = durationSeconds / 3600 / HOURS_PER_YEAR;
-  const grown = BigInt(Math.floor(Number(stake) * Math.pow(INFLATION_RATE, years)));
+  const grown = BigInt(Math.floor(Number(stake) * INFLATION_RATE ** years));
   return grown > stake ? grown - stake : 0n;
 }
 

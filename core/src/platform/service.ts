@@ -20,7 +20,7 @@ import {
   type Id,
   serializer,
 } from '@cornice/sdk';
-import { platformApi, platformApiWithSymbol, type AccountReply, type ValidatorReply } from './api.js';
+import { type platformApi, platformApiWithSymbol, type AccountReply, type ValidatorReply } from './api.js';
 import { decodeTx, decodeUtxo, encodeTx, unsignedTxBytes } from './codec.js';
 import { PlatformError } from './errors.js';
 import { platformKeys } from './keys.js';

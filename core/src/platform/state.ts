@@ -12,7 +12,7 @@
  * - `t`            -> chain time u64
  * Blocks are kept by blocks.ts's store (tags `b`, `h`, `l`).
  */
-import { Id, Reader, ShortId, Writer, concatBytes, type KeyValueStore, type WriteBatch } from '@cornice/sdk';
+import { Id, Reader, type ShortId, Writer, concatBytes, type KeyValueStore, type WriteBatch } from '@cornice/sdk';
 import { decodeTx, encodeTx } from './codec.js';
 import { PlatformError } from './errors.js';
 import {

@@ -168,7 +168,7 @@ export class PlatformVM implements BlockHost, PlatformBackend {
   async setState(_state: VMState): Promise<void> {}
 
   async buildBlock(): Promise<Block> {
-    const ctx = this.#running();
+    this.#running();
     const preferred = await this.#getLive(this.#preferred);
     if (preferred.fields.kind === 'proposal') {
       await this.#outcomesOf(preferred);

@@ -4,6 +4,7 @@ import { jsonReplacer } from '@cornice/sdk';
 export interface RpcReply {
   jsonrpc: string;
   id: unknown;
+  // biome-ignore lint/suspicious/noExplicitAny: a test reads any result's fields without casts
   result?: any;
   error?: { code: number; message: string; data?: unknown };
 }

@@ -9,7 +9,7 @@ import { readFile } from 'node:fs/promises';
 import { X509Certificate } from 'node:crypto';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { ShortId, toHex } from '@cornice/sdk';
+import { type ShortId, toHex } from '@cornice/sdk';
 import type { PeerInfo } from '../../src/network/messages.js';
 import { ClaimVerifier, peerListEntries } from '../../src/network/peer-list.js';
 import { claimBytes, signIp, verifyIp } from '../../src/network/signed-ip.js';

@@ -4,7 +4,7 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { Id, NodeError, PrivateKey, ShortId, Writer, concatBytes, isNotFoundError, signerRecoveries, type Block } from '@cornice/sdk';
+import { Id, type NodeError, PrivateKey, ShortId, Writer, concatBytes, isNotFoundError, signerRecoveries, type Block } from '@cornice/sdk';
 import { PrefixedStore } from '@cornice/sdk';
 import { sharedMemoryFor } from '../../src/chains/shared-memory.js';
 import { EventQueue } from '../../src/testing/sim/events.js';
@@ -21,7 +21,7 @@ import {
   type PlatformBlockFields,
   type TimedTx,
 } from '../../src/platform/model.js';
-import { PlatformVM, platformVMFactory } from '../../src/platform/vm.js';
+import { type PlatformVM, platformVMFactory } from '../../src/platform/vm.js';
 import type { PlatformBlock } from '../../src/platform/blocks.js';
 import { reward } from '../../src/platform/rewards.js';
 import { captureLog } from '../helpers/log.js';
@@ -403,7 +403,7 @@ test("a peer's advanceTime a few seconds ahead: verified then, the VM builds Com
 });
 
 test('an accepted advanceTime is not judged again by local time after a restart (a clock that went back still gets an option)', async () => {
-  const { h, vtx, proposal } = await advanceTimeAhead();
+  const { h, proposal } = await advanceTimeAhead();
   await verifyPreferAccept(h, proposal);
   h.clock.ms -= 30_000; // the node restarts with its clock 30 s back
   const h2 = await h.restart();

@@ -1,7 +1,7 @@
 // A PlatformBackend over in-memory state for the platform service's unit tests, with a real keystore
 // (cheap KDF) behind openUser, and the service reached through the JSON-RPC layer in process.
 import {
-  Id,
+  type Id,
   MemoryStore,
   RpcCallError,
   createClient,

@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { Id, ShortId } from '@cornice/sdk';
+import { type Id, ShortId } from '@cornice/sdk';
 import { txId } from '../../src/platform/codec.js';
 import { DEFAULT_SUBNET_ID, PLATFORM_CHAIN_ID, type ChainRecord, type Staker, type TimedTx } from '../../src/platform/model.js';
 import { LOADED_VMS, addSubnet, harness, type FakeBackend } from './fake-backend.js';

@@ -18,7 +18,7 @@
  * CreateAssetTx), amounts must be positive, a minter set non-empty and without repeats;
  * limitedTransfer, nonFungible and any other asset type are refused (`unknown asset type`).
  */
-import { Id, InvalidParamsError, ShortId, p, type Parser } from '@cornice/sdk';
+import { Id, InvalidParamsError, type ShortId, p, type Parser } from '@cornice/sdk';
 import { assetIdOf as sharedAssetIdOf, readAvmGenesis, writeAvmGenesis } from '@cornice/sdk/components';
 import { decodeWith, encodeWith, malformed, sortAddresses, sortOutputs } from './codec.js';
 import { AvmError } from './errors.js';

@@ -7,7 +7,7 @@ export * from './static-service.js';
 export * from './pubsub.js';
 export { AssetVM, PLATFORM_CHAIN_ID, MAX_FUTURE_SECONDS, type AssetVMOptions, type Timers, type TxDecision, type TxDecidedListener } from './vm.js';
 export { AvmBlock, encodeBlock, decodeBlock, blockIdOf, MAX_BLOCK_TXS, MAX_BLOCK_BYTES, type BlockFields } from './block.js';
-export { type TxEffect } from './rules.js';
+export type { TxEffect } from './rules.js';
 export { vmFactory } from './factory.js';
 export { avmApi, avmApiWithSymbol, type AssetBalanceReply, type AssetDescriptionReply, type BalanceReply, type UtxoIdReply, type UtxosReply } from './api.js';
 export { avmService, MAX_BALANCES, MAX_BALANCE_UTXO_IDS, MAX_SPEND_INPUTS, MAX_SPEND_SCAN, MAX_UTXO_PAGE, MAX_UTXOS_READ, type AvmServiceOptions } from './service.js';

@@ -13,7 +13,6 @@ import {
   type CreateAssetTx,
   type Credential,
   type MintOperation,
-  type Output,
   type TransferableInput,
   type TransferableOutput,
   type Utxo,

@@ -9,7 +9,7 @@
 import { recoverSigner, sha256, type Id, type ShortId } from '@cornice/sdk';
 import { decodedUnsignedBytes, exportedUtxos, producedUtxos, unsignedBytes, utxoId } from './codec.js';
 import { AvmError } from './errors.js';
-import type { AssetDescription, Credential, OutputOwners, Tx, TransferableInput, Utxo, UtxoRef } from './model.js';
+import type { Credential, OutputOwners, Tx, TransferableInput, Utxo, UtxoRef } from './model.js';
 import type { KeyedUtxo, StateDiff, TxEffect } from './state.js';
 import { checkSyntax } from './syntax.js';
 

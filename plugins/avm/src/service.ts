@@ -24,7 +24,7 @@ import {
   serializer,
 } from '@cornice/sdk';
 import { addressOn, formatAddress, type ChainAddress } from './addresses.js';
-import { avmApi, avmApiWithSymbol, type AssetBalanceReply } from './api.js';
+import { type avmApi, avmApiWithSymbol, type AssetBalanceReply } from './api.js';
 import {
   compareUtxoRefs,
   decodeTx,

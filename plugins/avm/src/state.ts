@@ -22,7 +22,7 @@
 import {
   Id,
   Reader,
-  ShortId,
+  type ShortId,
   Writer,
   bytesEqual,
   compareBytes,

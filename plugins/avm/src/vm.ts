@@ -545,7 +545,7 @@ export class AssetVM implements ChainVM, AvmBackend {
   #onPreferredBranch(): ReadonlySet<string> {
     if (this.#branch?.preferred === this.#preferred.key) return this.#branch.txs;
     const txs = new Set<string>();
-    for (let b = this.#processing.get(this.#preferred.key); b && b.verified && b.status === 'processing'; b = this.#processing.get(b.parentId.key)) {
+    for (let b = this.#processing.get(this.#preferred.key); b?.verified && b.status === 'processing'; b = this.#processing.get(b.parentId.key)) {
       for (const e of b.effects ?? []) txs.add(e.id.key);
     }
     this.#branch = { preferred: this.#preferred.key, txs };

@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import { chainVMCompliance } from '@cornice/core/testing';
-import { AssetVM, vmFactory } from '../src/index.js';
+import { type AssetVM, vmFactory } from '../src/index.js';
 import { GENESIS, createAssetTx, transfer, EWOQ } from './vm-helpers.js';
 
 // Each block the checks build gets a new asset: a CreateAssetTx needs no inputs, so it is always valid.

@@ -15,7 +15,7 @@ import {
   type VMState,
 } from '@cornice/sdk';
 import type { EvmBackend } from './evm-backend.js';
-import { EvmBlock } from './block.js';
+import type { EvmBlock } from './block.js';
 import { ChainBackend } from './chain/chain-backend.js';
 import { EvmChain, type EvmChainOptions } from './chain/chain.js';
 import { parseChainConfig } from './chain-config.js';

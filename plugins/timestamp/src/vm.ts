@@ -321,7 +321,7 @@ export class TimestampVM implements ChainVM {
     const processing = this.#processing.get(id);
     if (processing) return processing;
     const last = this.#lastAccepted;
-    if (last && last.id.equals(id)) return last;
+    if (last?.id.equals(id)) return last;
     const accepted = this.#accepted.get(id.key);
     if (accepted) {
       // Refresh its place in the LRU order.
@@ -333,7 +333,7 @@ export class TimestampVM implements ChainVM {
 
   async #fromStore(id: Id): Promise<TimestampBlock | undefined> {
     const record = await this.#init!.store.getBlock(id);
-    if (!record || record.status !== 'accepted') return undefined;
+    if (record?.status !== 'accepted') return undefined;
     const cached = this.#accepted.get(id.key);
     if (cached) return cached;
     const block = this.#make(id, record.bytes, decodeBlock(record.bytes), record.height, 'accepted');

@@ -4,7 +4,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { chainVMCompliance, rpcSweep, runVM } from '@cornice/core/testing';
 import { cb58Encode, sha256, type ChainVM } from '@cornice/sdk';
-import { TimestampVM, timestampApi, vmFactory } from '../src/index.js';
+import { type TimestampVM, timestampApi, vmFactory } from '../src/index.js';
 
 let n = 0;
 const payload = () => sha256(new TextEncoder().encode(`payload ${n++}`));

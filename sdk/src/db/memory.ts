@@ -23,7 +23,7 @@ export class MemoryStore implements KeyValueStore {
   async get(key: Uint8Array): Promise<Uint8Array | undefined> {
     this.#check();
     const v = this.#map.get(keyOf(key));
-    return v && v.slice();
+    return v?.slice();
   }
 
   async has(key: Uint8Array): Promise<boolean> {

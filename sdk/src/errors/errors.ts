@@ -13,7 +13,7 @@ const NODE_ERROR_BRAND = Symbol.for('cornice.NodeError');
 
 export class NodeError<C extends string = string> extends Error {
   static {
-    Object.defineProperty(this.prototype, NODE_ERROR_BRAND, { value: true });
+    Object.defineProperty(NodeError.prototype, NODE_ERROR_BRAND, { value: true });
   }
 
   constructor(

@@ -25,6 +25,7 @@ export function method<P, R>(def: { params: Parser<P>; result: ResultType<R>; do
 }
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
+// biome-ignore lint/suspicious/noExplicitAny: methods of any params and result types (MethodDef is invariant in them)
 export type AnyMethods = Record<string, MethodDef<any, any>>;
 
 export interface ServiceDef<M extends AnyMethods = AnyMethods> {

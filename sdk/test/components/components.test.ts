@@ -20,8 +20,6 @@ import {
   readBaseTxFields,
   readCredential,
   readMintOperation,
-  readTransferableInput,
-  readTransferableOutput,
   readUtxo,
   utxoIdOf,
   writeAvmGenesis,

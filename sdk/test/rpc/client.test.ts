@@ -2,7 +2,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import {
   EncodingError,
-  Id,
+  type Id,
   MAX_WIRE_BYTES,
   cb58Decode,
   cb58Encode,

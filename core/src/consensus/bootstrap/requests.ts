@@ -94,7 +94,7 @@ export class BootstrapRequests {
   /** `from` will not answer request `requestId` (the network said so): it counts as no answer. */
   failed(from: ShortId, requestId: number): boolean {
     const req = this.#outstanding.get(requestId);
-    if (!req || !req.pending.delete(from.key)) return false;
+    if (!req?.pending.delete(from.key)) return false;
     if (req.pending.size === 0) req.finish();
     return true;
   }

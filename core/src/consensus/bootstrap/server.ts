@@ -149,7 +149,7 @@ export class BootstrapServer implements BootstrapRequestHandler {
       );
       for (const block of window) {
         // The height index must agree with the parent links (it does unless the VM is broken).
-        if (!block || !block.id.equals(child.parentId) || !this.#take(out, budget, block)) return;
+        if (!block?.id.equals(child.parentId) || !this.#take(out, budget, block)) return;
         child = block;
       }
       h -= n;

@@ -175,7 +175,7 @@ export class RequestSender implements EngineTransport, LoopbackTarget {
   #take(from: ShortId, requestId: number): Batch | undefined {
     if (this.#stopped) return undefined;
     const batch = this.#batches.get(requestId);
-    if (!batch || !batch.pending.delete(from.key)) return undefined;
+    if (!batch?.pending.delete(from.key)) return undefined;
     if (batch.pending.size === 0) {
       batch.timer?.cancel();
       this.#batches.delete(requestId);

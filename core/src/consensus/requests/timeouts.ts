@@ -72,7 +72,7 @@ export class AdaptiveTimeout {
   /** A response arrived `latencyMs` after its request (or a request timed out after that long). */
   observe(latencyMs: number): void {
     const now = this.#now();
-    const decay = Math.pow(0.5, Math.max(0, now - this.#last) / this.#c.halflifeMs);
+    const decay = 0.5 ** (Math.max(0, now - this.#last) / this.#c.halflifeMs);
     this.#last = now;
     this.#sum = this.#sum * decay + Math.max(0, latencyMs);
     this.#weight = this.#weight * decay + 1;

@@ -14,7 +14,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import {
   compareBytes,
   Id,
-  ShortId,
+  type ShortId,
   type Block,
   type BoundService,
   type ChainContext,

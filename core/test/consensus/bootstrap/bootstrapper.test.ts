@@ -2,7 +2,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { ShortId } from '@cornice/sdk';
 import { ConsensusError } from '../../../src/consensus/errors.js';
-import { Bootstrapper, exceedsHalf } from '../../../src/consensus/bootstrap/bootstrapper.js';
+import { type Bootstrapper, exceedsHalf } from '../../../src/consensus/bootstrap/bootstrapper.js';
 import { MAX_ANCESTORS } from '../../../src/consensus/limits.js';
 import { TestVM, type TestBlock } from '../../../src/testing/simulation.js';
 import { captureLog } from '../../helpers/log.js';

@@ -93,7 +93,7 @@ function senderWith(opts: { connected: (id: ShortId) => boolean; failThreshold?:
     onPushQuery: async () => void heard.push('pushQuery'),
     onGet: async () => void heard.push('get'),
     onChits: (from, rid) => void heard.push(`chits ${from.toString().slice(0, 4)} ${rid}`),
-    onPut: async (from, rid) => void heard.push(`put ${rid}`),
+    onPut: async (_from, rid) => void heard.push(`put ${rid}`),
     onQueryFailed: (from, rid) => void heard.push(`failed ${from === a ? 'a' : from === b ? 'b' : '?'} ${rid} at ${clock.now()}`),
   };
   sender.attach(engine);

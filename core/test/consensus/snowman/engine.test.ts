@@ -1,6 +1,6 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { Id, NodeError, silentLogger } from '@cornice/sdk';
+import { Id, type NodeError, silentLogger } from '@cornice/sdk';
 import { ConsensusError } from '../../../src/consensus/errors.js';
 import { DEFAULT_SNOW_PARAMS } from '../../../src/consensus/params.js';
 import { EventQueue, TestVM, type TestBlock } from '../../../src/testing/simulation.js';

@@ -12,7 +12,7 @@
 import { createCustomCommon, Hardfork, Mainnet, type Common } from '@ethereumjs/common';
 import { Block, createBlock, createBlockHeader, paramsBlock, type HeaderData } from '@ethereumjs/block';
 import { createMPT } from '@ethereumjs/mpt';
-import { Caches, MerkleStateManager } from '@ethereumjs/statemanager';
+import { Caches, type MerkleStateManager } from '@ethereumjs/statemanager';
 import { Capability, paramsTx, type TypedTransaction } from '@ethereumjs/tx';
 import { Account, Address, equalsBytes, KECCAK256_RLP, KECCAK256_RLP_ARRAY } from '@ethereumjs/util';
 import { Bloom, createVM, encodeReceipt, runTx, type RunTxResult, type VM } from '@ethereumjs/vm';

@@ -8,7 +8,7 @@ import { serializer } from '@cornice/sdk';
 import type { Common } from '@ethereumjs/common';
 import { createMPT } from '@ethereumjs/mpt';
 import { RLP } from '@ethereumjs/rlp';
-import { Caches, MerkleStateManager } from '@ethereumjs/statemanager';
+import { Caches, type MerkleStateManager } from '@ethereumjs/statemanager';
 import { type Account, type Address, bytesToHex, equalsBytes } from '@ethereumjs/util';
 import type { VM } from '@ethereumjs/vm';
 import { accountOf, encoded, FastAccountStateManager } from './state/accounts.js';

@@ -6,7 +6,7 @@
  */
 import { bytesToBigInt, bigIntToUnpaddedBytes } from '@ethereumjs/util';
 import { RLP } from '@ethereumjs/rlp';
-import { type KeyValueStore, type WriteBatch } from '@cornice/sdk';
+import type { KeyValueStore, WriteBatch } from '@cornice/sdk';
 import { EvmChainError } from '../errors.js';
 
 /** A log as executed: [address, topics, data]. */

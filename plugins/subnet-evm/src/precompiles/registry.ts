@@ -16,6 +16,7 @@ import { txAllowList } from './tx-allow-list.js';
 
 // Modules of any config type live side by side; each is only ever given its own config.
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
+// biome-ignore lint/suspicious/noExplicitAny: a module of any config type (PrecompileModule is invariant in it)
 export type AnyModule = PrecompileModule<any>;
 
 /** The built-in modules, in address order. */

@@ -2,7 +2,7 @@
  * The VM's one transaction type: set `key` to `value`. A tx is identified by the SHA-256 of its
  * bytes, so the same key and value always make the same tx (the mempool refuses a duplicate).
  */
-import { Id, Reader, Writer, sha256 } from '@cornice/sdk';
+import { Id, type Reader, Writer, sha256 } from '@cornice/sdk';
 import { VmError } from './errors.js';
 
 /** In characters. Together with MAX_TXS_PER_BLOCK they keep a block under the codec's 256 KiB. */
