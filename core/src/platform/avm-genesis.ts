@@ -24,7 +24,7 @@ export type AvmGenesisErrorCode =
 
 export class AvmGenesisError extends NodeError<AvmGenesisErrorCode> {}
 
-/** CreateAssetTx limits (reference §4.3). */
+/** CreateAssetTx limits, the reference node's. */
 export const MAX_ASSET_NAME_LENGTH = 128;
 export const MAX_ASSET_SYMBOL_LENGTH = 4;
 export const MAX_ASSET_DENOMINATION = 32;

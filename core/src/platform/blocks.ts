@@ -70,7 +70,7 @@ export class PlatformBlock extends BlockBase<PlatformBlock> implements Block {
     return this.fields.kind;
   }
 
-  /** Decision blocks may be parents of proposal, standard and atomic blocks (reference §6.7). */
+  /** Decision blocks may be parents of proposal, standard and atomic blocks. */
   get isDecision(): boolean {
     return this.fields.kind !== 'proposal';
   }

@@ -1,5 +1,5 @@
 /**
- * The platform chain's byte formats (reference §6.2–§6.4, §3): transactions, blocks, UTXOs.
+ * The platform chain's byte formats, the reference node's byte for byte: transactions, blocks, UTXOs.
  *
  * - Wire form of a tx (`encodeTx`): u32 SIGNED type ID + unsigned fields + signature fields.
  * - What keys sign (`unsignedTxBytes`): u32 UNSIGNED type ID + unsigned fields; the signature is over
@@ -85,7 +85,7 @@ export const readFxTypeId: TypeIdReader = (r, allowed, slot) => {
   return typeId;
 };
 
-/** Block type IDs (reference §6.2). */
+/** Block type IDs. */
 export const BLOCK_TYPE_ID = { proposal: 0, abort: 1, commit: 2, standard: 3, atomic: 4 } as const;
 
 type TxKind = PlatformTx['kind'];
@@ -406,7 +406,7 @@ export function readSignedFields<K extends TxKind>(r: Reader, kind: K): TxOf<K> 
   return (TX_FORMATS[kind] as TxFormat<TxOf<K>>).read(r);
 }
 
-/** SHA-256 of the signed fields, without a type ID (reference §6.4). */
+/** SHA-256 of the signed fields, without a type ID. */
 export function txId(tx: PlatformTx): Id {
   return Id.fromBytes(sha256(encodeAll((w) => writeSignedFields(w, tx))));
 }
@@ -469,7 +469,7 @@ export function blockIdOf(bytes: Uint8Array): Id {
   return Id.fromBytes(sha256(bytes));
 }
 
-/** The bytes of a UTXO (reference §4.2) as shared memory holds them. */
+/** The bytes of a UTXO (the sdk's shared component) as shared memory holds them. */
 export function encodeUtxo(u: PlatformUtxo): Uint8Array {
   return encodeAll((w) => writeUtxo(w, u));
 }

@@ -1,5 +1,5 @@
 /**
- * The platform chain's rules (reference §6.1, §6.5–§6.7): what each tx requires of the state it
+ * The platform chain's rules, the reference node's: what each tx requires of the state it
  * applies to, and what it changes there. Decision and atomic txs change a StateDiff directly;
  * proposal txs yield two diffs, one for Commit and one for Abort. Errors are PlatformError('InvalidTx')
  * with the reference's text where it has one.

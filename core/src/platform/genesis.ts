@@ -1,5 +1,5 @@
 /**
- * The platform chain's genesis bytes (reference §6.8):
+ * The platform chain's genesis bytes, the reference node's format:
  *   Genesis{Accounts []Account{Address [20], Nonce u64, Balance u64},
  *           Validators EventHeap{SortByStartTime bool, Txs []TimedTx (interfaces: u32 type ID 11 + fields)},
  *           Chains []CreateChainTx (structs: signed fields, NO type IDs),
@@ -89,7 +89,7 @@ export function genesisChainTx(networkId: number, chain: GenesisChainSpec): Crea
   };
 }
 
-/** The ID of a genesis chain: the ID of its CreateChainTx (reference §6.8). */
+/** The ID of a genesis chain: the ID of its CreateChainTx. */
 export function genesisChainId(networkId: number, chain: GenesisChainSpec): Id {
   return txId(genesisChainTx(networkId, chain));
 }

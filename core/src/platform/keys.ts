@@ -1,5 +1,5 @@
 /**
- * A keystore user's P-Chain keys: the sdk's UserKeys (the reference's per-chain layout, §4.6), so an
+ * A keystore user's P-Chain keys: the sdk's UserKeys (the reference node's per-chain layout), so an
  * exported user moves between nodes.
  */
 import { UserKeys, type KeyValueStore } from '@cornice/sdk';

@@ -1,5 +1,5 @@
 /**
- * The platform chain's domain model (reference §6): accounts, stakers, subnets, chains, and the
+ * The platform chain's domain model, the reference node's: accounts, stakers, subnets, chains, and the
  * transactions and blocks that change them. Plain data; the byte formats are in codec.ts, the rules
  * in executor.ts, storage in state.ts. Times are unix seconds (safe integers; u64 on the wire),
  * amounts and nonces bigint.
@@ -10,11 +10,11 @@ import { SIGNATURE_LENGTH, type Credential, type TransferableInput, type Transfe
 /** The secp256k1fx values the atomic txs carry: the sdk's shared components, the asset VM's own. */
 export { SIGNATURE_LENGTH, type Credential, type TransferableInput, type TransferableOutput, type TransferOutput } from '@cornice/sdk/components';
 
-/** The Default Subnet's ID, and the platform chain's own ID: 32 zero bytes (reference §2.2). */
+/** The Default Subnet's ID, and the platform chain's own ID: 32 zero bytes, as on the reference node. */
 export const DEFAULT_SUBNET_ID = Id.empty;
 export const PLATFORM_CHAIN_ID = Id.empty;
 
-/** Staking rules and constants (reference §6.1, §6.5). */
+/** Staking rules and constants, the reference node's. */
 export const MIN_STAKE = 10_000n;
 export const MIN_STAKING_SECONDS = 24 * 3600;
 export const MAX_STAKING_SECONDS = 365 * 24 * 3600;
@@ -37,7 +37,7 @@ export interface Account {
   balance: bigint;
 }
 
-// ---- Transactions (reference §6.3). Signature fields hold EMPTY_SIGNATURE until signed. ----
+// ---- Transactions. Signature fields hold EMPTY_SIGNATURE until signed. ----
 
 export interface AddDefaultSubnetValidatorTx {
   kind: 'addDefaultSubnetValidator';
@@ -141,7 +141,7 @@ export type ProposalTx = TimedTx | AdvanceTimeTx | RewardValidatorTx;
 export type IssuableTx = TimedTx | DecisionTx | AtomicTx;
 export type PlatformTx = IssuableTx | AdvanceTimeTx | RewardValidatorTx;
 
-// ---- Blocks (reference §6.7) ----
+// ---- Blocks ----
 
 export type PlatformBlockFields =
   | { kind: 'proposal'; parentId: Id; tx: ProposalTx }
@@ -202,7 +202,7 @@ export interface PlatformEvents {
   validatorsChanged(subnetId: Id, validators: ReadonlyArray<{ nodeId: ShortId; weight: bigint }>): void;
 }
 
-/** A blockchain's status for platform.getBlockchainStatus (SPEC "Blockchain status"). */
+/** A blockchain's status for platform.getBlockchainStatus (API.md). */
 export type BlockchainStatus = 'Validating' | 'Created' | 'Preferred' | 'Unknown';
 
 /**

@@ -1,5 +1,5 @@
 /**
- * Staking rewards (reference §6.6): reward = floor(stake · 1.04^(hours/8760) − stake), computed in
+ * Staking rewards, as the reference node computes them: reward = floor(stake · 1.04^(hours/8760) − stake), computed in
  * float64 as the reference does; a delegator's reward is split by its validator's delegation fee
  * (shares, in millionths): the validator's destination gets shares/1e6 of it.
  */

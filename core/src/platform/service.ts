@@ -1,5 +1,5 @@
 /**
- * The platform chain's JSON-RPC service (`platform`, reference §6.9), bound to the VM through
+ * The platform chain's JSON-RPC service (`platform`, API.md), bound to the VM through
  * PlatformBackend. Read methods answer from the last accepted state; builders return unsigned txs
  * in their wire form (cb58), which `sign` fills one signature at a time and `issueTx` submits.
  */
@@ -79,7 +79,7 @@ export function platformService(backend: PlatformBackend, opts: PlatformServiceO
     return key;
   }
 
-  /** The fields the three staking builders share, after their pre-checks (reference §6.5). */
+  /** The fields the three staking builders share, after their pre-checks (the staking rules of model.ts). */
   function stakerOf(a: StakerParams, stake: 'stakeAmount' | 'weight') {
     const nonce = checkNonce(a.payerNonce);
     if (a.startTime < backend.now()) throw new PlatformError('InvalidTx', 'start time must be in the future');
@@ -112,8 +112,8 @@ export function platformService(backend: PlatformBackend, opts: PlatformServiceO
   }
 
   /**
-   * SPEC rule 10 and the lifecycle table: a control key of the subnet that has not signed as control
-   * yet takes a free control slot (control signatures kept sorted by raw bytes); otherwise the key
+   * As the reference node fills a subnet tx's signatures (API.md, "Signing and issuing"): a control
+   * key of the subnet that has not signed as control yet takes a free control slot (control signatures kept sorted by raw bytes); otherwise the key
    * fills the payer slot when it is empty; otherwise there is no place for it.
    */
   async function signSubnetTx<T extends AddNonDefaultSubnetValidatorTx | CreateChainTx>(tx: T, key: PrivateKey): Promise<T> {

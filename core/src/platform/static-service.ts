@@ -1,5 +1,5 @@
 /**
- * platform.buildGenesis (reference §6.8), served statically at /ext/vm/platform: the bytes of a
+ * platform.buildGenesis (the genesis format of genesis.ts), served statically at /ext/vm/platform: the bytes of a
  * platform genesis from JSON. No chain or VM registry stands behind a static service, so vmIDs must
  * be cb58 IDs, not aliases.
  */

@@ -1,11 +1,18 @@
 /**
- * The platform chain's VM (P-Chain, reference §6.7): built into core, behind the same sdk ChainVM
+ * The platform chain's VM (P-Chain): built into core, behind the same sdk ChainVM
  * contract as every plugin. Blocks are standard (createSubnet/createChain), atomic (import/export),
  * proposal (add validator/delegator, advance time, reward) and the proposal's Commit or Abort.
  * Chain time moves only through committed advance-time proposals, never past local time + 10 s.
  *
  * What the node learns of the state comes through PlatformEvents: chains that exist and each
  * subnet's current validators, once at initialize and after every accepting batch is durable.
+ *
+ * One piece (past 600 lines) because building, verifying, accepting and the backend the service
+ * issues through move the same state together: the preferred branch and its processing blocks, the
+ * states of their diffs, the mempool's view of what that branch has taken, and the one batch an
+ * accept writes (state, block, shared memory) before the node is told. What stands apart is in
+ * modules of its own: the rules (executor.ts), storage (state.ts), the pool (mempool.ts), the block
+ * object and accepted-block store (blocks.ts), byte formats (codec.ts), the service (service.ts).
  */
 import {
   BlockMap,
@@ -79,7 +86,7 @@ export interface PlatformVMDeps {
   mempoolCapacity?: number;
 }
 
-/** vmID of the platform VM: `platformvm` zero-padded (reference §2.2). */
+/** vmID of the platform VM: `platformvm` zero-padded, as the reference node derives VM IDs. */
 export const PLATFORM_VM_ID = vmIdFromName('platformvm');
 const AVM_ID = vmIdFromName('avm');
 /** Longest a waitForEvent sleeps before looking at the clock again. */
@@ -231,7 +238,8 @@ export class PlatformVM implements BlockHost, PlatformBackend {
   }
 
   /**
-   * The proposal due on a decision state (reference §6.7 priority): a reward when chain time is the
+   * The proposal due on a decision state, built only when no decision or atomic tx can be (buildBlock),
+   * as the reference node orders them: a reward when chain time is the
    * next Default Subnet staker's end, an advance of time when local time reached the next staker
    * change, else the first pending timed tx that still starts far enough ahead (`waited`: a
    * timed tx was skipped because its account's earlier tx is still pooled).

@@ -1,5 +1,5 @@
 /**
- * How the asset chain writes addresses (reference §2.4): `<chain>-<cb58 of the 20-byte address>`,
+ * How the asset chain writes addresses, as the reference node does: `<chain>-<cb58 of the 20-byte address>`,
  * where <chain> is the chain's primary alias (`X` on the X-Chain) or, without aliases, its ID. On
  * input any alias of the chain or its ID is accepted before the dash.
  *

@@ -1,5 +1,5 @@
 /**
- * The `avm` JSON-RPC service of an asset chain (reference §4.5), declared once: the server binding
+ * The `avm` JSON-RPC service of an asset chain (API.md), declared once: the server binding
  * (service.ts), the typed client and the docs come from it. Amounts are u64 (a decimal string or a
  * number in, a decimal string out); addresses are `<chain>-<cb58>` (addresses.ts).
  */
@@ -37,7 +37,7 @@ const assetId = () => p.string({ min: 1, max: MAX_ASSET_ALIAS });
 const txBytes = () => p.cb58({ maxBytes: MAX_WIRE_BYTES });
 
 /**
- * An asset's name or symbol (reference §4.3): at most `max` bytes of printable ASCII without
+ * An asset's name or symbol, as the reference node bounds them: at most `max` bytes of printable ASCII without
  * leading or trailing whitespace, refused with the reference's texts (the VM's own check). The
  * string is bounded first (UTF-8 takes at most 4 bytes a character: longer ones are too long).
  */

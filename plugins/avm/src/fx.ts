@@ -1,5 +1,5 @@
 /**
- * The AVM codec's type-ID registry (reference §4.1): the name of each type ID, and how a slot's type
+ * The AVM codec's type-ID registry, the reference node's: the name of each type ID, and how a slot's type
  * ID is read (`readTypeId`, the `TypeIdReader` the shared components take). The secp256k1fx values
  * themselves are the sdk's shared components (`@cornice/sdk/components`). An nftfx or propertyfx
  * value (type IDs 10–19) is AvmError('UnsupportedFx') wherever it appears.
@@ -8,7 +8,7 @@ import { CodecError, type Reader } from '@cornice/sdk';
 import { AVAX_MIN_SIZE, SECP256K1FX_MIN_SIZE, type TypeIdReader, type TypeIdSlot } from '@cornice/sdk/components';
 import { AvmError } from './errors.js';
 
-/** The reference's name of every type ID of the AVM codec, in registration order (reference §4.1). */
+/** The reference node's name of every type ID of the AVM codec, in registration order. */
 export const TYPE_NAMES: readonly string[] = [
   'BaseTx',
   'CreateAssetTx',

@@ -1,12 +1,12 @@
 /**
- * The asset VM's genesis (reference §4.4). Its format is the sdk's shared component
+ * The asset VM's genesis, the reference node's. Its format is the sdk's shared component
  * (`@cornice/sdk/components`, avm-genesis.ts), the one the node writes the X-Chain's genesis with:
  *
  *   Genesis{Txs []GenesisAsset{Alias string, CreateAssetTx}}   (sorted by alias; the CreateAssetTx
  *   as a struct, no type ID; NetID 0 and BCID empty in a built genesis)
  *   asset ID = SHA-256(u32(1) ‖ CreateAssetTx fields ‖ u32(0)): the ID of a Tx with no credentials
  *
- * Here: the AVM's errors around it, and `buildGenesis`, the genesis of JSON genesis data (SPEC asset chain rule 9; avm.buildGenesis):
+ * Here: the AVM's errors around it, and `buildGenesis`, the genesis of JSON genesis data (avm.buildGenesis, API.md):
  *
  *   {<alias>: {name, symbol?, denomination?, initialState?: {fixedCap?: [{amount, address}],
  *              variableCap?: [{minters, threshold?}]}}}

@@ -1,5 +1,5 @@
 /**
- * The asset VM's domain model (reference §4): the five tx types, operations, assets. Plain data; the
+ * The asset VM's domain model, the reference node's: the five tx types, operations, assets. Plain data; the
  * byte formats are in codec.ts (byte for byte as the reference), the rules in the VM. Amounts and
  * locktimes are bigint (u64). The secp256k1fx values, transferable outputs and inputs, UTXOs and the
  * CreateAssetTx a genesis holds are the sdk's shared components (`@cornice/sdk/components`), the
@@ -38,7 +38,7 @@ export {
   type UtxoRef,
 } from '@cornice/sdk/components';
 
-/** Codec type IDs (reference §4.1): VM txs first, then secp256k1fx. nftfx/propertyfx (10–19) are parsed and refused. */
+/** Codec type IDs, as the reference node registers them: VM txs first, then secp256k1fx. nftfx/propertyfx (10–19) are parsed and refused. */
 export const TYPE_ID = {
   baseTx: 0,
   createAssetTx: CREATE_ASSET_TX_TYPE_ID,
@@ -47,7 +47,7 @@ export const TYPE_ID = {
   exportTx: 4,
   ...SECP256K1FX_TYPE_ID,
 } as const;
-/** Name at most 128 bytes, symbol at most 4, denomination at most 32 (reference §4.3). */
+/** Name at most 128 bytes, symbol at most 4, denomination at most 32, as on the reference node. */
 export const MAX_NAME_LENGTH = 128;
 export const MAX_SYMBOL_LENGTH = 4;
 export const MAX_DENOMINATION = 32;

@@ -1,5 +1,5 @@
 /**
- * The asset chain's pubsub WebSocket (reference §4.5), served at /ext/bc/<chain>/pubsub: a client
+ * The asset chain's pubsub WebSocket (API.md), served at /ext/bc/<chain>/pubsub: a client
  * sends `{"channel":"accepted"|"rejected","unsubscribe":false}` to follow a channel (and
  * `"unsubscribe":true` to stop); the server pushes `{"channel":"accepted","value":"<txID>"}` for each
  * tx decided that way. `verified` is accepted as a channel name and stays silent (txs are verified

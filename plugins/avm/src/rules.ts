@@ -1,5 +1,5 @@
 /**
- * The asset VM's semantic rules (reference §4.3): what a tx requires of the UTXOs it spends. A tx is
+ * The asset VM's semantic rules, the reference node's: what a tx requires of the UTXOs it spends. A tx is
  * checked once, in full (syntax, the spent UTXOs, amounts, owners, signatures), into a TxEffect; the
  * effect is then applied to any state with cheap checks only (each spent UTXO still there, each import
  * still unconsumed, the locktime reached). That is sound because a UTXO's content is fixed by its ID

@@ -1,5 +1,5 @@
 /**
- * The asset chain's JSON-RPC service (`avm`, reference §4.5), bound to the VM through AvmBackend.
+ * The asset chain's JSON-RPC service (`avm`, API.md), bound to the VM through AvmBackend.
  * Reads answer from the last accepted state. Methods that spend build the tx the reference builds
  * (same outputs, order and signatures), sign it with the user's keys and issue it; there are no
  * fees. Inputs are the largest UTXOs of the asset the keys can spend, not the reference's first

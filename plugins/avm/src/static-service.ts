@@ -1,5 +1,5 @@
 /**
- * avm.buildGenesis (reference §4.4), the asset VM's static service, served at /ext/vm/avm: the bytes
+ * avm.buildGenesis (API.md), the asset VM's static service, served at /ext/vm/avm: the bytes
  * (cb58) of an asset VM genesis from JSON genesis data. The data and its bounds are genesis.ts's.
  */
 import { bindService, cb58Encode, defineService, method, p, result, type BoundService } from '@cornice/sdk';

@@ -1,5 +1,5 @@
 /**
- * The syntactic rules of the asset VM's txs (reference §4.3): everything that can be checked from the
+ * The syntactic rules of the asset VM's txs, the reference node's: everything that can be checked from the
  * tx alone, in the reference's order and with its texts. What needs state (the spent UTXOs, their
  * owners' thresholds, signatures, timelocks, asset/fx compatibility) is the VM's.
  *
@@ -188,7 +188,7 @@ function sigIndicesByCredential(tx: Tx['unsigned']): ReadonlyArray<readonly numb
 }
 
 /**
- * Checks every syntactic rule of reference §4.3 on a signed tx for the chain `ctx`; AvmError('InvalidTx')
+ * Checks every syntactic rule on a signed tx for the chain `ctx`; AvmError('InvalidTx')
  * with the reference's text for the first broken one (AvmError('UnsupportedFx') for an initial state
  * of another fx).
  */

@@ -1,5 +1,5 @@
 /**
- * The asset VM (X-Chain, reference §4) on a linear chain: the reference's txs in our own Snowman
+ * The asset VM (X-Chain) on a linear chain: the reference's txs in our own Snowman
  * blocks (block.ts). Txs are checked once when issued (or first seen in a block) into a TxEffect
  * (rules.ts) and wait in the mempool until a block holding them is accepted; blocks are state diffs
  * on their parent's state (state.ts); accepting a block is one batch (state, block, tx statuses and
@@ -8,6 +8,14 @@
  * Conflicts: two txs spending one UTXO may both be issued (both 'Processing'); a block never holds
  * both, and once one is accepted the other is 'Rejected' for good (with every pooled tx that spends
  * what it would have made).
+ *
+ * One piece (past 600 lines) because issuing, building, verifying, accepting and rejecting move the
+ * same state together: the processing blocks and their diffs, the preferred branch and what it has
+ * taken from the mempool, the cache of checked txs (TxEffects), the UTXOs processing blocks make,
+ * and the tx decisions pubsub and the service are told of; the AvmBackend reads beside them answer
+ * from that same state. What stands apart is in modules of its own: the syntax and the rules
+ * (syntax.ts, rules.ts), storage (state.ts), the pool (mempool.ts), blocks (block.ts), gossip
+ * (gossip.ts), byte formats (codec.ts), the service (service.ts).
  */
 import {
   BlockMap,

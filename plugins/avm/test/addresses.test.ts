@@ -17,7 +17,7 @@ function paramError(f: () => unknown): InvalidParamsError {
   throw new Error('expected an InvalidParamsError');
 }
 
-test('format: the primary alias, or the chain ID without aliases (reference §2.4)', () => {
+test('format: the primary alias, or the chain ID without aliases', () => {
   assert.is(formatAddress(X, EWOQ.address), `X-${EWOQ_CB58}`);
   assert.is(formatAddress({ chainId: CHAIN_ID, aliases: [] }, EWOQ.address), `${CHAIN_ID}-${EWOQ_CB58}`);
 });

@@ -148,7 +148,7 @@ export class FakeAvm implements AvmBackend {
 }
 
 /**
- * The semantic signature rule (reference §4.3): credential i of input i spending UTXO u holds
+ * The semantic signature rule: credential i of input i spending UTXO u holds
  * len(SigIndices) signatures, signature j recovering to u's address SigIndices[j], and as many as
  * u's threshold. A UTXO this backend does not hold is refused.
  */

@@ -14,7 +14,7 @@ function contains(hay: Uint8Array, needle: Uint8Array): boolean {
   return false;
 }
 
-test('importKey with the ewoq key: X-6Y3k…; stored in the reference layout (§4.6), encrypted at rest', served(async (h) => {
+test('importKey with the ewoq key: X-6Y3k…; stored in the reference layout, encrypted at rest', served(async (h) => {
   const bob = await h.user('bob');
   assert.equal(await h.avm.importKey({ ...bob, privateKey: EWOQ.toCb58() }), { address: EWOQ_ADDRESS });
   // Importing it again lists it once.

@@ -217,7 +217,7 @@ test('importNATIVE (and importAVA): sweeps every native UTXO exported to the use
     assert.equal(plain(u.outs), plain([{ assetId: NATIVE.assetId, out: transfer(30n, [K2.address]) }]));
     assert.equal(plain(u.importedIns.map((i) => i.txId)), plain([id('p1'), id('p2')].sort((a, b) => a.compare(b))));
   }
-  // `to` must be one of the user's addresses (SPEC rule 7).
+  // `to` must be one of the user's addresses.
   const e = await rejection(h.avm.importNATIVE({ ...bob, to: x(OTHER) }));
   assert.equal([e.rpcCode, e.message], [-32000, `the user holds no key for to ${x(OTHER)}`]);
   const carol = await h.user('carol', [OTHER]);

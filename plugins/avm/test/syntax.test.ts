@@ -1,4 +1,4 @@
-// checkSyntax: every syntactic rule of reference §4.3, one broken at a time, with the reference's texts.
+// checkSyntax: every syntactic rule, one broken at a time, with the reference's texts.
 import { test } from 'uvu';
 import { Id } from '@cornice/sdk';
 import {

@@ -1,5 +1,5 @@
 /**
- * The timestamp VM's block format (reference §7): `ParentID [32] ‖ Data [32] ‖ Timestamp int64`
+ * The timestamp VM's block format, the reference node's: `ParentID [32] ‖ Data [32] ‖ Timestamp int64`
  * (unix seconds, big-endian) — 72 bytes, no type ID, no codec version. Block ID = SHA-256(bytes).
  * The height is not in the bytes: the VM derives it from the parent (genesis height 0).
  */

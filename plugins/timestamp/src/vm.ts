@@ -1,5 +1,5 @@
 /**
- * The timestamp VM (reference §7): a linear chain whose blocks each hold a 32-byte payload and the
+ * The timestamp VM, the reference node's `timestampvm`: a linear chain whose blocks each hold a 32-byte payload and the
  * time they were built. Payloads come from `timestamp.proposeBlock` into a bounded in-memory
  * mempool; the engine builds one block per payload on the preferred block.
  */

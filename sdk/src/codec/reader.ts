@@ -1,5 +1,5 @@
 /**
- * Reader of the reference's binary codec (reference §3); the mirror of Writer. Every read checks the
+ * Reader of the reference node's binary codec; the mirror of Writer. Every read checks the
  * remaining length first, and declared lengths and counts are checked against the limits and the
  * remaining input before anything is allocated, so hostile input cannot make it allocate much.
  * Call `end()` after the last field: the reference rejects trailing bytes.

@@ -1,5 +1,5 @@
 /**
- * Writer of the reference's binary codec (reference §3): big-endian integers, bool as one byte,
+ * Writer of the reference node's binary codec: big-endian integers, bool as one byte,
  * `[]byte` and slices as a u32 count then the items, strings as a u16 length then UTF-8, fixed arrays
  * (IDs) with no count. Interface values (u32 type ID + value) and struct field order are the caller's
  * business: write them field by field.
@@ -27,9 +27,10 @@ const U64_MAX = (1n << 64n) - 1n;
 const encoder = new TextEncoder();
 
 /**
- * Working buffers that finished writers left for the next ones. A Uint8Array of over 64 bytes lives
- * outside V8's heap, and making one costs ~1.2 µs here against ~0.04 µs for a smaller one: a
- * writer's first buffer (256 bytes) cost as much as encoding a whole transfer. A writer takes one
+ * Working buffers that finished writers left for the next ones. A writer's first buffer (256 bytes)
+ * is past the 64 bytes beyond which V8 allocates a Uint8Array outside its heap (see pooledBytes in
+ * encoding/bytes.ts), a cost that a fresh buffer per writer would add to every encoded tx
+ * (bench/avm.mjs). Test: writer.test.ts 'writers reuse working buffers, …'. A writer takes one
  * (the last left: nested writers get different ones) and gives it back, zeroed where it wrote, when
  * it finishes; its result is a copy, so nothing it returned is ever written again.
  */

@@ -1,7 +1,7 @@
 /**
  * Hash functions of the reference node: SHA-256 (hash-wasm for short inputs, node:crypto for long
  * ones), RIPEMD-160 (@noble/hashes: OpenSSL 3 may not offer it) and hash160 = RIPEMD160(SHA256(x)), which
- * makes addresses and node IDs (reference §2.3, §2.5). All return fresh plain Uint8Arrays.
+ * makes addresses (of compressed public keys) and node IDs (of certificates). All return fresh plain Uint8Arrays.
  */
 import * as nodeCrypto from 'node:crypto';
 import { createRequire } from 'node:module';
@@ -18,8 +18,9 @@ const oneShot = (nodeCrypto as { hash?: (algorithm: string, data: Uint8Array, en
 /**
  * SHA-256 on one reused WebAssembly hasher (hash-wasm; synchronous, so never interleaved), if it
  * loads and is right. Most hashes here are of IDs (a UTXO ID hashes 40 bytes): for those it takes
- * ~0.7 µs where node:crypto takes ~1.45 µs, most of which is making the native result Buffer. From
- * ~300 bytes on they take the same, so longer inputs go to node:crypto.
+ * about half node:crypto's time, most of which is making the native result Buffer. Past a few
+ * hundred bytes they take the same, so inputs from WASM_SHA256_BELOW on go to node:crypto. Test:
+ * hash.test.ts 'short inputs go to the WebAssembly SHA-256, …'.
  */
 /**
  * A hash function on one reused hash-wasm hasher (synchronous, so calls never interleave), if `make`

@@ -1,5 +1,5 @@
 /**
- * secp256k1 keys and recoverable signatures as the reference node uses them (reference §2.3):
+ * secp256k1 keys and recoverable signatures as the reference node uses them:
  * 32-byte private keys (cb58 when written), 33-byte compressed public keys, addresses =
  * RIPEMD160(SHA256(compressed pubkey)), and 65-byte signatures `r(32) || s(32) || v(1)` over
  * SHA-256 of the message, with v the recovery id (0 or 1). Signing always yields low S; recovery

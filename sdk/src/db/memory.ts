@@ -4,8 +4,8 @@ import type { KeyRange, KeyValueStore, WriteBatch } from './store.js';
 
 /**
  * Lower-case hex sorts in the same order as the bytes it encodes. Native hex (toHex) gives a flat
- * string; one built by `+=` per byte stayed a rope of a piece per byte as a Map key: an entry of a
- * 33-byte key took ~1,100 bytes of heap instead of ~320, for as long as it lived.
+ * string; one built by `+=` per byte stays a rope of a piece per byte as a Map key, several times
+ * the heap of a flat one for as long as the entry lives.
  */
 const keyOf = toHex;
 const bytesOf = fromHex;

@@ -60,8 +60,8 @@ export class PrefixedStore implements KeyValueStore {
 
   /**
    * The base store's key for `key`, pooled (pooledBytes): stores copy the keys they are given, and
-   * a chain's keys with the prefix are mostly over 64 bytes, ~1.2 µs each as a new Uint8Array here,
-   * on every read and write.
+   * a chain's keys with the prefix are mostly over 64 bytes, a native allocation each as a new
+   * Uint8Array (see pooledBytes), on every read and write.
    */
   #baseKey(key: Uint8Array): Uint8Array {
     const out = pooledBytes(this.#full.length + key.length);

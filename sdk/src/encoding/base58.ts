@@ -2,22 +2,21 @@
  * Base58 with the Bitcoin alphabet, as mr-tron/base58 (which the reference node uses): each leading
  * zero byte is written as a leading `1`, and decode errors use that library's texts.
  *
- * Short inputs (IDs, keys, addresses, signatures: the hot path) go through `bs58` (base-x), the
- * design card's library, once this module has checked every character (for the reference's error
- * texts). base-x is quadratic in the length, so long inputs divide and conquer with BigInt instead
- * (V8 multiplies and divides big BigInts in better than quadratic time): decoding joins 9-digit
- * leaves pairwise by powers 58^(9*2^k), encoding splits by the same powers. Measured on this
- * project's machine for 64 KiB of bytes: bs58 ~17.6 s to encode and ~10.2 s to decode, this way
- * ~120 ms and ~35 ms. The two cross near 32 bytes: a cb58 ID (36 bytes) decodes in ~2 µs this way
- * against ~3.4 µs with bs58, a 270-byte tx in ~12 µs against ~140 µs (txs come in as cb58).
+ * Short inputs (IDs, keys, addresses, signatures: the hot path) go through `bs58` (base-x), pinned
+ * to one version, once this module has checked every character (for the reference's error texts).
+ * base-x is quadratic in the length, so long inputs divide and conquer with BigInt instead (V8
+ * multiplies and divides big BigInts in better than quadratic time): decoding joins 9-digit leaves
+ * pairwise by powers 58^(9*2^k), encoding splits by the same powers. The two cross near 32 bytes
+ * (BS58_MAX_BYTES, BS58_MAX_CHARS); a cb58 ID (36 bytes) is already past it, and txs come in as cb58.
  *
  * Mid-length input (cb58 IDs, txs) goes faster still through a small WebAssembly module
- * (base58.wat: schoolbook on 32-bit limbs with i64 arithmetic): decoding a 315-byte tx takes ~5 µs
- * against ~14 µs, encoding a cb58 ID ~0.7 µs against ~2.4 µs, without BigInt's garbage (~11 KB per
- * decoded tx, which an X-Chain node under load paid for in collection time). Pure JS limbs were
- * slower than BigInt here; i64 arithmetic is what makes the difference. The schoolbook is
- * quadratic: past ~2,700 characters (decoding) and ~400 bytes (encoding) divide and conquer wins,
- * hence WASM_MAX_CHARS and WASM_MAX_BYTES. Without WebAssembly (--jitless), BigInt does it all.
+ * (base58.wat: schoolbook on 32-bit limbs with i64 arithmetic), without BigInt's garbage per
+ * decoded tx, which an X-Chain node under load pays for in collection time (bench/avm.mjs). Pure JS
+ * limbs were slower than BigInt; i64 arithmetic is what makes the difference. The schoolbook is
+ * quadratic, so past WASM_MAX_CHARS (decoding) and WASM_MAX_BYTES (encoding) divide and conquer
+ * takes over. Without WebAssembly (--jitless), BigInt does it all. Tests: base58.test.ts 'long
+ * inputs cost far less than quadratic time', 'mid-length input decodes through WebAssembly, …',
+ * 'short inputs are bs58 (pinned exactly); …', 'without WebAssembly (node --jitless) …'.
  */
 import bs58 from 'bs58';
 import { EncodingError } from '../errors/errors.js';
@@ -48,7 +47,7 @@ function invalidChar(code: number): EncodingError {
 
 /**
  * Up to this many bytes (encode) or characters (decode, ~32 bytes: addresses), bs58; past them its
- * quadratic cost outgrows BigInt's divide and conquer (1 KiB: ~3 ms against ~0.2 ms).
+ * quadratic cost outgrows BigInt's divide and conquer.
  */
 export const BS58_MAX_BYTES = 32;
 export const BS58_MAX_CHARS = 44;

@@ -5,9 +5,13 @@
 
 /**
  * `length` bytes, not zeroed, from Node's Buffer pool, as a plain Uint8Array: for bytes that are
- * written whole and then copied away at once (a store's key or value, a frame for a socket). A new
- * Uint8Array of over 64 bytes is placed outside V8's heap, which costs ~1.2 µs here against ~0.05 µs
- * for this; the pool's memory is never handed out twice, but a view kept long keeps its 8 KiB slab.
+ * written whole and then copied away at once (a store's key or value, a frame for a socket). V8
+ * places a new Uint8Array of over 64 bytes outside its heap, a native allocation the collector then
+ * tracks, many times the cost of a slice of the pool: the sdk's other hot paths (the codec's
+ * writers, prefixed stores' keys) and the VMs' stores point here for that reason. The figure it
+ * moves is the X-Chain's transfers accepted/s (bench/avm.mjs, bench/network.mjs). The pool's
+ * memory is never handed out twice, but a view kept long keeps its 8 KiB slab (bytes.test.ts
+ * 'pooledBytes: …').
  */
 export function pooledBytes(length: number): Uint8Array {
   const b = Buffer.allocUnsafe(length);

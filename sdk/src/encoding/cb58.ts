@@ -1,5 +1,5 @@
 /**
- * cb58 (reference §2.1): base58(payload || checksum), where the checksum is the LAST 4 bytes of a
+ * cb58, the reference node's text form of bytes: base58(payload || checksum), where the checksum is the LAST 4 bytes of a
  * SINGLE SHA-256 of the payload (not bs58check's double SHA-256, not the first 4 bytes): the
  * bs58check scheme with cb58's checksum, on base58.ts (bs58 for short inputs).
  */

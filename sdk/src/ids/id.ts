@@ -1,5 +1,5 @@
 /**
- * Identifier value types (reference §2.2): Id (32 bytes: chain, tx, asset, block, subnet and VM IDs)
+ * Identifier value types, as the reference node has them: Id (32 bytes: chain, tx, asset, block, subnet and VM IDs)
  * and ShortId (20 bytes: addresses, node IDs). Both are immutable, written as bare cb58, and compare
  * by value: use `equals`, or `key` (lower-case hex) as a Map/Set key.
  *
@@ -183,7 +183,7 @@ export class ShortId extends FixedId {
 }
 
 /**
- * The ID of a VM or Fx named `name` (reference §2.2): its bytes right-padded with zeros to 32, e.g.
+ * The ID of a VM or Fx named `name`, as the reference node derives it: its bytes right-padded with zeros to 32, e.g.
  * `avm` -> `jvYyfQTxGMJLuGWa55kdP2p2zSUYsQ5Raupu4TW34ZAUBAbtq`. EncodingError('BadLength') when the
  * name is longer than 32 bytes.
  */

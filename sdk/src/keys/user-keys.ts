@@ -1,6 +1,6 @@
 /**
  * A keystore user's keys on one chain, in the user's encrypted per-chain store (ChainContext
- * `keystore.openUser`), laid out as the reference node's chains lay them out (its §4.6), so an
+ * `keystore.openUser`), laid out as the reference node's chains lay them out, so an
  * exported user moves between nodes:
  *   key = 20-byte address  -> value = the 32-byte private key
  *   key = 32 zero bytes    -> value = codec []ShortID: the addresses, in the order they were added

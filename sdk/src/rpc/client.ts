@@ -63,13 +63,14 @@ export function createClient<S extends ServiceDef>(def: S, transport: Transport)
 }
 
 /**
- * The largest byte value written as cb58: 16 KiB. Base 58 costs time quadratic in the length
- * (16 KiB ~0.2 s, 64 KiB ~2 s here), so a longer Uint8Array in a result is an error; a service that
- * returns bulk bytes encodes them itself (e.g. hex).
+ * The largest byte value written as cb58: 16 KiB. Base 58 costs time quadratic in the length, so a
+ * longer Uint8Array in a result is an error, before it holds the event loop; a service that returns
+ * bulk bytes encodes them itself (e.g. hex). Test: client.test.ts 'a byte value longer than
+ * MAX_WIRE_BYTES is refused (cb58 is quadratic), …'.
  */
 export const MAX_WIRE_BYTES = 16 * 1024;
 
-/** The wire form of bytes: cb58 (SPEC: "bytes in requests and responses are base 58 with checksum"). */
+/** The wire form of bytes: cb58, as the reference node writes bytes in requests and responses. */
 export function bytesToWire(bytes: Uint8Array): string {
   if (bytes.length > MAX_WIRE_BYTES) {
     throw new EncodingError('BadLength', `a byte value of ${bytes.length} bytes is too long to send as cb58 (at most ${MAX_WIRE_BYTES})`);

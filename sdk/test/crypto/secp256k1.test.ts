@@ -65,7 +65,7 @@ test('the native backend loads where prebuilt binaries exist, and is the default
   assert.is(loadNativeBackend(), native, 'loaded once');
 });
 
-test('ewoq key: bytes, public key, address (reference §2.3)', () => {
+test('ewoq key: bytes, public key, address', () => {
   const k = PrivateKey.fromString(EWOQ_CB58);
   assert.is(toHex(k.toBytes()), EWOQ_HEX);
   assert.is(k.toCb58(), EWOQ_CB58);

@@ -171,7 +171,7 @@ test('long inputs cost far less than quadratic time', () => {
   assert.ok(t2 - t1 < 2000, `decode took ${(t2 - t1).toFixed(0)} ms`);
 });
 
-test('short inputs are bs58 (the design card\'s library, pinned exactly); both paths agree with it at the bound', () => {
+test('short inputs are bs58 (pinned exactly); both paths agree with it at the bound', () => {
   const pkg = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { dependencies: Record<string, string> };
   assert.match(pkg.dependencies.bs58 ?? '', /^\d+\.\d+\.\d+$/);
   for (const len of [1, 32, BS58_MAX_BYTES - 1, BS58_MAX_BYTES, BS58_MAX_BYTES + 1, 400]) {

@@ -17,7 +17,7 @@ test('Id.empty is 32 zero bytes, written 1111...LpoYY', () => {
   assert.ok(Id.fromString('11111111111111111111111111111111LpoYY').equals(Id.empty));
 });
 
-test('vmIdFromName: the whole table of reference §2.2', () => {
+test('vmIdFromName: the whole table of the reference node\'s VM and Fx IDs', () => {
   const table: Record<string, string> = {
     avm: 'jvYyfQTxGMJLuGWa55kdP2p2zSUYsQ5Raupu4TW34ZAUBAbtq',
     platformvm: 'rWhpuQPF1kb72esV2momhMuTYGkEb1oL29pt2EBXWmSy4kxnT',

@@ -1,6 +1,6 @@
 /**
  * `cornice network start|stop|status|restart`: a local multi-node network of real node processes on
- * 127.0.0.1 (the avash five-node recipe, reference §9). Node i listens for HTTP on
+ * 127.0.0.1 (avash's five-node recipe for the reference node). Node i listens for HTTP on
  * 9650 + 2(i−1) and for peers on 9651 + 2(i−1), with the committed staker i certificate (nodes 1–5:
  * the local genesis validators; nodes past 5 get a generated certificate and are not validators)
  * and its own data dir `<dir>/node<i>`; node 1 is every other node's bootstrap beacon. Each node
