@@ -2,8 +2,8 @@
  * The addresses this node dials, one per node ID: the bootstrap nodes (from flags; never forgotten),
  * the addresses peers signed and others relayed (peer-list.ts; newer claims replace older ones), and
  * the listen addresses of inbound peers that went away. Nothing else is dialled: an address no node
- * signed for itself never gets here (issue 31: a PeerList of made-up addresses was dialled 6 times
- * each in 45 s).
+ * signed for itself never gets here, so a PeerList of made-up addresses dials nothing (network.test.ts
+ * 'a PeerList of addresses not signed by the nodes claiming them is never dialled').
  *
  * A failed dial is tried again after a backoff (first `dialBackoffMs`, doubling up to
  * `maxDialBackoffMs`); a learned address is forgotten after `maxDialFailures` failures in a row. A

@@ -1,8 +1,8 @@
 /**
  * Which inbound connections the staking server takes on before they prove anything: a connection
  * costs a TLS handshake (a signature) and a slot until its Version arrives, so unauthenticated
- * connections are bounded three ways (issue 31: 600 idle TCP connections or 300 TLS connections that
- * never send Version locked new peers out).
+ * connections are bounded three ways, so idle TCP connections or TLS connections that never send
+ * Version do not lock new peers out (flood.test.ts, inbound.test.ts).
  *
  * - Per IP, a cooldown (avalanchego's inbound_conn_upgrade_throttler, made a bucket): an IP may open
  *   `perIpBurst` connections at once, then one more per `cooldownMs`; over that a new connection is

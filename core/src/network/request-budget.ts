@@ -1,8 +1,8 @@
 /**
  * What each peer's requests may cost this node (avalanchego's inbound byte/CPU throttlers and
- * outbound byte throttling, in the form that fits one event loop). Issue 31: 60 KB of GetAncestors
- * from a peer with a fresh self-signed certificate drew 7.5 MB of replies in 25 s and took a node
- * from 151 to 670 MB and 23 s of CPU.
+ * outbound byte throttling, in the form that fits one event loop): a peer with a fresh self-signed
+ * certificate sending GetAncestors back to back gets a bounded share of replies, memory and CPU
+ * (request-budget.test.ts; bench/hostile-peer.mjs).
  *
  * A request (a query, Get, GetAncestors, a frontier or accepted-set question, VM gossip, a gossiped
  * block, a peer list) is handled only while its peer is within all of:

@@ -3,8 +3,8 @@
  * timestamp, using its staking key. It sends the claim in its Version; other nodes relay it in
  * PeerLists beside its certificate; a node dials a relayed address only when the claim verifies
  * against the certificate, whose hash is the node ID dialled. So nobody can make a node dial an
- * address on another node's behalf (issue 31: a PeerList of made-up addresses made the node dial
- * each repeatedly), and of two claims for one node the newer timestamp wins.
+ * address on another node's behalf (signed-ip.test.ts; network.test.ts 'a PeerList of addresses not
+ * signed…'), and of two claims for one node the newer timestamp wins.
  *
  * Signed bytes: the ASCII context `cornice-signed-ip-v1`, the IP as 16 bytes (v4 as IPv4-mapped v6,
  * the codec's form), the port as u16 and the time (unix seconds) as u64, big-endian.

@@ -1,5 +1,5 @@
 /**
- * The bound on what free txs make the node store (issue 32, point 13). The X-Chain charges no fee,
+ * The bound on what free txs make the node store (limits.test.ts). The X-Chain charges no fee,
  * and anyone can create an asset: a tx that creates an asset, or makes UTXOs of any asset but the
  * native token, costs its maker nothing scarce. Such txs may make this node store at most
  * `free-tx-bytes-per-minute` bytes a minute (storedBytes in state.ts), with bursts of up to one

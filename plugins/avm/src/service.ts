@@ -4,7 +4,8 @@
  * (same outputs, order and signatures), sign it with the user's keys and issue it; there are no
  * fees. Inputs are the largest UTXOs of the asset the keys can spend, not the reference's first
  * ones in UTXO ID order: nothing anyone sends to an address (UTXOs of other assets, dust of this
- * one) can keep its owner from spending what it holds (issue 32). Every call reads a bounded
+ * one) can keep its owner from spending what it holds (service-spend.test.ts; the lock-out test of
+ * test/e2e/avm.test.ts). Every call reads a bounded
  * number of index entries and UTXOs (the constants below). The user's keys live in the user's
  * encrypted store for this chain (keys.ts).
  */

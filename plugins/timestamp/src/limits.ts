@@ -1,5 +1,5 @@
 /**
- * The bound on what free txs make the node store (issue 32, point 13). Every `timestamp.proposeBlock`
+ * The bound on what free txs make the node store (limits.test.ts). Every `timestamp.proposeBlock`
  * is free and becomes a block this node stores for good (its 72 bytes, status and height: ~160
  * bytes with the keys). This node takes at most `free-txs-per-minute` proposals a minute (default
  * 6,000, ~1 MB of blocks a minute), with bursts of up to one minute's worth; past it a proposal is

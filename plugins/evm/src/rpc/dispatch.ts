@@ -16,7 +16,7 @@
  * types); json-depth.ts is the one piece doubled with core (api/json-limits.ts), until that check
  * is in the sdk.
  *
- * Bounds (issue 32; tests: rpc-limits.test.ts):
+ * Bounds (tests: rpc-limits.test.ts):
  * - a text nested deeper than `maxJsonDepth` is refused before it is parsed (json-depth.ts);
  * - a request, or a whole batch, has one deadline (`callTimeoutMs`) and one reply budget
  *   (`maxResponseChars`): a batch's items run one after another (so at most one item's work and

@@ -2,8 +2,8 @@
  * Polling filters with geth's semantics: eth_getFilterChanges returns what arrived since the last
  * poll; a filter not polled for `ttlMs` (5 min) expires (injected clock).
  *
- * Filters are cheap (issue 32: one client took all 1,000 slots and kept them by polling, and every
- * accepted block matched each of its logs against each log filter inside the accept):
+ * Filters are cheap, so that no client can hold them all by polling and an accepted block does not
+ * match each of its logs against each log filter inside the accept (rpc-filters.test.ts):
  * - a log filter holds only its criteria and the last block it reported: a poll reads the logs of
  *   the blocks since from the chain's log index (in the scan lane, sized before it is built), so
  *   accepted blocks cost log filters nothing;

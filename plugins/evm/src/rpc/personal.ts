@@ -4,8 +4,8 @@
  * Decrypted keys are wiped once used.
  *
  * Off unless the operator turns them on (coreth's `eth-apis` with "internal-personal"): then every
- * one of these methods answers -32601 naming that key, and eth_accounts lists none (issue 32, point
- * 9: they were on for every caller). When on:
+ * one of these methods answers -32601 naming that key, and eth_accounts lists none (rpc-personal.test.ts).
+ * When on:
  * - passwords must not be empty (-32602);
  * - password checks are throttled per account (accounts.ts);
  * - an unlock belongs to whoever made it. Over a WebSocket that is the connection: only it may then
