@@ -16,13 +16,6 @@ import { toHex } from '../encoding/hex.js';
 const oneShot = (nodeCrypto as { hash?: (algorithm: string, data: Uint8Array, encoding: 'buffer') => Buffer }).hash;
 
 /**
- * SHA-256 on one reused WebAssembly hasher (hash-wasm; synchronous, so never interleaved), if it
- * loads and is right. Most hashes here are of IDs (a UTXO ID hashes 40 bytes): for those it takes
- * about half node:crypto's time, most of which is making the native result Buffer. Past a few
- * hundred bytes they take the same, so inputs from WASM_SHA256_BELOW on go to node:crypto. Test:
- * hash.test.ts 'short inputs go to the WebAssembly SHA-256, …'.
- */
-/**
  * A hash function on one reused hash-wasm hasher (synchronous, so calls never interleave), if `make`
  * gives one whose digest of no bytes is `emptyDigestHex`; undefined if it throws or is wrong. Each
  * call returns a new array.
@@ -44,8 +37,15 @@ export async function reusedHasher(make: () => Promise<IHasher>, emptyDigestHex:
 const EMPTY_SHA256 = 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855';
 /** Inputs shorter than this go to the WebAssembly hasher. */
 const WASM_SHA256_BELOW = 256;
-// The sha256-only bundle: the main one builds every algorithm.
+/**
+ * SHA-256 on one reused WebAssembly hasher (hash-wasm; synchronous, so never interleaved), if it
+ * loads and is right. Most hashes here are of IDs (a UTXO ID hashes 40 bytes): for those it takes
+ * about half node:crypto's time, most of which is making the native result Buffer. Past a few
+ * hundred bytes they take the same, so inputs from WASM_SHA256_BELOW on go to node:crypto. Test:
+ * hash.test.ts 'short inputs go to the WebAssembly SHA-256, …'.
+ */
 const wasmSha256 = await reusedHasher(
+  // The sha256-only bundle: the main one builds every algorithm.
   () => (createRequire(import.meta.url)('hash-wasm/dist/sha256.umd.min.js') as { createSHA256: typeof CreateSHA256 }).createSHA256(),
   EMPTY_SHA256,
 );
