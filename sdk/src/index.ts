@@ -24,4 +24,5 @@ export { serializer } from './vm/serializer.js';
 export * from './vm/vm.js';
 export * from './vm/event-waiter.js';
 export * from './vm/bookkeeping.js';
+export * from './vm/rate-budget.js';
 export * from './ipc/reader.js';

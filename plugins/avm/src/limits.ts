@@ -11,7 +11,7 @@
  * count too …', 'a native transfer carrying UTXOs of another asset is free …'); through a node:
  * 'the chain configs bound free txs …' (test/e2e/avm.test.ts, the timestamp chain's).
  */
-import { utf8Decode, type Id } from '@cornice/sdk';
+import { utf8Decode, type Id, type RateBudget } from '@cornice/sdk';
 import { AvmError } from './errors.js';
 import type { TxEffect } from './rules.js';
 
@@ -58,50 +58,6 @@ export function isFreeTx(e: TxEffect, native: Id | undefined): boolean {
   if (e.asset) return true;
   for (const p of e.produced) if (!native || !p.utxo.assetId.equals(native)) return true;
   return false;
-}
-
-/**
- * A token bucket on an injected clock: `perMinute` units a minute, at most one minute's worth held
- * (a burst). Time that goes backwards adds nothing.
- */
-export class RateBudget {
-  #tokens: number;
-  #at: number;
-
-  constructor(
-    readonly perMinute: number,
-    now: number,
-  ) {
-    if (!Number.isSafeInteger(perMinute) || perMinute < 1) throw new RangeError('perMinute must be a whole number >= 1');
-    this.#tokens = perMinute;
-    this.#at = now;
-  }
-
-  /** Units available at `now` (ms). */
-  available(now: number): number {
-    this.#refill(now);
-    return Math.floor(this.#tokens);
-  }
-
-  /**
-   * Takes `cost` units at `now` (ms) when there are that many: 0. Otherwise takes nothing and
-   * answers the milliseconds until there will be (Infinity when `cost` is more than a minute's worth).
-   */
-  take(cost: number, now: number): number {
-    this.#refill(now);
-    if (cost > this.perMinute) return Infinity;
-    if (cost <= this.#tokens) {
-      this.#tokens -= cost;
-      return 0;
-    }
-    return Math.ceil(((cost - this.#tokens) * 60_000) / this.perMinute);
-  }
-
-  #refill(now: number): void {
-    const elapsed = now - this.#at;
-    this.#at = now;
-    if (elapsed > 0) this.#tokens = Math.min(this.perMinute, this.#tokens + (elapsed * this.perMinute) / 60_000);
-  }
 }
 
 /**

@@ -23,6 +23,7 @@ import {
   type WaiterTimers,
   Id,
   NotFoundError,
+  RateBudget,
   bytesEqual,
   sha256,
   prerecoverSigners,
@@ -48,7 +49,7 @@ import { pubsubHandler } from './pubsub.js';
 import { avmService } from './service.js';
 import { applyEffect, checkTx, signedHash, type RuleContext, type TxEffect, type UtxoSource } from './rules.js';
 import { AcceptedState, StateDiff, storedBytes, type StateReader } from './state.js';
-import { DEFAULT_FREE_TX_BYTES_PER_MINUTE, RateBudget, chargeFreeTx, isFreeTx, parseAvmConfig } from './limits.js';
+import { DEFAULT_FREE_TX_BYTES_PER_MINUTE, chargeFreeTx, isFreeTx, parseAvmConfig } from './limits.js';
 
 /** The platform chain's ID: the peer of imports and exports. */
 export const PLATFORM_CHAIN_ID = Id.empty;

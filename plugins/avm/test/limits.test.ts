@@ -5,7 +5,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { PrivateKey, ShortId, hasErrorCode, utf8Encode, type Id, type KeyValueStore } from '@cornice/sdk';
-import { DEFAULT_FREE_TX_BYTES_PER_MINUTE, RateBudget, parseAvmConfig } from '../src/limits.js';
+import { DEFAULT_FREE_TX_BYTES_PER_MINUTE, parseAvmConfig } from '../src/limits.js';
 import { storedBytes } from '../src/state.js';
 import { checkTx } from '../src/rules.js';
 import { encodeTx, txIdOf, type Tx } from '../src/index.js';
@@ -14,20 +14,6 @@ import { AVA, AVA_UTXO, EWOQ, GENESIS_AMOUNT, GOLD, GOLD_UTXO, baseTx, createAss
 const BOB = PrivateKey.fromBytes(new Uint8Array(32).fill(0x22));
 const PEER = ShortId.fromBytes(new Uint8Array(20).fill(0x33));
 const holders = (n: number, seed = 1) => Array.from({ length: n }, (_, i) => transfer(BigInt(i + 1), [PrivateKey.fromBytes(new Uint8Array(32).fill(seed)).address]));
-
-test('RateBudget: a minute\'s worth at once, refilled with the clock, never more; what it cannot take now, the ms until it can; more than a minute\'s worth never', () => {
-  const b = new RateBudget(600, 0);
-  assert.is(b.take(600, 0), 0);
-  assert.is(b.take(1, 0), 100); // 10 units a second: 1 more in 100 ms
-  assert.is(b.take(10, 500), 500); // 5 there, 5 more in 500 ms
-  assert.is(b.take(10, 1_000), 0);
-  assert.is(b.available(1_000_000), 600, 'never above a minute\'s worth');
-  assert.is(b.take(601, 1_000_000), Infinity);
-  assert.is(b.available(500_000), 600, 'time going backwards adds nothing (and takes nothing)');
-  assert.is(b.take(600, 500_000), 0);
-  assert.is(b.available(500_000 + 30_000), 300);
-  assert.throws(() => new RateBudget(0, 0), /perMinute/);
-});
 
 test('parseAvmConfig: free-tx-bytes-per-minute, a whole number >= 1; other keys ignored and named; anything else InvalidConfig naming the key', () => {
   const parse = (json: string) => parseAvmConfig(utf8Encode(json));

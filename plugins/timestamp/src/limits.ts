@@ -7,7 +7,7 @@
  * refused for it: the bound is on what this node's API admits.
  * Tests: limits.test.ts; through a node: 'the chain configs bound free txs …' (test/e2e/avm.test.ts).
  */
-import { utf8Decode } from '@cornice/sdk';
+import { utf8Decode, type RateBudget } from '@cornice/sdk';
 import { TimestampError } from './errors.js';
 
 /** Default `free-txs-per-minute`: 100 a second on average. */
@@ -45,42 +45,9 @@ export function parseTimestampConfig(config: Uint8Array): { options: TimestampCh
   return { options, ignored };
 }
 
-/**
- * A token bucket on an injected clock (ms): `perMinute` a minute, at most one minute's worth held.
- * Time that goes backwards adds nothing.
- */
-export class RateBudget {
-  #tokens: number;
-  #at: number;
-
-  constructor(
-    readonly perMinute: number,
-    now: number,
-  ) {
-    if (!Number.isSafeInteger(perMinute) || perMinute < 1) throw new RangeError('perMinute must be a whole number >= 1');
-    this.#tokens = perMinute;
-    this.#at = now;
-  }
-
-  /**
-   * Takes one at `now` (ms) when there is one: 0. Otherwise takes nothing and answers the
-   * milliseconds until there will be.
-   */
-  takeOne(now: number): number {
-    const elapsed = now - this.#at;
-    this.#at = now;
-    if (elapsed > 0) this.#tokens = Math.min(this.perMinute, this.#tokens + (elapsed * this.perMinute) / 60_000);
-    if (this.#tokens >= 1) {
-      this.#tokens -= 1;
-      return 0;
-    }
-    return Math.ceil(((1 - this.#tokens) * 60_000) / this.perMinute);
-  }
-}
-
 /** Charges one free tx to `budget` at `now`, or throws TimestampError('RateLimited') with the seconds to wait (-32000). */
 export function chargeFreeTx(budget: RateBudget, now: number): void {
-  const waitMs = budget.takeOne(now);
+  const waitMs = budget.take(1, now);
   if (waitMs === 0) return;
   const seconds = Math.max(1, Math.ceil(waitMs / 1000));
   // `code` in data too: the node sends data in place of its default `{code}`.

@@ -6,6 +6,7 @@
 import {
   BlockMap,
   NotFoundError,
+  RateBudget,
   type ChainContext,
   type ChainHandler,
   type ChainVM,
@@ -21,7 +22,7 @@ import { TimestampError } from './errors.js';
 import { DEFAULT_MEMPOOL_CAPACITY, Mempool } from './mempool.js';
 import { timestampService } from './service.js';
 import { BlockStore } from './state.js';
-import { DEFAULT_FREE_TXS_PER_MINUTE, RateBudget, chargeFreeTx, parseTimestampConfig } from './limits.js';
+import { DEFAULT_FREE_TXS_PER_MINUTE, chargeFreeTx, parseTimestampConfig } from './limits.js';
 
 /** How far ahead of local time a block's timestamp may be: strictly less than now + 1 h. */
 export const MAX_CLOCK_SKEW_SECONDS = 3600;

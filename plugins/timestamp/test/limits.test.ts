@@ -5,21 +5,8 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { InvalidParamsError, cb58Encode, hasErrorCode, utf8Encode, type BoundMethod } from '@cornice/sdk';
 import { timestampService } from '../src/index.js';
-import { DEFAULT_FREE_TXS_PER_MINUTE, RateBudget, parseTimestampConfig } from '../src/limits.js';
+import { DEFAULT_FREE_TXS_PER_MINUTE, parseTimestampConfig } from '../src/limits.js';
 import { payload, rejection, setup } from './helpers.js';
-
-test('RateBudget: a minute\'s worth at once, then one per perMinute-th of a minute; time going backwards adds nothing', () => {
-  const b = new RateBudget(60, 0);
-  for (let i = 0; i < 60; i++) assert.is(b.takeOne(0), 0);
-  assert.is(b.takeOne(0), 1000);
-  assert.is(b.takeOne(400), 600);
-  assert.is(b.takeOne(1000), 0);
-  assert.is(b.takeOne(-5000), 1000);
-  assert.is(b.takeOne(10_000_000), 0);
-  for (let i = 0; i < 59; i++) assert.is(b.takeOne(10_000_000), 0, 'never more than a minute\'s worth');
-  assert.is(b.takeOne(10_000_000), 1000);
-  assert.throws(() => new RateBudget(0, 0), /perMinute/);
-});
 
 test('proposeBlock past free-txs-per-minute is refused (RateLimited, -32000) with the seconds to wait; nothing is queued; the budget refills with the clock', async () => {
   const s = await setup({ vm: { freeTxsPerMinute: 30 } });
