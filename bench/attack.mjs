@@ -9,13 +9,11 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import WebSocket from 'ws';
 import { Wallet } from 'ethers';
-import { report, startNode } from './lib.mjs';
+import { devNodeArgs, report, startNode } from './lib.mjs';
 
-const fixture = (f) => fileURLToPath(new URL(`../core/fixtures/staking/local/${f}`, import.meta.url));
 const EWOQ = new Wallet('0x56289e99c94b6912bfc12adc093c9b51124f0dc54ac7a766b2bc5ccf558d8027');
 const TOPIC = '0x' + '00'.repeat(31) + '01';
 
@@ -52,13 +50,7 @@ function sampler(url, pid) {
 
 export async function benchAttack({ seconds = 20, parts = ['getlogs', 'calls', 'idle', 'subs'] } = {}) {
   const dir = await mkdtemp(join(tmpdir(), 'cornice-bench-attack-'));
-  const node = await startNode([
-    `--data-dir=${dir}`,
-    '--network-id=local',
-    `--staking-tls-cert-file=${fixture('staker1.crt')}`,
-    `--staking-tls-key-file=${fixture('staker1.key')}`,
-    '--sybil-protection-enabled=false',
-  ]);
+  const node = await startNode(devNodeArgs(dir));
   const rpcUrl = `${node.url}/ext/bc/C/rpc`;
   const wsUrl = rpcUrl.replace('http', 'ws').replace(/rpc$/, 'ws');
   const post = async (body, signal) => (await fetch(rpcUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body), signal })).json();

@@ -15,9 +15,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Wallet } from 'ethers';
 import WebSocket from 'ws';
-import { CORNICE_BIN, freePort, rpc, rssMb, track, untilChainsStarted } from './lib.mjs';
+import { CORNICE_BIN, devNodeArgs, freePort, rpc, rssMb, track, untilChainsStarted } from './lib.mjs';
 
-const fixture = (f) => fileURLToPath(new URL(`../core/fixtures/staking/local/${f}`, import.meta.url));
 const EWOQ = new Wallet('0x56289e99c94b6912bfc12adc093c9b51124f0dc54ac7a766b2bc5ccf558d8027');
 const CHAIN_ID = 43110;
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -42,11 +41,7 @@ async function startNode(dir, extra = []) {
     CORNICE_BIN,
     `--http-port=${port}`,
     '--staking-port=0',
-    `--data-dir=${dir}`,
-    '--network-id=local',
-    `--staking-tls-cert-file=${fixture('staker1.crt')}`,
-    `--staking-tls-key-file=${fixture('staker1.key')}`,
-    '--sybil-protection-enabled=false',
+    ...devNodeArgs(dir),
     ...extra,
   ];
   const eldOut = join(dir, 'event-loop-delay.json');

@@ -13,12 +13,11 @@ import { loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { seededSenders } from './evm-senders.mjs';
-import { freePort, report, rpc, startNode, track } from './lib.mjs';
+import { devNodeArgs, freePort, report, rpc, startNode, track } from './lib.mjs';
 import { benchSubnetEvmGenesis, openSubnet } from './subnet-evm.mjs';
 
 const require = createRequire(import.meta.url);
 const here = (f) => fileURLToPath(new URL(f, import.meta.url));
-const fixture = (f) => here(`../core/fixtures/staking/local/${f}`);
 const HARNESS = here('./evm-rpc-bench.mjs');
 const RPC_CLIENT = here('./rpc-client.mjs');
 const BARE_HTTP = here('./bare-http.mjs');
@@ -66,13 +65,7 @@ async function peer(name, version, proc, url) {
 
 async function startCornice() {
   const dir = await mkdtemp(join(tmpdir(), 'cornice-bench-evm-'));
-  const node = await startNode([
-    `--data-dir=${dir}`,
-    '--network-id=local',
-    `--staking-tls-cert-file=${fixture('staker1.crt')}`,
-    `--staking-tls-key-file=${fixture('staker1.key')}`,
-    '--sybil-protection-enabled=false',
-  ]);
+  const node = await startNode(devNodeArgs(dir));
   const url = `${node.url}/ext/bc/C/rpc`;
   const stop = async () => {
     await node.stop();

@@ -47,6 +47,18 @@ export async function rpc(url, method, params = {}) {
 }
 
 /** Spawns a node and resolves once `admin.getNodeID` answers; reports ms from spawn to that answer. */
+/** The flags `npm start` gives a node (node 1 of the local network, one node deciding alone), with `dataDir`. */
+export function devNodeArgs(dataDir) {
+  const fixture = (f) => fileURLToPath(new URL(`../core/fixtures/staking/local/${f}`, import.meta.url));
+  return [
+    `--data-dir=${dataDir}`,
+    '--network-id=local',
+    `--staking-tls-cert-file=${fixture('staker1.crt')}`,
+    `--staking-tls-key-file=${fixture('staker1.key')}`,
+    '--sybil-protection-enabled=false',
+  ];
+}
+
 export async function startNode(args, { timeoutMs = 30_000 } = {}) {
   const port = await freePort();
   const t0 = performance.now();
