@@ -6,7 +6,7 @@ import { Network, type BootstrapPeer, type NetworkLimits } from '../network/netw
 import { DEFAULT_REQUEST_BUDGET } from '../network/request-budget.js';
 import type { StakingCert } from '../staking/cert.js';
 import type { ValidatorSets } from '../validators/validators.js';
-import { readVersion } from './version.js';
+import { nodeVersion } from './version.js';
 
 /** The bootstrap nodes of a config (flags are validated already: pairs of ip:port and node ID). */
 export function bootstrapPeersOf(config: Pick<NodeConfig, 'bootstrapIps' | 'bootstrapIds'>): BootstrapPeer[] {
@@ -68,7 +68,7 @@ export async function startNetwork(config: NodeConfig, cert: StakingCert, log: L
     port: config.stakingPort,
     ...(config.publicIp ? { publicIp: config.publicIp } : {}),
     bootstrappers: bootstrapPeersOf(config),
-    version: `cornice/${readVersion()}`,
+    version: nodeVersion(),
     log,
     limits: networkLimitsOf(config),
     ...(isValidator ? { isValidator } : {}),

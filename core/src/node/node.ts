@@ -19,7 +19,7 @@ import type { ChainAliases } from '../chains/aliases.js';
 import { creatableVm, type ChainCreator } from '../chains/creator.js';
 import type { ChainManager } from '../chains/manager.js';
 import { containStreamErrors } from '../chains/faults.js';
-import { ConfigError, networkLabel, type NodeConfig } from '../config/config.js';
+import { ConfigError, networkLabel, networkNameOf, type NodeConfig } from '../config/config.js';
 import { checkGenesis, checkNetwork } from '../db/meta.js';
 import { openStore } from '../db/open.js';
 import { parseGenesisFile } from '../genesis/file.js';
@@ -40,6 +40,7 @@ import type { ValidatorSets } from '../validators/validators.js';
 import type { VMRegistry } from '../vms/registry.js';
 import { TOKENS, get, nodeContainer, provide, registerNodeParts, vmToken, type DependencyContainer } from './container.js';
 import { warnOpenDirs } from './private-dirs.js';
+import { nodeVersion } from './version.js';
 
 export interface RunningNode {
   readonly nodeId: string;
@@ -330,7 +331,19 @@ function mountNodeApis(s: Startup, api: ApiParts, nodeId: string, peers: () => P
   if (config.apiAdminEnabled) {
     routes.mount('admin', {
       kind: 'jsonrpc',
-      endpoint: endpoint([adminService({ nodeId, networkId: config.networkId, routes, chains, profiler, peers, log: log.child({ module: 'admin' }) })]),
+      endpoint: endpoint([
+        adminService({
+          nodeId,
+          networkId: config.networkId,
+          networkName: networkNameOf(config.networkId),
+          version: nodeVersion(),
+          routes,
+          chains,
+          profiler,
+          peers,
+          log: log.child({ module: 'admin' }),
+        }),
+      ]),
     });
   }
   if (config.apiKeystoreEnabled) {

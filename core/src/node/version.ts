@@ -4,3 +4,8 @@ import { readFileSync } from 'node:fs';
 export function readVersion(): string {
   return (JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 }
+
+/** The node's version string, `cornice/<version of @cornice/core>`: sent to peers, answered by admin.getNodeVersion. */
+export function nodeVersion(): string {
+  return `cornice/${readVersion()}`;
+}

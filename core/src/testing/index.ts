@@ -9,7 +9,7 @@ export { postJson, postRpc, type RpcReply } from './rpc.js';
 export { chainVMCompliance, ComplianceError, type ComplianceCheck, type ComplianceOptions } from './compliance.js';
 export { testChainContext, unclosable } from './context.js';
 export { serveServices, type ServedServices, type ServeOptions } from './serve.js';
-export { sweepCases, rpcSweep, maxSizeCases, maxSizeSweep, largestValue, pollHealth, SWEEP_END_FIELD, type SweepCase, type MaxSizeSweepReport } from './sweep.js';
+export { sweepCases, rpcSweep, maxSizeCases, maxSizeSweep, largestValue, pollHealth, sweepEndKey, type SweepCase, type MaxSizeSweepReport } from './sweep.js';
 export {
   Simulation,
   runSimulation,

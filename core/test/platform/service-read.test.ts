@@ -166,7 +166,7 @@ test('getBlockchains (never the P-Chain), validatedBy, validates', async () => {
   assert.equal(await h.client.validates({ subnetID: other.id.toString() }), { blockchainIDs: [] });
   const unknown = id('nope').toString();
   assert.is((await h.fails('validates', { subnetID: unknown }, -32000)).message, `couldn't find subnet with ID ${unknown}`);
-  assert.match((await h.fails('getBlockchains', { x: 1 }, -32602)).message, /^x: unknown field/);
+  assert.equal((await h.call('getBlockchains', { x: 1 })).result, await h.client.getBlockchains(), 'an unknown field is ignored');
 });
 
 test('getBlockchainStatus: the backend says', async () => {

@@ -236,8 +236,10 @@ type RequiredKeys<S extends Shape> = Exclude<keyof S, OptionalKeys<S>>;
 export type ObjectOf<S extends Shape> = { [K in RequiredKeys<S>]: Parsed<S[K]> } & { [K in OptionalKeys<S>]?: Parsed<S[K]> };
 
 /**
- * A JSON object with declared fields. Field names match case-insensitively (as the reference
- * node's decoder did, so `fileName` and `filename` both work); unknown fields are rejected by name.
+ * A JSON object with declared fields. Field names match case-insensitively and unknown fields are
+ * ignored, as the reference node's decoder (Go's encoding/json) did: `fileName` and `filename` both
+ * work, and a client that sends a field a later API version defines still gets its call served
+ * (test/rpc/params.test.ts). A field given twice (in any case) is refused by name.
  */
 function object<S extends Shape>(shape: S): Parser<ObjectOf<S>> {
   const byLower = new Map<string, string>();
@@ -253,8 +255,8 @@ function object<S extends Shape>(shape: S): Parser<ObjectOf<S>> {
       const seen = new Set<string>();
       for (const [key, value] of Object.entries(v)) {
         const name = byLower.get(key.toLowerCase());
+        if (name === undefined) continue;
         const path = f ? `${f}.${key}` : key;
-        if (name === undefined) fail(path, 'unknown field');
         if (seen.has(name)) fail(path, `duplicate field (${name})`);
         seen.add(name);
         const parser = shape[name]!;

@@ -81,12 +81,14 @@ test('cb58: the length is bounded from the decoded size, checked before decoding
   assert.is(p.cb58({ length: 32 }).max, cb58MaxChars(32));
 });
 
-test('object: case-insensitive names, unknown and duplicate fields, missing required, optional', () => {
+test('object: case-insensitive names, unknown fields ignored, duplicate fields, missing required, optional', () => {
   const o = p.object({ fileName: p.string(), count: p.optional(p.uint(32)) });
   assert.equal(o.parse({ filename: 'a' }, ''), { fileName: 'a' });
   assert.equal(o.parse({ fileName: 'a', count: '3' }, ''), { fileName: 'a', count: 3 });
   assert.equal(o.parse({ fileName: 'a', count: null }, ''), { fileName: 'a' });
-  throwsField(() => o.parse({ fileName: 'a', other: 1 }, ''), 'other', /unknown field/);
+  assert.equal(o.parse({ fileName: 'a', other: 1, from: ['x'] }, ''), { fileName: 'a' });
+  assert.equal(o.parse({ other: { deep: [1] }, filename: 'a' }, ''), { fileName: 'a' });
+  throwsField(() => o.parse({ other: 1 }, ''), 'fileName', /missing required field/);
   throwsField(() => o.parse({ fileName: 'a', FILENAME: 'b' }, ''), 'FILENAME', /duplicate/);
   throwsField(() => o.parse({}, ''), 'fileName', /missing required field/);
   throwsField(() => o.parse([], ''), '', /expected an object but got array/);

@@ -17,6 +17,8 @@ const alias = () => p.string({ min: 1, max: 512 });
 export const adminApi = defineService('admin', {
   getNodeID: method({ params: p.none(), result: result<{ nodeID: string }>(), doc: "This node's ID, derived from its staking certificate" }),
   getNetworkID: method({ params: p.none(), result: result<{ networkID: string }>(), doc: 'The network ID, as a decimal string' }),
+  getNetworkName: method({ params: p.none(), result: result<{ networkName: string }>(), doc: 'The network name: `local` for 12345, `mainnet`, `denali`…, `network-<id>` otherwise' }),
+  getNodeVersion: method({ params: p.none(), result: result<{ version: string }>(), doc: "The node's version string, `cornice/<package version>`" }),
   peers: method({
     params: p.none(),
     result: result<{ peers: string[]; details: PeerSummary[] }>(),

@@ -20,6 +20,10 @@ export interface ChainAliasTable {
 export interface AdminDeps {
   nodeId: string;
   networkId: number;
+  /** The network's name as the reference names it: `local` for 12345, `network-<id>` for an unnamed ID. */
+  networkName: string;
+  /** The node's version string, `cornice/<package version>`. */
+  version: string;
   routes: RouteTable;
   chains: ChainAliasTable;
   profiler: Profiler;
@@ -35,6 +39,12 @@ export function adminService(d: AdminDeps): BoundService {
     },
     async getNetworkID() {
       return { networkID: String(d.networkId) };
+    },
+    async getNetworkName() {
+      return { networkName: d.networkName };
+    },
+    async getNodeVersion() {
+      return { version: d.version };
     },
     async peers() {
       const details = d.peers();
