@@ -103,6 +103,16 @@ type AddressReply = { address: string };
 
 const userParams = { username: username(), password: password() };
 
+/**
+ * What later versions of the reference's API added to methods that spend (a client of the time
+ * sends them): `from`, the user's addresses whose UTXOs may be spent (omitted or empty: all of
+ * them), and `changeAddr`, where change goes (omitted: the user's first address).
+ */
+const spendFields = {
+  from: p.optional(p.array(chainAddress(), { max: MAX_QUERY_ADDRESSES })),
+  changeAddr: p.optional(chainAddress()),
+};
+
 const assetFields = {
   name: assetText('name', MAX_NAME_LENGTH),
   symbol: p.optional(assetText('symbol', MAX_SYMBOL_LENGTH)),
@@ -118,9 +128,10 @@ const exportNative = method({
     to: p.shortId(),
     amount: p.uint64(),
     ...userParams,
+    ...spendFields,
   }),
   result: result<TxIdReply>(),
-  doc: "Send native tokens from the user's addresses to a P-Chain account (change to the user's first address); complete with platform.importNATIVE",
+  doc: "Send native tokens from the user's addresses (or those in `from`) to a P-Chain account (change to `changeAddr`, default the user's first address); complete with platform.importNATIVE",
 });
 const importNative = method({
   params: p.object({ to: chainAddress(), ...userParams }),
@@ -178,9 +189,9 @@ export const avmApi = defineService('avm', {
     doc: 'Accepted, Processing, Rejected or Unknown (a tx this node has not seen)',
   }),
   send: method({
-    params: p.object({ amount: p.uint64(), assetID: assetId(), to: chainAddress(), ...userParams }),
+    params: p.object({ amount: p.uint64(), assetID: assetId(), to: chainAddress(), ...userParams, ...spendFields }),
     result: result<TxIdReply>(),
-    doc: "Send an asset from the user's addresses (its largest UTXOs of the asset until the amount is covered, at most 64; change to the user's first address)",
+    doc: "Send an asset from the user's addresses, or those in `from` (their largest UTXOs of the asset until the amount is covered, at most 64; change to `changeAddr`, default the user's first address)",
   }),
   createFixedCapAsset: method({
     params: p.object({

@@ -39,7 +39,7 @@ import {
   utxoId,
 } from './codec.js';
 import { AvmError } from './errors.js';
-import { keychainOf, matchOwners, userKeys, type Keychain } from './keys.js';
+import { Keychain, keychainOf, matchOwners, userKeys } from './keys.js';
 import {
   SIGNATURE_LENGTH,
   type AssetDescription,
@@ -141,12 +141,27 @@ export function avmService(backend: AvmBackend, opts: AvmServiceOptions): BoundS
    * that its keys can spend now, largest first, until `amount` is covered, in at most
    * MAX_SPEND_INPUTS inputs after looking at most at MAX_SPEND_SCAN UTXOs. Largest first takes the
    * fewest inputs there can be, so dust sent to the user is never what it tries to spend while it
-   * holds larger UTXOs. Their inputs, sorted, with their signers, and the change output (to the
-   * user's first address) when they hold more.
-   * Tests: 'send: the largest UTXOs …', 'send: dust and other assets …', 'send: past the 4096 largest …' (service-spend.test.ts), 'lock-out (issue 32) …' (test/e2e/avm.test.ts).
+   * holds larger UTXOs. Their inputs, sorted, with their signers, and the change output (to
+   * `changeAddr`, default the user's first address) when they hold more. With a non-empty `from`,
+   * only those addresses' UTXOs and keys are used; each must be one of the user's (-32602 naming it).
+   * Tests: 'send: the largest UTXOs …', 'send: dust and other assets …', 'send: past the 4096 largest …',
+   * 'send: from and changeAddr …' (service-spend.test.ts), 'lock-out (issue 32) …' (test/e2e/avm.test.ts).
    */
-  async function spendFromUser(username: string, password: string, assetId: Id, amount: bigint): Promise<{ ins: SignedInput[]; change: TransferableOutput[] }> {
-    const keychain = await asUser(username, password, (keys) => keychainOf(keys));
+  async function spendFromUser(
+    username: string,
+    password: string,
+    assetId: Id,
+    amount: bigint,
+    spend: { from?: ChainAddress[] | undefined; changeAddr?: ChainAddress | undefined },
+  ): Promise<{ ins: SignedInput[]; change: TransferableOutput[] }> {
+    const from = (spend.from ?? []).map((a, i) => own(a, `from[${i}]`));
+    const changeAddr = spend.changeAddr && own(spend.changeAddr, 'changeAddr');
+    const all = await asUser(username, password, (keys) => keychainOf(keys));
+    from.forEach((a, i) => {
+      if (!all.get(a)) throw new InvalidParamsError(`from[${i}]`, `${format(a)} is not an address of user '${username}'`);
+    });
+    const wanted = new Set(from.map((a) => a.key));
+    const keychain = wanted.size === 0 ? all : new Keychain(all.keys.filter((k) => wanted.has(k.address.key)));
     const now = nowSeconds();
     const ins: SignedInput[] = [];
     let spent = 0n;
@@ -169,7 +184,7 @@ export function avmService(backend: AvmBackend, opts: AvmServiceOptions): BoundS
       if (spent >= amount) break;
     }
     if (spent < amount) throw new AvmError('InsufficientFunds', 'insufficient funds');
-    const change = spent > amount ? [transferable(assetId, spent - amount, keychain.first!)] : [];
+    const change = spent > amount ? [transferable(assetId, spent - amount, changeAddr ?? all.first!)] : [];
     return { ins: sortInputs(ins), change };
   }
 
@@ -263,11 +278,11 @@ export function avmService(backend: AvmBackend, opts: AvmServiceOptions): BoundS
       return { status: await backend.txStatus(requireTxId(txID)) };
     },
 
-    async send({ amount, assetID, to, username, password }) {
+    async send({ amount, assetID, to, username, password, from, changeAddr }) {
       if (amount === 0n) throw new InvalidParamsError('amount', 'amount must be positive');
       const assetId = (await assetNamed(assetID)).assetId;
       const recipient = own(to, 'to');
-      const { ins, change } = await spendFromUser(username, password, assetId, amount);
+      const { ins, change } = await spendFromUser(username, password, assetId, amount, { from, changeAddr });
       const outs = [transferable(assetId, amount, recipient), ...change];
       return { txID: (await signAndIssue({ kind: 'base', ...base(), outs: sortTransferableOutputs(outs), ins: ins.map((i) => i.input) }, ins)).toString() };
     },
@@ -365,10 +380,10 @@ export function avmService(backend: AvmBackend, opts: AvmServiceOptions): BoundS
       return { assetID: asset.assetId.toString(), name: asset.name, symbol: asset.symbol, denomination: String(asset.denomination) };
     },
 
-    async exportNATIVE({ to, amount, username, password }) {
+    async exportNATIVE({ to, amount, username, password, from, changeAddr }) {
       if (amount === 0n) throw new InvalidParamsError('amount', 'amount must be positive');
       const assetId = nativeAsset().assetId;
-      const { ins, change } = await spendFromUser(username, password, assetId, amount);
+      const { ins, change } = await spendFromUser(username, password, assetId, amount, { from, changeAddr });
       const unsigned: UnsignedTx = {
         kind: 'export',
         ...base(),

@@ -73,6 +73,47 @@ test('send: the largest UTXOs of the asset bob can spend now, until covered; cha
   }
 }));
 
+test('send: from and changeAddr (fields later API versions define): only the from addresses\' UTXOs and keys; change where asked', served(async (h) => {
+  const { bob } = await walletSetup(h);
+  const gold = GOLD.assetId.toString();
+  const out = (amount: bigint, k: typeof K1): TransferableOutput => ({ assetId: GOLD.assetId, out: transfer(amount, [k.address]) });
+  /** The inputs' amounts (sorted) and the outputs of the tx a send with `params` issues. */
+  const sent = async (params: Record<string, unknown>) => {
+    h.backend.issued.length = 0;
+    const r = await h.call('send', { ...bob, assetID: gold, to: x(OTHER), ...params });
+    assert.ok(r.result, JSON.stringify(r.error));
+    const u = h.backend.issued[0]!.unsigned;
+    return plain({ ins: u.ins.map((i) => i.input.amount).sort(), outs: u.outs });
+  };
+  const expect = (ins: bigint[], outs: TransferableOutput[]) => plain({ ins: ins.sort(), outs: sortTransferableOutputs(outs) });
+  // From K2 alone: its 30 (not the 10 that needs K1 too, nor K1's 50); change to bob's first address (K1), as without from.
+  assert.equal(await sent({ amount: '20', from: [x(K2)] }), expect([30n], [out(20n, OTHER), out(10n, K1)]));
+  const short = await rejection(h.avm.send({ ...bob, amount: '31', assetID: gold, to: x(OTHER), from: [x(K2)] }));
+  assert.equal([short.rpcCode, short.message], [-32000, 'insufficient funds']);
+  // From K1 (the name matched case-insensitively) with change to K2.
+  assert.equal(await sent({ amount: '45', FROM: [x(K1)], changeAddr: x(K2) }), expect([50n], [out(45n, OTHER), out(5n, K2)]));
+  // from [] or null, changeAddr null: as without them.
+  const plainSend = await sent({ amount: '81' });
+  assert.equal(await sent({ amount: '81', from: [] }), plainSend);
+  assert.equal(await sent({ amount: '81', from: null, changeAddr: null }), plainSend);
+  // An address that is not bob's, or not of this chain: -32602 naming the item of from.
+  h.backend.issued.length = 0;
+  const notHis = await rejection(h.avm.send({ ...bob, amount: '1', assetID: gold, to: x(OTHER), from: [x(K1), x(OTHER)] }));
+  assert.equal([notHis.rpcCode, notHis.message], [-32602, `from[1]: ${x(OTHER)} is not an address of user 'bob'`]);
+  const otherChain = await rejection(h.avm.send({ ...bob, amount: '1', assetID: gold, to: x(OTHER), from: [`P-${K1.address}`] }));
+  assert.is(otherChain.rpcCode, -32602);
+  assert.match(otherChain.message, /^from\[0\]: /);
+  const badChange = await rejection(h.avm.send({ ...bob, amount: '1', assetID: gold, to: x(OTHER), changeAddr: 'nope' }));
+  assert.is(badChange.rpcCode, -32602);
+  assert.match(badChange.message, /^changeAddr: /);
+  assert.equal(h.backend.issued, []);
+  // exportNATIVE takes them too: K2 holds no native token; K1's 100 with change to K2.
+  const none = await rejection(h.avm.exportNATIVE({ ...bob, to: OTHER.address.toString(), amount: 1, from: [x(K2)] }));
+  assert.equal([none.rpcCode, none.message], [-32000, 'insufficient funds']);
+  await h.avm.exportNATIVE({ ...bob, to: OTHER.address.toString(), amount: 60, from: [x(K1)], changeAddr: x(K2) });
+  assert.equal(plain(h.backend.issued[0]!.unsigned.outs), plain([{ assetId: NATIVE.assetId, out: transfer(40n, [K2.address]) }]));
+}));
+
 test('send: locked, multisig-without-enough-keys, other-asset and mint UTXOs never count: insufficient funds', served(async (h) => {
   const { bob, spendable } = await walletSetup(h);
   const total = spendable.reduce((s, u) => s + amountOf(u), 0n);
