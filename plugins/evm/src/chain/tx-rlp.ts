@@ -4,7 +4,8 @@
  * @ethereumjs internals. It walks the encoding as geth's decoder reads a LegacyTx, AccessListTx or
  * DynamicFeeTx: header sizes against the input and the enclosing list, canonical sizes and integers,
  * each field's kind and length, the element count, trailing bytes. What passes may still fail
- * @ethereumjs's value checks (admission.ts words those). Test: mempool.test.ts "garbage RLP".
+ * @ethereumjs's value checks (admission.ts words those). Tests: tx-rlp.test.ts, and mempool.test.ts
+ * "admission errors use Ethereum texts" through eth_sendRawTransaction.
  */
 
 type Kind = 'byte' | 'string' | 'list';
@@ -61,7 +62,6 @@ class Stream {
   /** Ends of the open lists, innermost last. */
   readonly #ends: number[] = [];
   #head: Head | undefined;
-  #headErr: unknown;
 
   constructor(readonly b: Uint8Array) {}
 
@@ -90,25 +90,19 @@ class Stream {
   /** The next value's header (read once; consumed by `skip`, `list`). */
   kind(): Head {
     if (this.#head) return this.#head;
-    if (this.#headErr !== undefined) throw this.#headErr;
     if (this.#ends.length > 0 && this.pos === this.#limit()) throw EOL;
-    try {
-      if (this.#ends.length === 0 && this.pos >= this.b.length) throw new RawError('EOF');
-      const first = this.b[this.#take(1)]!;
-      let head: Head;
-      if (first < 0x80) head = { kind: 'byte', size: 0, byte: first };
-      else if (first < 0xb8) head = { kind: 'string', size: first - 0x80, byte: 0 };
-      else if (first < 0xc0) head = { kind: 'string', size: this.#sizeOf(first - 0xb7), byte: 0 };
-      else if (first < 0xf8) head = { kind: 'list', size: first - 0xc0, byte: 0 };
-      else head = { kind: 'list', size: this.#sizeOf(first - 0xf7), byte: 0 };
-      if (this.#ends.length > 0 && head.size > this.#limit() - this.pos) throw new RawError('rlp: element is larger than containing list');
-      if (head.size > this.b.length - this.pos) throw new RawError('rlp: value size exceeds available input length');
-      this.#head = head;
-      return head;
-    } catch (e) {
-      this.#headErr = e;
-      throw e;
-    }
+    if (this.#ends.length === 0 && this.pos >= this.b.length) throw new RawError('EOF');
+    const first = this.b[this.#take(1)]!;
+    let head: Head;
+    if (first < 0x80) head = { kind: 'byte', size: 0, byte: first };
+    else if (first < 0xb8) head = { kind: 'string', size: first - 0x80, byte: 0 };
+    else if (first < 0xc0) head = { kind: 'string', size: this.#sizeOf(first - 0xb7), byte: 0 };
+    else if (first < 0xf8) head = { kind: 'list', size: first - 0xc0, byte: 0 };
+    else head = { kind: 'list', size: this.#sizeOf(first - 0xf7), byte: 0 };
+    if (this.#ends.length > 0 && head.size > this.#limit() - this.pos) throw new RawError('rlp: element is larger than containing list');
+    if (head.size > this.b.length - this.pos) throw new RawError('rlp: value size exceeds available input length');
+    this.#head = head;
+    return head;
   }
 
   /** Consumes the current string's content; its bytes. */
@@ -157,9 +151,13 @@ function bigInt(s: Stream): void {
   try {
     const h = s.kind();
     if (h.kind === 'list') throw new StreamError(EXPECTED_STRING);
-    const v = h.kind === 'byte' ? Uint8Array.of(h.byte) : s.content();
-    if (h.kind === 'byte') s.content();
-    else if (v.length === 1 && v[0]! < 128) throw new StreamError(CANON_SIZE);
+    if (h.kind === 'byte') {
+      s.content();
+      if (h.byte === 0) throw new StreamError(CANON_INT);
+      return;
+    }
+    const v = s.content();
+    if (v.length === 1 && v[0]! < 128) throw new StreamError(CANON_SIZE);
     if (v.length > 0 && v[0] === 0) throw new StreamError(CANON_INT);
   } catch (e) {
     throw wrap(e, '*big.Int');
