@@ -79,6 +79,51 @@ test('send value, wait for the receipt: the recipient has it, the sender paid va
   assert.is(await provider.getTransactionCount(wallet.address, 'latest'), tx.nonce + 1);
 });
 
+test('a block hash as blockTag: state and calls at that block; mined transactions carry blockTimestamp; geth texts for a stale nonce and garbage RLP', async () => {
+  const at = await provider.getBlock('latest');
+  assert.ok(at?.hash);
+  const was = await provider.getBalance(other, at.hash);
+  const tx = await wallet.sendTransaction({ to: other, value: parseEther('0.25') });
+  const receipt = await within(30_000, 'receipt', tx.wait());
+  assert.ok(receipt);
+  // ethers sends a 32-byte blockTag as the plain hash.
+  assert.is(await provider.getBalance(other, at.hash), was, 'the balance before the transfer');
+  assert.is(await provider.getBalance(other, receipt.blockHash), was + parseEther('0.25'));
+  assert.is(await provider.getTransactionCount(wallet.address, receipt.blockHash), tx.nonce + 1);
+  assert.is(await provider.getTransactionCount(wallet.address, at.hash), tx.nonce);
+  assert.is(await provider.getCode(other, receipt.blockHash), '0x');
+  assert.is(await provider.call({ to: other, blockTag: receipt.blockHash }), '0x');
+  assert.is(await provider.getStorage(other, 0, at.hash), '0x' + '00'.repeat(32));
+  // EIP-1898 objects.
+  assert.is(BigInt((await target.call('eth_getBalance', [other, { blockHash: at.hash, requireCanonical: true }])).result), was);
+  assert.is(BigInt((await target.call('eth_getBalance', [other, { blockNumber: '0x' + receipt.blockNumber.toString(16) }])).result), was + parseEther('0.25'));
+  const unknown = '0x' + '99'.repeat(32);
+  const missing = await target.call('eth_getBalance', [other, unknown]);
+  assert.ok(missing.error, 'an unknown block hash is an error');
+  if (target.kind === 'cornice') assert.equal(missing.error, { code: -32000, message: 'header for hash not found' });
+
+  const block = await provider.getBlock(receipt.blockHash);
+  const mined = (await target.call('eth_getTransactionByHash', [tx.hash])).result;
+  assert.is(mined.blockTimestamp, '0x' + block!.timestamp.toString(16));
+  const full = (await target.call('eth_getBlockByHash', [receipt.blockHash, true])).result;
+  assert.is(full.transactions[0].blockTimestamp, mined.blockTimestamp);
+
+  const stale = await wallet.signTransaction(await wallet.populateTransaction({ to: other, value: 1n, nonce: tx.nonce }));
+  const refused = await target.call('eth_sendRawTransaction', [stale]);
+  assert.ok(refused.error, 'a used nonce is refused');
+  if (target.kind === 'cornice') assert.is(refused.error.message, `nonce too low: next nonce ${tx.nonce + 1}, tx nonce ${tx.nonce}`);
+  try {
+    await wallet.sendTransaction({ to: other, value: 1n, nonce: tx.nonce });
+    assert.unreachable('a used nonce should be refused');
+  } catch (e) {
+    assert.ok(isError(e, 'NONCE_EXPIRED'), String(e));
+  }
+  if (target.kind === 'cornice') {
+    const garbage = await target.call('eth_sendRawTransaction', ['0xc5830102']);
+    assert.equal(garbage.error, { code: -32000, message: 'rlp: value size exceeds available input length' });
+  }
+});
+
 test('deploy the ERC-20 compiled from Solidity source with solc-js, then call it', async () => {
   const factory = new ContractFactory(compiled.abi, compiled.bytecode, wallet);
   const deployed = await factory.deploy(SUPPLY);

@@ -87,6 +87,11 @@ test('sendTransaction and waitForTransactionReceipt (http polling)', async () =>
   const tx = await pub.getTransaction({ hash });
   assert.is(tx.from.toLowerCase(), account.address.toLowerCase());
   assert.is(tx.blockHash, receipt.blockHash);
+  // State at a block given by hash (EIP-1898), before and at the transfer's block.
+  const parent = (await pub.getBlock({ blockHash: receipt.blockHash })).parentHash;
+  assert.is(await pub.getBalance({ address: other, blockHash: receipt.blockHash }), parseEther('2'));
+  assert.is(await pub.getBalance({ address: other, blockHash: parent, requireCanonical: true }), 0n);
+  assert.is(await pub.getTransactionCount({ address: account.address, blockHash: parent }), tx.nonce);
 });
 
 test('deployContract from solc-js output, readContract', async () => {

@@ -93,6 +93,8 @@ export interface TxLocation {
   readonly tx: TxView;
   readonly blockHash?: Hash;
   readonly blockNumber?: bigint;
+  /** The block's timestamp (seconds). */
+  readonly blockTimestamp?: bigint;
   readonly index?: number;
 }
 

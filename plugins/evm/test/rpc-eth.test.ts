@@ -60,6 +60,7 @@ test('eth_getBlockByNumber: hashes and full transactions, geth fields; null when
   assert.equal(t, {
     blockHash: b.hash,
     blockNumber: '0x1',
+    blockTimestamp: b.timestamp,
     from: A,
     gas: '0x5208',
     gasPrice: '0x5d21dba00',
@@ -128,7 +129,42 @@ test('state reads: balance, nonce (latest and pending), code, storage; EIP-1898 
   assert.is(await ok('eth_getBalance', [A, { blockHash: genesis, requireCanonical: true }]), '0xde0b6b3a7640000');
   assert.is(await ok('eth_getBalance', [A, { blockNumber: '0x0' }]), '0xde0b6b3a7640000');
   assert.equal((await s.call('eth_getBalance', [A, '0x9'])).error, { code: -32000, message: 'header not found' });
-  assert.equal((await s.call('eth_getBalance', [A, { blockHash: '0x' + '99'.repeat(32) }])).error, { code: -32000, message: 'header not found' });
+  assert.equal((await s.call('eth_getBalance', [A, { blockHash: '0x' + '99'.repeat(32) }])).error, { code: -32000, message: 'header for hash not found' });
+});
+
+test('a block hash as the block parameter (as ethers sends a hash blockTag): every state read, eth_call, eth_estimateGas, block receipts; unknown hash -32000', async () => {
+  s.backend.balances.set(toHex(ALICE), 10n ** 18n);
+  const { block } = s.backend.mine([makeTx()]);
+  const h = hex(block.header.hash);
+  const ref = { hash: block.header.hash };
+  assert.is(await ok('eth_getBalance', [A, h]), '0xde0b6b3a7640000');
+  assert.equal(s.backend.calls.at(-1)!.args[1], ref);
+  assert.is(await ok('eth_getBalance', [A, h.toUpperCase().replace('0X', '0x')]), '0xde0b6b3a7640000');
+  assert.is(await ok('eth_getTransactionCount', [A, h]), '0x5');
+  assert.equal(s.backend.calls.at(-1)!.args[1], ref);
+  assert.is(await ok('eth_getCode', [A, h]), '0x');
+  assert.is(await ok('eth_getStorageAt', [hex(TOKEN), '0x7', h]), '0x' + '07'.repeat(32));
+  assert.equal(s.backend.calls.at(-1)!.args[2], ref);
+  await ok('eth_call', [{ to: hex(TOKEN) }, h]);
+  assert.equal(s.backend.calls.at(-1)!.args[1], ref);
+  await ok('eth_estimateGas', [{ to: hex(TOKEN) }, h]);
+  assert.equal(s.backend.calls.at(-1)!.args[1], ref);
+  assert.is((await ok('eth_getBlockReceipts', [h])).length, 1);
+  const unknown = '0x' + '99'.repeat(32);
+  for (const [method, params] of [
+    ['eth_getBalance', [A, unknown]],
+    ['eth_getTransactionCount', [A, unknown]],
+    ['eth_getCode', [A, unknown]],
+    ['eth_getStorageAt', [A, '0x0', unknown]],
+  ] as const) {
+    assert.equal((await s.call(method, [...params])).error, { code: -32000, message: 'header for hash not found' }, method);
+  }
+  assert.is(await ok('eth_getBlockReceipts', [unknown]), null);
+  // 64 digits are a hash, never a number; other lengths stay quantities with geth's texts.
+  assert.equal((await s.call('eth_getBalance', [A, '0x' + '9'.repeat(63)])).error, { code: -32602, message: 'invalid argument 1: hex number > 64 bits' });
+  assert.equal((await s.call('eth_getBalance', [A, '0x' + 'zz'.repeat(32)])).error, { code: -32602, message: 'invalid argument 1: invalid hex string' });
+  // Block-number-only methods (geth's BlockNumber) still refuse a hash.
+  assert.is((await s.call('eth_getBlockByNumber', [h, false])).error!.code, -32602);
 });
 
 test('fees: eth_gasPrice, eth_maxPriorityFeePerGas, eth_baseFee, eth_feeHistory', async () => {
@@ -231,12 +267,14 @@ test('transactions by hash (mined and pending) and by block and index', async ()
   const mined = await ok('eth_getTransactionByHash', [hex(tx.hash)]);
   assert.is(mined.blockHash, hex(block.header.hash));
   assert.is(mined.blockNumber, '0x1');
+  assert.is(mined.blockTimestamp, '0x' + block.header.timestamp.toString(16));
   assert.is(mined.transactionIndex, '0x1');
   const pending = makeTx();
   s.backend.admit(pending);
   const p = await ok('eth_getTransactionByHash', [hex(pending.hash)]);
   assert.is(p.blockHash, null);
   assert.is(p.blockNumber, null);
+  assert.is(p.blockTimestamp, null);
   assert.is(p.transactionIndex, null);
   assert.is(await ok('eth_getTransactionByHash', ['0x' + '99'.repeat(32)]), null);
   assert.equal(await ok('eth_getTransactionByBlockNumberAndIndex', ['0x1', '0x1']), mined);

@@ -105,7 +105,8 @@ export function recordingLogger(lines: LogLine[] = []): Logger & { lines: LogLin
   return log;
 }
 
-const headerNotFound = (): EvmRpcError => new EvmRpcError(-32000, 'header not found');
+/** As the chain backend (and geth): by hash "header for hash not found", else "header not found". */
+const headerNotFound = (ref: BlockRef): EvmRpcError => new EvmRpcError(-32000, typeof ref === 'object' ? 'header for hash not found' : 'header not found');
 
 /** An in-memory chain: blocks made with `mine`, state in maps, every call recorded. */
 export class FakeBackend implements EvmBackend {
@@ -216,7 +217,7 @@ export class FakeBackend implements EvmBackend {
   }
 
   #stateAt(ref: BlockRef): void {
-    if (!this.#resolve(ref)) throw headerNotFound();
+    if (!this.#resolve(ref)) throw headerNotFound(ref);
   }
 
   blockNumber(): bigint {
@@ -251,7 +252,7 @@ export class FakeBackend implements EvmBackend {
     this.#check('transaction', [hash]);
     for (const { block } of this.blocks) {
       const index = block.transactions.findIndex((t) => toHex(t.hash) === toHex(hash));
-      if (index >= 0) return { tx: block.transactions[index]!, blockHash: block.header.hash, blockNumber: block.header.number, index };
+      if (index >= 0) return { tx: block.transactions[index]!, blockHash: block.header.hash, blockNumber: block.header.number, blockTimestamp: block.header.timestamp, index };
     }
     const pending = this.pool.find((t) => toHex(t.hash) === toHex(hash));
     return pending && { tx: pending };

@@ -1,10 +1,11 @@
 /**
  * Tx admission: a signed tx, sent to this node or gossiped by another, checked and pooled. The
- * checks run in this order, with geth's texts (the size, the type, the chain ID and replay protection,
- * decoding, the block gas limit, the fee cap against the tip, the sender, the intrinsic gas, the base
- * fee of the next block, the chain rules' checkTx, the nonce, the funds), then the mempool's bounds
- * (mempool.ts). An executable tx is gossiped (`onAdmitted`, when it was not gossiped to us) and
- * announced to newPendingTransactions; future txs it makes executable are both.
+ * checks run in this order, with geth's texts (the size, the type, the RLP's shape (tx-rlp.ts), the
+ * chain ID and replay protection, decoding, the block gas limit, the fee cap against the tip, the
+ * sender, the intrinsic gas, the base fee of the next block, the chain rules' checkTx, the nonce, the
+ * funds), then the mempool's bounds (mempool.ts). An executable tx is gossiped (`onAdmitted`, when
+ * it was not gossiped to us) and announced to newPendingTransactions; future txs it makes executable
+ * are both.
  */
 import { toHex, type Logger } from '@cornice/sdk';
 import type { Common } from '@ethereumjs/common';
@@ -17,10 +18,13 @@ import type { EvmBlock } from '../block.js';
 import { rpcErr, shortReason } from './eth-errors.js';
 import { freezeWithSender, supportedTxType } from './executor.js';
 import { hookState } from './hooks.js';
+import { txRlpError } from './tx-rlp.js';
 import type { Mempool } from './mempool.js';
 import type { StateReader } from './reader.js';
 import type { BlockInfo, ChainRules, HeaderFields } from './rules.js';
 import { txView } from './views.js';
+
+const TIP_ABOVE_FEE_CAP = 'max priority fee per gas higher than max fee per gas';
 
 /** What admission reads of the chain (EvmChain). */
 export interface AdmissionHost {
@@ -93,15 +97,22 @@ export class TxAdmission {
   async #admitRaw(raw: Uint8Array, gossip: boolean): Promise<Hash> {
     const max = this.#opts.maxTxBytes ?? 128 * 1024;
     if (raw.length > max) throw rpcErr(`oversized data: transaction size ${raw.length}, limit ${max}`);
-    if (raw.length === 0) throw rpcErr('typed transaction too short');
-    if (raw[0]! < 0x7f && raw[0]! > 2) throw rpcErr('transaction type not supported');
+    // A first byte up to 0x7f is an EIP-2718 type; above, the RLP list of a legacy tx.
+    const typed = raw.length === 0 || raw[0]! <= 0x7f;
+    if (typed && raw.length <= 1) throw rpcErr('typed transaction too short');
+    if (typed && raw[0] !== 1 && raw[0] !== 2) throw rpcErr('transaction type not supported');
+    const malformed = typed ? txRlpError(raw[0]!, raw.subarray(1)) : txRlpError(0, raw);
+    if (malformed !== undefined) throw rpcErr(malformed);
     this.#checkChainId(raw);
     let tx: TypedTransaction;
     try {
       // Unfrozen: admission freezes it once its sender is known (freezeWithSender).
       tx = createTxFromRLP(raw, { common: this.#chain.txCommon, freeze: false });
     } catch (e) {
-      throw rpcErr(`invalid transaction: ${shortReason(e)}`);
+      // The RLP has its type's shape (txRlpError): what is left is a value @ethereumjs refuses.
+      const reason = shortReason(e);
+      if (/maxFeePerGas cannot be less than maxPriorityFeePerGas/.test(reason)) throw rpcErr(TIP_ABOVE_FEE_CAP);
+      throw rpcErr(/signature|[vrs]-value|yParity/i.test(reason) ? 'invalid sender' : `invalid transaction: ${reason}`);
     }
     return this.#admit(tx, raw, gossip);
   }
@@ -145,7 +156,7 @@ export class TxAdmission {
     if (tx.gasLimit > gasLimit) throw rpcErr('exceeds block gas limit');
     const feeCap = 'maxFeePerGas' in tx ? (tx as { maxFeePerGas: bigint }).maxFeePerGas : (tx as { gasPrice: bigint }).gasPrice;
     const tip = 'maxPriorityFeePerGas' in tx ? (tx as { maxPriorityFeePerGas: bigint }).maxPriorityFeePerGas : feeCap;
-    if (tip > feeCap) throw rpcErr(`max priority fee per gas higher than max fee per gas: tip ${tip}, maxFeePerGas ${feeCap}`);
+    if (tip > feeCap) throw rpcErr(TIP_ABOVE_FEE_CAP);
     let sender: Uint8Array;
     try {
       sender = freezeWithSender(tx, raw).bytes;
@@ -167,10 +178,10 @@ export class TxAdmission {
     });
     if (refused !== undefined) throw rpcErr(refused);
     const stateNonce = acct?.nonce ?? 0n;
-    if (tx.nonce < stateNonce) throw rpcErr(`nonce too low: address 0x${senderKey}, tx: ${tx.nonce} state: ${stateNonce}`);
+    if (tx.nonce < stateNonce) throw rpcErr(`nonce too low: next nonce ${stateNonce}, tx nonce ${tx.nonce}`);
     const cost = tx.gasLimit * feeCap + tx.value;
     const have = acct?.balance ?? 0n;
-    if (have < cost) throw rpcErr(`insufficient funds for gas * price + value: address 0x${senderKey} have ${have} want ${cost}`);
+    if (have < cost) throw rpcErr(`insufficient funds for gas * price + value: balance ${have}, tx cost ${cost}, overshot ${cost - have}`);
     const hash = tx.hash();
     const hashKey = toHex(hash);
     const size = raw?.length ?? tx.serialize().length;

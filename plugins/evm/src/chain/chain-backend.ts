@@ -187,7 +187,7 @@ export class ChainBackend implements EvmBackend {
     if (loc) {
       const b = await this.chain.acceptedAt(loc.number);
       const tx = b && this.#view(b).transactions[loc.index];
-      if (b && tx) return { tx, blockHash: b.eth.hash(), blockNumber: loc.number, index: loc.index };
+      if (b && tx) return { tx, blockHash: b.eth.hash(), blockNumber: loc.number, blockTimestamp: b.eth.header.timestamp, index: loc.index };
     }
     return pending ? { tx: txView(pending.tx) } : undefined;
   }

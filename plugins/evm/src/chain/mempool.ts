@@ -211,7 +211,7 @@ export class Mempool {
       q = this.#bySender.get(e.senderKey); // gone when nothing of it was left
     }
     // The admitting VM read `accNonce` before an await; a block accepted meanwhile may have used the nonce.
-    if (q && e.nonce < q.accNonce) throw new EvmRpcError(-32000, `nonce too low: address 0x${e.senderKey}, tx: ${e.nonce} state: ${q.accNonce}`);
+    if (q && e.nonce < q.accNonce) throw new EvmRpcError(-32000, `nonce too low: next nonce ${q.accNonce}, tx nonce ${e.nonce}`);
     const pending = q ? q.pendingEnd : accNonce;
     if (e.nonce > pending + this.#maxGap) {
       throw new EvmRpcError(-32000, `nonce too high: address 0x${e.senderKey}, tx: ${e.nonce} state: ${accNonce}`);

@@ -161,7 +161,7 @@ export function ethMethods(backend: EvmBackend, opts: EthMethodsOptions): Map<st
   const txAt = async (ref: BlockRef, index: number): Promise<unknown> => {
     const b = await backend.block(ref);
     const tx = b?.transactions[index];
-    return b && tx ? txJson(tx, b.header.hash, b.header.number, index) : null;
+    return b && tx ? txJson(tx, b.header.hash, b.header.number, index, b.header.timestamp) : null;
   };
   def('eth_getTransactionByBlockHashAndIndex', [required(parseHash), required(parseIndex)], (a) =>
     txAt({ hash: a[0] as Uint8Array }, a[1] as number),
@@ -221,7 +221,7 @@ export function ethMethods(backend: EvmBackend, opts: EthMethodsOptions): Map<st
 
   def('eth_getTransactionByHash', [required(parseHash)], async (a) => {
     const loc = await backend.transaction(a[0] as Uint8Array);
-    return loc ? txJson(loc.tx, loc.blockHash, loc.blockNumber, loc.index) : null;
+    return loc ? txJson(loc.tx, loc.blockHash, loc.blockNumber, loc.index, loc.blockTimestamp) : null;
   });
   def('eth_getTransactionReceipt', [required(parseHash)], async (a) => {
     const r = await backend.receipt(a[0] as Uint8Array);

@@ -43,8 +43,8 @@ export function blockJson(b: BlockView, fullTx: boolean): Json {
   const txs = b.transactions;
   const list: unknown[] = new Array(txs.length);
   if (fullTx) {
-    const { hash, number } = b.header;
-    for (let i = 0; i < txs.length; i++) list[i] = txJson(txs[i]!, hash, number, i);
+    const { hash, number, timestamp } = b.header;
+    for (let i = 0; i < txs.length; i++) list[i] = txJson(txs[i]!, hash, number, i, timestamp);
   } else {
     for (let i = 0; i < txs.length; i++) list[i] = hexData(txs[i]!.hash);
   }
@@ -59,11 +59,15 @@ function accessListJson(list: readonly AccessListEntry[] | undefined): unknown[]
   return list.map((e) => ({ address: hexData(e.address), storageKeys: e.storageKeys.map(hexData) }));
 }
 
-/** geth's RPCTransaction; a pending one has null blockHash, blockNumber and transactionIndex. */
-export function txJson(t: TxView, blockHash?: Uint8Array, blockNumber?: bigint, index?: number): Json {
+/**
+ * geth's RPCTransaction; a pending one has null blockHash, blockNumber, blockTimestamp (the block's
+ * timestamp, which the execution API requires of a mined tx) and transactionIndex.
+ */
+export function txJson(t: TxView, blockHash?: Uint8Array, blockNumber?: bigint, index?: number, blockTimestamp?: bigint): Json {
   const o: Json = {
     blockHash: blockHash ? hexData(blockHash) : null,
     blockNumber: blockNumber === undefined ? null : quantity(blockNumber),
+    blockTimestamp: blockTimestamp === undefined ? null : quantity(blockTimestamp),
     from: hexData(t.from),
     gas: quantity(t.gas),
     gasPrice: quantity(t.gasPrice),

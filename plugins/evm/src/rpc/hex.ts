@@ -142,8 +142,13 @@ export function parseBlockNumber(v: unknown): BlockTag {
   return n;
 }
 
-/** A block tag, number, or EIP-1898 object `{blockHash, requireCanonical?}` / `{blockNumber}`. */
+/**
+ * A block tag, number, plain 32-byte block hash (a 66-character string, as geth's BlockNumberOrHash:
+ * ethers sends a hash `blockTag` so), or EIP-1898 object `{blockHash, requireCanonical?}` /
+ * `{blockNumber}`. Test: rpc-eth.test.ts "a block hash as the block parameter".
+ */
 export function parseBlockRef(v: unknown): BlockRef {
+  if (typeof v === 'string' && v.length === 66) return { hash: parseHash(v) };
   if (v === null || typeof v !== 'object' || Array.isArray(v)) return parseBlockNumber(v);
   const o = v as { blockHash?: unknown; blockNumber?: unknown; requireCanonical?: unknown };
   const hasHash = o.blockHash !== undefined && o.blockHash !== null;

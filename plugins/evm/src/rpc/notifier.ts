@@ -84,11 +84,11 @@ class BlockTexts {
   }
 
   tx(i: number, full: boolean): string {
-    const { hash, number } = this.event.block.header;
+    const { hash, number, timestamp } = this.event.block.header;
     const t = this.event.block.transactions[i]!;
     if (!full) return '"' + hexData(t.hash) + '"';
     let s = this.#txs.get(i);
-    if (s === undefined) this.#txs.set(i, (s = JSON.stringify(txJson(t, hash, number, i))));
+    if (s === undefined) this.#txs.set(i, (s = JSON.stringify(txJson(t, hash, number, i, timestamp))));
     return s;
   }
 }
