@@ -252,6 +252,18 @@ test('mint: avm.createMintTx, signMintTx per minter (2 of 3), issueTx', async ()
   assert.is(await xBalance(s.mintTo, s.variable), 777n);
 });
 
+test('offline asset: makeCreateAssetTx (InitialStates, SecpOutput; no fee), signTx, issueTx', async () => {
+  const ewoq = avm.parseAddress(EWOQ_X);
+  const initial = new slopes.InitialStates();
+  initial.addOutput(new slopes.SecpOutput(big(3_000n), big(0n), 1, [ewoq]));
+  const utxos = await avm.getUTXOs([EWOQ_X]);
+  const unsigned = await avm.makeCreateAssetTx(utxos, big(0n), [EWOQ_X], initial, 'Slopes Offline', 'SLO', 3);
+  const assetID = await avm.issueTx(avm.signTx(unsigned));
+  await accepted(assetID);
+  assert.is(await xBalance(EWOQ_X, assetID), 3_000n);
+  assert.is((await avm.getAssetDescription(assetID)).name, 'Slopes Offline');
+});
+
 test('avm.getAllBalances', async () => {
   const balances = (await avm.getAllBalances(s.address)) as Array<{ asset: string; balance: string }>;
   const by = Object.fromEntries(balances.map((b) => [b.asset, b.balance]));
