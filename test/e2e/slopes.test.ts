@@ -1,9 +1,10 @@
 /**
  * slopes 1.7.5 (npm: the JS client written in 2020 for the reference node's API), unchanged, against
  * a node started as `npm start` does: admin, health, keystore, the X-Chain (keys, balances, UTXOs, a
- * transfer built and signed offline by the client, avm.send with `from`, fixed- and variable-cap
- * assets, a mint) and AVA X -> P -> X. Each of the client's calls is its own assertion, in order; a
- * call the client cannot make against this node fails here with the node's reason.
+ * transfer and an asset built and signed offline by the client, avm.send with `from`, fixed- and
+ * variable-cap assets, a mint) and AVA X -> P -> X. Each of the client's calls is its own test, in
+ * order. Two calls the node refuses are asserted as refusals with the node's reason: listUsers (off
+ * by default) and exportAVA with a BN amount (a client defect, see refusedAsHex).
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createRequire } from 'node:module';
