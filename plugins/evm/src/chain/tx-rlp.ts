@@ -129,40 +129,35 @@ class Stream {
 
 type Decoder = (s: Stream) => void;
 
-function uint64(s: Stream): void {
-  try {
-    const h = s.kind();
-    if (h.kind === 'list') throw new StreamError(EXPECTED_STRING);
-    if (h.kind === 'byte') {
-      s.content();
-      if (h.byte === 0) throw new StreamError(CANON_INT);
-      return;
+/**
+ * An integer: canonical (no leading zero byte, a single byte below 0x80 as itself), at most
+ * `maxBytes` long. The checks come in the order geth's decoder makes them for the type, so a
+ * value breaking two rules gets its text (tx-rlp.test.ts).
+ */
+function integer(typ: string, maxBytes: number | undefined, leadingZeroFirst: boolean): Decoder {
+  return (s) => {
+    try {
+      const h = s.kind();
+      if (h.kind === 'list') throw new StreamError(EXPECTED_STRING);
+      if (h.kind === 'byte') {
+        s.content();
+        if (h.byte === 0) throw new StreamError(CANON_INT);
+        return;
+      }
+      if (maxBytes !== undefined && h.size > maxBytes) throw new StreamError(UINT_OVERFLOW);
+      const v = s.content();
+      const leadingZero = v.length > 0 && v[0] === 0;
+      const notCanonSize = v.length === 1 && v[0]! < 128;
+      if (leadingZeroFirst ? leadingZero : notCanonSize) throw new StreamError(leadingZeroFirst ? CANON_INT : CANON_SIZE);
+      if (leadingZeroFirst ? notCanonSize : leadingZero) throw new StreamError(leadingZeroFirst ? CANON_SIZE : CANON_INT);
+    } catch (e) {
+      throw wrap(e, typ);
     }
-    if (h.size > 8) throw new StreamError(UINT_OVERFLOW);
-    const v = s.content();
-    if (v.length > 0 && v[0] === 0) throw new StreamError(CANON_INT);
-    if (v.length === 1 && v[0]! < 128) throw new StreamError(CANON_SIZE);
-  } catch (e) {
-    throw wrap(e, 'uint64');
-  }
+  };
 }
 
-function bigInt(s: Stream): void {
-  try {
-    const h = s.kind();
-    if (h.kind === 'list') throw new StreamError(EXPECTED_STRING);
-    if (h.kind === 'byte') {
-      s.content();
-      if (h.byte === 0) throw new StreamError(CANON_INT);
-      return;
-    }
-    const v = s.content();
-    if (v.length === 1 && v[0]! < 128) throw new StreamError(CANON_SIZE);
-    if (v.length > 0 && v[0] === 0) throw new StreamError(CANON_INT);
-  } catch (e) {
-    throw wrap(e, '*big.Int');
-  }
-}
+const uint64 = integer('uint64', 8, true);
+const bigInt = integer('*big.Int', undefined, false);
 
 function bytes(s: Stream): void {
   try {
