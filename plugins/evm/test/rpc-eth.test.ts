@@ -109,6 +109,9 @@ test('eth_getBlockByHash, headers, transaction counts by number and hash, uncle 
   assert.is(await ok('eth_getHeaderByNumber', ['0x9']), null);
   assert.is(await ok('eth_getUncleCountByBlockNumber', ['latest']), '0x0');
   assert.is(await ok('eth_getUncleCountByBlockHash', ['0x' + '99'.repeat(32)]), null);
+  assert.is(await ok('eth_getUncleByBlockNumberAndIndex', ['latest', '0x0']), null);
+  assert.is(await ok('eth_getUncleByBlockHashAndIndex', [h, '0x0']), null);
+  assert.is(await ok('eth_coinbase'), header.miner);
 });
 
 test('state reads: balance, nonce (latest and pending), code, storage; EIP-1898 block objects; unknown block', async () => {

@@ -259,7 +259,7 @@ test('extraMethods: an extension adds an eth_ method; built-ins and foreign name
 const METHODS = [
   'web3_clientVersion', 'web3_sha3', 'net_version', 'net_listening', 'net_peerCount', 'eth_chainId', 'eth_blockNumber',
   'eth_getBlockByNumber', 'eth_getBlockByHash', 'eth_getHeaderByNumber', 'eth_getHeaderByHash', 'eth_getBlockTransactionCountByNumber', 'eth_getBlockTransactionCountByHash',
-  'eth_getUncleCountByBlockNumber', 'eth_getUncleCountByBlockHash', 'eth_getBalance', 'eth_getCode', 'eth_getStorageAt',
+  'eth_getUncleCountByBlockNumber', 'eth_getUncleCountByBlockHash', 'eth_getUncleByBlockNumberAndIndex', 'eth_getUncleByBlockHashAndIndex', 'eth_coinbase', 'eth_getBalance', 'eth_getCode', 'eth_getStorageAt',
   'eth_getTransactionCount', 'eth_gasPrice', 'eth_maxPriorityFeePerGas', 'eth_baseFee', 'eth_feeHistory', 'eth_estimateGas',
   'eth_call', 'eth_sendRawTransaction', 'eth_getTransactionByHash', 'eth_getTransactionByBlockHashAndIndex',
   'eth_getTransactionByBlockNumberAndIndex', 'eth_getTransactionReceipt', 'eth_getBlockReceipts', 'eth_getLogs', 'eth_newFilter',

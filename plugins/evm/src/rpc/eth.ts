@@ -157,6 +157,15 @@ export function ethMethods(backend: EvmBackend, opts: EthMethodsOptions): Map<st
   const uncleCount = async (ref: BlockRef): Promise<unknown> => ((await backend.block(ref)) ? '0x0' : null);
   def('eth_getUncleCountByBlockNumber', [required(parseBlockNumber)], (a) => uncleCount(a[0] as BlockRef));
   def('eth_getUncleCountByBlockHash', [required(parseHash)], (a) => uncleCount({ hash: a[0] as Uint8Array }));
+  // No uncle at any index: null, as geth answers an index past a block's uncles.
+  def('eth_getUncleByBlockNumberAndIndex', [required(parseBlockNumber), required(parseIndex)], () => null);
+  def('eth_getUncleByBlockHashAndIndex', [required(parseHash), required(parseIndex)], () => null);
+  // The address this node's blocks pay fees to (the miner field of its last accepted block), as
+  // coreth answers its etherbase.
+  def('eth_coinbase', [], async () => {
+    const b = await backend.block('latest');
+    return b ? hexData(b.header.miner) : null;
+  });
 
   const txAt = async (ref: BlockRef, index: number): Promise<unknown> => {
     const b = await backend.block(ref);
