@@ -68,7 +68,7 @@ export class TxAdmission {
   }
 
   /**
-   * Txs that became executable (a filled gap, or an accepted block: EvmChain.onPromoted): gossiped, and
+   * Txs that became executable (a filled gap, or an accepted block: EvmChain's accept): gossiped, and
    * sent to newPendingTransactions subscribers (as geth).
    */
   announce(txs: readonly TypedTransaction[]): void {

@@ -153,12 +153,6 @@ export class EvmChain {
   readonly reader: StateReader;
   readonly accepted$ = new Subject<AcceptedBlock>();
   readonly pending$ = new Subject<TxView>();
-  /**
-   * Called with the future txs an accepted block made executable. Without it a tx sent to a node
-   * that was behind waited there, unannounced, and held every later nonce of its sender on the
-   * other nodes (test/e2e/chaos.test.ts; gossip.test.ts "a tx sent to a node that is behind").
-   */
-  onPromoted: ((txs: readonly TypedTransaction[]) => void) | undefined;
   /** Tx admission (sent, signed here, gossiped): its checks, the pool, the gossip hook `onAdmitted`. */
   readonly admission: TxAdmission;
   readonly log: Logger;
@@ -223,7 +217,6 @@ export class EvmChain {
       reject: (b) => this.#reject(b),
     };
     this.admission = new TxAdmission(this, { maxTxBytes: opts.maxTxBytes, allowUnprotectedTxs: opts.allowUnprotectedTxs });
-    this.onPromoted = (txs) => this.admission.announce(txs);
   }
 
   /**
@@ -570,7 +563,9 @@ export class EvmChain {
     });
     const promoted: TypedTransaction[] = [];
     for (const [key, n] of next) for (const e of this.mempool.accepted(key, n)) promoted.push(e.tx);
-    if (promoted.length > 0) this.onPromoted?.(promoted);
+    // Announced (gossiped): unannounced, a tx sent to a node that was behind waits there and holds
+    // every later nonce of its sender on the other nodes (gossip.test.ts "a tx sent to a node that is behind").
+    if (promoted.length > 0) this.admission.announce(promoted);
     if (this.#poolLeaveWaiters.size > 0) for (const tx of b.eth.transactions) this.#releasePoolLeave(toHex(tx.hash()));
     if (this.#preferred.status !== 'processing' || !this.#onPreferredChain(this.#preferred)) this.#preferred = b;
     this.#recomputeTip();
