@@ -53,8 +53,9 @@ export interface WorkerVMOptions {
   /**
    * Deadline of the worker's start: the thread up and the plugin's module loaded (default: the larger
    * of callTimeoutMs and 60 s). Apart from callTimeoutMs, which then bounds the VM's initialize alone:
-   * start-up is the machine's speed (on two busy cores it took longer than a test's 300 ms call
-   * deadline: isolation.test.ts), a module that never finishes loading still meets this bound.
+   * start-up is the machine's speed, not the VM's, and a busy machine must not fail a short call
+   * deadline for it; a module that never finishes loading still meets this bound (isolation.test.ts
+   * "a worker whose module never finishes loading").
    */
   startTimeoutMs?: number;
 }

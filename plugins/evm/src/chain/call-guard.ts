@@ -27,9 +27,9 @@ import type { StopSignal } from '../evm-backend.js';
 import { importEvmInternal } from './patches/evm-internals.js';
 
 /**
- * Jumps between two looks at the clock: a look costs about a third of a jump of the cheapest loop,
- * so one look per 64 jumps adds under 1 %; but a loop's body may be costly (a loop emitting a LOG1
- * each holds the executing VM far longer between looks: bench/evm-abuse.mjs logtx).
+ * Jumps between two looks at the clock: few enough that a loop with a costly body (a LOG1 each:
+ * bench/evm-abuse.mjs logtx) still looks within a slice, many enough that a look stays a small
+ * part of the cheapest loop's cost (bench/evm.mjs).
  */
 const CHECK_EVERY = 64;
 /** Longest run of a call between two turns of the event loop, ms. */
@@ -49,12 +49,11 @@ export interface CallGuardClock {
 }
 
 /**
- * Guarded runs waiting for their next slice, resumed one per turn of the event loop. Each resuming on
- * its own setImmediate, the calls in flight (three call VMs and the executing VM) each ran a slice in
- * the same turn: 30-40 ms between two looks at the network, and /ext/health's p99 past 200 ms under
- * a batch of looping eth_calls beside other load (bench/attack.mjs). One slice per turn keeps it
- * near SLICE_MS; the calls share the time in turn (test "guarded runs in flight share one slice per
- * turn of the event loop").
+ * Guarded runs waiting for their next slice, resumed one per turn of the event loop: a run resuming
+ * on its own setImmediate would run in the same turn as every other run in flight (the call VMs and
+ * the executing VM), so a turn would last a slice per run. One slice per turn keeps the time between
+ * two looks at the network near SLICE_MS; the runs share it in turn (test "guarded runs in flight
+ * share one slice per turn of the event loop"; bench/attack.mjs).
  */
 export class SliceQueue {
   readonly #waiting: Array<() => void> = [];

@@ -1,8 +1,8 @@
 /**
  * Subscription notifications (newHeads, logs, newPendingTransactions, newAcceptedTransactions) at a
- * bounded cost. Before, each accepted block's listener serialized each log once per matching
- * subscription, inside the block's accept: 20 sockets × 256 `logs` subscriptions and one tx of 1,000
- * logs made 5.1 M serializations, the tx took 22-36 s to confirm and /ext/health timed out. Now:
+ * bounded cost: never a serialization per log per subscription inside a block's accept, which makes
+ * a tx's confirmation wait on subscribers (rpc-subscriptions.test.ts; test/e2e/evm-abuse.test.ts
+ * "20 WebSockets x 256 logs subscriptions"). So:
  * - each event (a block, a pooled tx) is one job; the listener only queues it, and jobs run in
  *   slices of SLICE_MS with turns of the event loop between (the first slice at once), so an accept
  *   waits for at most one slice;
