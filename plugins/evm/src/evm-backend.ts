@@ -182,6 +182,30 @@ export interface FeeHistory {
   readonly reward?: readonly (readonly bigint[])[];
 }
 
+/** One storage slot's EIP-1186 proof (eth_getProof). */
+export interface StorageProofView {
+  /** The slot's value (0 when unset). */
+  readonly value: bigint;
+  /** RLP trie nodes from the account's storage root down the path of keccak(slot), root first; empty for an empty storage trie. */
+  readonly proof: readonly Uint8Array[];
+}
+
+/**
+ * An account's EIP-1186 proof at a block (eth_getProof). An absent account answers as coreth does:
+ * balance and nonce 0, the empty code's hash and the empty trie's root, its `accountProof` proving the
+ * absence, and each slot 0 with an empty proof.
+ */
+export interface AccountProofView {
+  readonly balance: bigint;
+  readonly nonce: bigint;
+  readonly codeHash: Hash;
+  readonly storageHash: Hash;
+  /** RLP trie nodes from the block's state root down the path of keccak(address), root first. */
+  readonly accountProof: readonly Uint8Array[];
+  /** One per slot asked, in the order asked. */
+  readonly storageProof: readonly StorageProofView[];
+}
+
 export interface AcceptedBlock {
   readonly block: BlockView;
   readonly receipts: readonly ReceiptView[];
@@ -220,6 +244,13 @@ export interface EvmBackend {
   nonce(address: Address, ref: BlockRef): Promise<bigint>;
   code(address: Address, ref: BlockRef): Promise<Uint8Array>;
   storageAt(address: Address, slot: Hash, ref: BlockRef): Promise<Hash>;
+
+  /**
+   * EIP-1186 proof of `address` and its `slots` (32 bytes each) in the state of `ref`'s block. Unknown
+   * block: EvmRpcError, as for balance. `signal` (the request's) stops the trie walks between slots,
+   * rejecting with the signal's reason.
+   */
+  proof(address: Address, slots: readonly Hash[], ref: BlockRef, signal?: StopSignal): Promise<AccountProofView>;
 
   transaction(hash: Hash): Promise<TxLocation | undefined>;
   receipt(hash: Hash): Promise<ReceiptView | undefined>;

@@ -11,6 +11,7 @@ import {
   EvmRpcError,
   createEthRpc,
   type AcceptedBlock,
+  type AccountProofView,
   type Address,
   type BlockRef,
   type BlockView,
@@ -25,6 +26,7 @@ import {
   type LogView,
   type ReceiptView,
   type StateOverrides,
+  type StopSignal,
   type TxLocation,
   type TxView,
 } from '../src/index.js';
@@ -247,6 +249,19 @@ export class FakeBackend implements EvmBackend {
     this.#check('storageAt', [address, slot, ref]);
     this.#stateAt(ref);
     return filled(slot[31]!);
+  }
+  /** eth_getProof: the balance map's balance, slot i's value its last byte, one made-up node per proof. */
+  async proof(address: Address, slots: readonly Hash[], ref: BlockRef, signal?: StopSignal): Promise<AccountProofView> {
+    this.#check('proof', [address, slots, ref, signal]);
+    this.#stateAt(ref);
+    return {
+      balance: this.balances.get(toHex(address)) ?? 0n,
+      nonce: 5n,
+      codeHash: filled(0xc0),
+      storageHash: filled(0x5a),
+      accountProof: [filled(0xf1, 40), filled(0xf2, 40)],
+      storageProof: slots.map((slot) => ({ value: BigInt(slot[31]!), proof: [filled(slot[31]!, 33)] })),
+    };
   }
   async transaction(hash: Hash): Promise<TxLocation | undefined> {
     this.#check('transaction', [hash]);

@@ -12,6 +12,7 @@ import type { Observable } from 'rxjs';
 import {
   EvmRpcError,
   type AcceptedBlock,
+  type AccountProofView,
   type Address as Addr,
   type BlockRef,
   type BlockView,
@@ -33,6 +34,7 @@ import { DEFAULT_CALL_TIMEOUT_MS, SLICE_MS } from './call-guard.js';
 import type { EvmChain } from './chain.js';
 import { rpcErr, shortReason } from './eth-errors.js';
 import { nextHeaderData } from './executor.js';
+import { proveAccount } from './state/proof.js';
 import { RulesHalt, withBlockInfo } from './hooks.js';
 import type { StateView } from './reader.js';
 import { keccak256 } from './crypto.js';
@@ -179,6 +181,11 @@ export class ChainBackend implements EvmBackend {
     const b = await this.#resolveOrThrow(ref);
     const v = await this.#state(b, ({ sm }) => sm.getStorage(new Address(address), setLengthLeft(slot, 32)));
     return setLengthLeft(v, 32);
+  }
+
+  async proof(address: Addr, slots: readonly Hash[], ref: BlockRef, signal?: StopSignal): Promise<AccountProofView> {
+    const b = await this.#resolveOrThrow(ref);
+    return proveAccount(await this.chain.reader.trieAt(b.eth.header.stateRoot), address, slots, signal);
   }
 
   async transaction(hash: Hash): Promise<TxLocation | undefined> {

@@ -6,7 +6,7 @@
  */
 import { serializer } from '@cornice/sdk';
 import type { Common } from '@ethereumjs/common';
-import { createMPT } from '@ethereumjs/mpt';
+import { createMPT, type MerklePatriciaTrie } from '@ethereumjs/mpt';
 import { RLP } from '@ethereumjs/rlp';
 import { Caches, type MerkleStateManager } from '@ethereumjs/statemanager';
 import { type Account, type Address, bytesToHex, equalsBytes } from '@ethereumjs/util';
@@ -289,6 +289,14 @@ export class StateReader {
       });
     }
     return kept.sm.then(fn);
+  }
+
+  /**
+   * The account trie at `root`, for reads only (eth_getProof's walks): over the state's node store
+   * and its cache, apart from the views, so a proof waits behind no read or call.
+   */
+  trieAt(root: Uint8Array): Promise<MerklePatriciaTrie> {
+    return createMPT({ db: this.db.shallowCopy(), useKeyHashing: true, common: this.common, valueEncoding: 'view', root });
   }
 
   /** The last state manager readState made for a root other than the accepted one. */

@@ -15,6 +15,7 @@ import { DEFAULT_LANES_LIMITS, Lane, type LanesLimits } from './lanes.js';
 import { Notifier } from './notifier.js';
 import { DEFAULT_NOTIFY_LIMITS, Outboxes, type NotifyLimits } from './outbox.js';
 import { personalMethods, type PersonalOptions } from './personal.js';
+import { proofMethods } from './proof.js';
 import { createWebSocketHandler, DEFAULT_WEBSOCKET_LIMITS, type WebSocketLimits } from './websocket.js';
 
 /** A JSON-RPC method: params as the client sent them (an array); the JSON result. Throws EvmRpcError. */
@@ -85,7 +86,7 @@ export function createEthRpc(backend: EvmBackend, options: EthRpcOptions): EthRp
   const log = options.log.child({ module: 'eth-rpc' });
   const accounts = new AccountStore(options.accounts, options.clock, limits.accounts);
   const events = new ChainEvents(backend, log);
-  const lanes = { call: new Lane('eth_call', limits.callLane), scan: new Lane('log and fee history', limits.scanLane) };
+  const lanes = { call: new Lane('eth_call', limits.callLane), scan: new Lane('log, fee history and proof', limits.scanLane) };
   const filters = new FilterRegistry(backend, events, options.clock, limits, log, lanes.scan);
   const notifier = new Notifier(events, new Outboxes(limits, log));
   const personalOn = options.personal?.enabled ?? false;
@@ -93,6 +94,7 @@ export function createEthRpc(backend: EvmBackend, options: EthRpcOptions): EthRp
   const methods = new Map<string, MethodSpec>([
     ...ethMethods(backend, { clientVersion: options.clientVersion, accounts: async () => (personalOn ? accounts.list() : []), lanes }),
     ...filterMethods(filters),
+    ...proofMethods(backend, lanes.scan),
     ...personal.methods,
     // Over WebSocket these are the connection's own; over HTTP they answer as geth does.
     ['eth_subscribe', { run: notificationsUnsupported }],
