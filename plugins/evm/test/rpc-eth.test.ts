@@ -27,6 +27,14 @@ test('web3_ and net_', async () => {
   assert.is(await ok('net_peerCount'), '0x3');
 });
 
+test('a spec method this chain does not serve (eth_config): -32601 with the reason, whatever the params', async () => {
+  for (const params of [[], ['x'], [{}]]) {
+    const e = (await s.call('eth_config', params)).error!;
+    assert.is(e.code, -32601);
+    assert.match(e.message, /^the method eth_config is not available: .*fork ID/);
+  }
+});
+
 test('eth_chainId, eth_blockNumber, eth_syncing, eth_accounts', async () => {
   assert.is(await ok('eth_chainId'), '0xa866');
   assert.is(await ok('eth_blockNumber'), '0x0');

@@ -15,6 +15,7 @@ import { DEFAULT_LANES_LIMITS, Lane, type LanesLimits } from './lanes.js';
 import { Notifier } from './notifier.js';
 import { DEFAULT_NOTIFY_LIMITS, Outboxes, type NotifyLimits } from './outbox.js';
 import { personalMethods, type PersonalOptions } from './personal.js';
+import { unservedMethods } from './unserved.js';
 import { proofMethods } from './proof.js';
 import { createWebSocketHandler, DEFAULT_WEBSOCKET_LIMITS, type WebSocketLimits } from './websocket.js';
 
@@ -95,6 +96,7 @@ export function createEthRpc(backend: EvmBackend, options: EthRpcOptions): EthRp
     ...ethMethods(backend, { clientVersion: options.clientVersion, accounts: async () => (personalOn ? accounts.list() : []), lanes }),
     ...filterMethods(filters),
     ...proofMethods(backend, lanes.scan),
+    ...unservedMethods(),
     ...personal.methods,
     // Over WebSocket these are the connection's own; over HTTP they answer as geth does.
     ['eth_subscribe', { run: notificationsUnsupported }],
