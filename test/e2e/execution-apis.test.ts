@@ -23,10 +23,9 @@ import { compileToken } from '../src/solidity.js';
 
 const require = createRequire(import.meta.url);
 
-/** Methods Cornice answers -32601, each with the reason API.md gives. */
-export const CORNICE_UNSERVED: Readonly<Record<string, string>> = {
-  eth_config:
-    "EIP-7910 describes an Ethereum fork schedule by fork ID and blob schedule; this chain's upgrades are the network's, with no fork IDs (coreth does not serve it either)",
+/** Methods Cornice answers -32601, each with its reason in the error (plugins/evm/API.md lists them). */
+const CORNICE_UNSERVED: Readonly<Record<string, string>> = {
+  eth_config: 'an Ethereum fork schedule by fork ID (EIP-7910); this chain has no fork IDs',
 };
 
 /**
@@ -311,6 +310,9 @@ onCornice('every result is valid against the spec; only the documented methods a
   const v = judge(corniceOutcomes);
   assert.equal(v.failures, [], v.failures.join('\n'));
   assert.equal(v.unserved, Object.keys(CORNICE_UNSERVED).sort());
+  for (const o of corniceOutcomes.filter((x) => x.reply.error?.code === -32601)) {
+    assert.ok(o.reply.error!.message.startsWith(`the method ${o.method} is not available: `), `${o.method} says why: ${o.reply.error!.message}`);
+  }
 });
 
 const onAnvil = suite('execution-apis: anvil (the same calls, the same validator)');
