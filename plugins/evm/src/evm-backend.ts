@@ -270,9 +270,10 @@ export interface EvmBackend {
   rawTransaction(hash: Hash): Promise<Uint8Array | undefined>;
   /**
    * `req` with nonce, gas, fees and chain ID filled as eth_sendTransaction fills them, unsigned
-   * (eth_fillTransaction; `from` absent: the zero address's nonce, as geth).
+   * (eth_fillTransaction; `from` absent: the zero address's nonce, as geth). `signal` stops its gas
+   * estimate as it stops estimateGas.
    */
-  fillTransaction(req: CallRequest): Promise<TxEnvelope>;
+  fillTransaction(req: CallRequest, signal?: StopSignal): Promise<TxEnvelope>;
   /** `req` filled as fillTransaction does, signed with `privateKey`, not sent (eth_signTransaction). */
   signTransaction(req: CallRequest & { readonly from: Address }, privateKey: Uint8Array): Promise<TxEnvelope>;
 

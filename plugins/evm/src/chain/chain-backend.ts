@@ -276,19 +276,19 @@ export class ChainBackend implements EvmBackend {
     return { raw: signed.serialize(), tx: txView(signed) };
   }
 
-  async fillTransaction(req: CallRequest): Promise<TxEnvelope> {
+  async fillTransaction(req: CallRequest, signal?: StopSignal): Promise<TxEnvelope> {
     const from = req.from ?? ZERO_ADDRESS;
-    const tx = await this.#unsigned({ ...req, from });
+    const tx = await this.#unsigned({ ...req, from }, signal);
     const raw = tx.serialize();
     return { raw, tx: unsignedTxView(tx, from, raw) };
   }
 
   /** `req` with nonce, gas, fees and chain ID filled as geth's setDefaults does, unsigned (legacy with gasPrice, 2930 with an access list too, else 1559). */
-  async #unsigned(req: CallRequest & { readonly from: Addr }): Promise<TypedTransaction> {
+  async #unsigned(req: CallRequest & { readonly from: Addr }, signal?: StopSignal): Promise<TypedTransaction> {
     this.#checkRequest(req);
     if (!req.to && (req.data?.length ?? 0) === 0) throw rpcErr('contract creation without any data provided');
     const nonce = req.nonce ?? (await this.nonce(req.from, 'pending'));
-    const gasLimit = req.gas ?? (await this.estimateGas(req, 'latest'));
+    const gasLimit = req.gas ?? (await this.estimateGas(req, 'latest', undefined, signal));
     const base = { nonce, gasLimit, to: req.to ?? undefined, value: req.value ?? 0n, data: req.data ?? new Uint8Array(), chainId: this.chainId };
     let txData: Record<string, unknown>;
     if (req.gasPrice !== undefined) {
