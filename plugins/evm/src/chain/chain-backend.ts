@@ -266,7 +266,10 @@ export class ChainBackend implements EvmBackend {
   }
 
   async sendTransaction(req: CallRequest & { readonly from: Addr }, privateKey: Uint8Array): Promise<Hash> {
-    return this.chain.admission.sendSigned(signWith(await this.#unsigned(req), privateKey));
+    const tx = await this.#unsigned(req);
+    // geth's fee cap refuses it before it is signed or pooled.
+    this.chain.admission.checkSignedFee(tx);
+    return this.chain.admission.sendSigned(signWith(tx, privateKey));
   }
 
   async signTransaction(req: CallRequest & { readonly from: Addr }, privateKey: Uint8Array): Promise<TxEnvelope> {

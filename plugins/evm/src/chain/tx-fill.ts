@@ -3,8 +3,10 @@
  * built, signed, and the view of an unsigned one (geth's unsigned tx: v, r, s zero, its hash that of
  * its encoding with them). Tests: chain.test.ts "eth_fillTransaction / eth_signTransaction".
  */
+import { secp256k1 } from '@noble/curves/secp256k1.js';
 import type { Common } from '@ethereumjs/common';
 import { createTx, type TypedTransaction } from '@ethereumjs/tx';
+import { bytesToBigInt } from '@ethereumjs/util';
 import type { Address, TxView } from '../evm-backend.js';
 import { keccak256 } from './crypto.js';
 import { rpcErr, shortReason } from './eth-errors.js';
@@ -31,9 +33,20 @@ export function buildTx(data: Record<string, unknown> & { gasLimit: bigint }, co
   return tx;
 }
 
-/** `tx` signed with `privateKey`. */
+/**
+ * `tx` signed with `privateKey`. One whose gas × fee cap passes 2^256-1 (buildTx) is signed here:
+ * @ethereumjs's sign builds a new tx, which its constructor refuses; such a tx then meets geth's
+ * checks (the RPC fee cap, else "insufficient funds …").
+ */
 export function signWith(tx: TypedTransaction, privateKey: Uint8Array): TypedTransaction {
+  const price = 'maxFeePerGas' in tx ? (tx as { maxFeePerGas: bigint }).maxFeePerGas : (tx as { gasPrice: bigint }).gasPrice;
   try {
+    if (tx.gasLimit * price > MAX_UINT256) {
+      const rec = secp256k1.sign(tx.getHashedMessageToSign(), privateKey, { prehash: false, lowS: true, format: 'recovered' });
+      const recovery = BigInt(rec[0]!);
+      const v = tx.type === 0 ? recovery + 35n + 2n * tx.common.chainId() : recovery;
+      return Object.assign(tx, { v, r: bytesToBigInt(rec.subarray(1, 33)), s: bytesToBigInt(rec.subarray(33, 65)) });
+    }
     return tx.sign(privateKey) as TypedTransaction;
   } catch (e) {
     throw rpcErr(`invalid transaction: ${shortReason(e)}`);
