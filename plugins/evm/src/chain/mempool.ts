@@ -26,7 +26,7 @@
  * limits", "executable txs evict the cheapest", "future txs expire", "a filled gap promotes").
  */
 import type { TypedTransaction } from '@ethereumjs/tx';
-import { toChecksumAddress } from '@ethereumjs/util';
+import { checksumAddress } from '../checksum.js';
 import { EvmRpcError } from '../evm-backend.js';
 
 export interface PoolEntry {
@@ -216,7 +216,7 @@ export class Mempool {
     const pending = q ? q.pendingEnd : accNonce;
     if (e.nonce > pending + this.#maxGap) {
       // geth's words and its checksummed address (mempool.test.ts "nonce too high names the checksummed sender").
-      throw new EvmRpcError(-32000, `nonce too high: address ${toChecksumAddress('0x' + e.senderKey)}, tx: ${e.nonce} state: ${accNonce}`);
+      throw new EvmRpcError(-32000, `nonce too high: address ${checksumAddress(e.sender)}, tx: ${e.nonce} state: ${accNonce}`);
     }
     const { size, ...fields } = e;
     const bytes = size ?? e.tx.serialize().length;

@@ -13,25 +13,14 @@
  * eth_getLogs' are (log-reply.ts). Tests: rpc-txpool.test.ts ("txpool_content is sized before it is
  * built"), chain.test.ts, test/e2e/evm-txpool.test.ts.
  */
-import { keccak_256 } from '@noble/hashes/sha3.js';
+import { checksumAddress } from '../checksum.js';
 import type { Address, EvmBackend, StopSignal, TxView } from '../evm-backend.js';
 import { required, type MethodSpec } from './dispatch.js';
 import { txJson } from './format.js';
 import { hexData, parseAddress, quantity } from './hex.js';
 import { poolFull, RawJson, Slicer, tooLarge, type ReplyBudget } from './request.js';
 
-/** An address as geth's Address.Hex() writes it: EIP-55 mixed-case checksum. */
-export function checksumAddress(address: Uint8Array): string {
-  const lower = hexData(address).slice(2);
-  const hash = keccak_256(new TextEncoder().encode(lower));
-  let out = '0x';
-  for (let i = 0; i < lower.length; i++) {
-    const c = lower[i]!;
-    const nibble = (hash[i >> 1]! >> (i % 2 === 0 ? 4 : 0)) & 0xf;
-    out += nibble >= 8 ? c.toUpperCase() : c;
-  }
-  return out;
-}
+export { checksumAddress };
 
 /**
  * The most characters a pending tx's JSON takes: its fields (at most ~1,100: 32-byte quantities,
