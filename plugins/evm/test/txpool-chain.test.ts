@@ -7,7 +7,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { RLP } from '@ethereumjs/rlp';
-import { createTxFromRLP } from '@ethereumjs/tx';
+import { createTx, createTxFromRLP } from '@ethereumjs/tx';
 import { bigIntToUnpaddedBytes, toChecksumAddress } from '@ethereumjs/util';
 import { EvmRpcError } from '../src/index.js';
 import { keccak256 } from '../src/chain/crypto.js';
@@ -126,6 +126,13 @@ test("raw txs with values @ethereumjs refuses get geth's texts: fee cap / tip pa
     assert.is(await refusal(send(raw1559({ feeCap: 1n, tip: 2n ** 256n }))), 'max priority fee per gas higher than 2^256-1');
     assert.is(await refusal(send(raw1559({ feeCap: 2n ** 256n, gas: 200_000_000n }))), 'exceeds block gas limit', 'the gas limit first, as geth');
     assert.is(await refusal(send(raw1559({ v: new Uint8Array(33).fill(1) }))), 'invalid sender');
+    assert.is(await refusal(send(raw1559({ v: Uint8Array.of(2) }))), 'invalid sender', 'a y-parity of 2');
+    // A legacy v under 35 but not 0, 1, 27 or 28: protected, for the chain geth derives in uint64 arithmetic.
+    const unprotected = RLP.decode(createTx({ type: 0, nonce: 0n, to: addr(1), gasLimit: 21_000n, gasPrice: 50n * GWEI }, { common }).sign(EWOQ_KEY).serialize()) as Uint8Array[];
+    unprotected[6] = Uint8Array.of(30);
+    assert.is(await refusal(send(RLP.encode(unprotected))), 'invalid chain id for signer: have 9223372036854775805 want 43110');
+    unprotected[6] = Uint8Array.of(1);
+    assert.is(await refusal(send(RLP.encode(unprotected))), 'only replay-protected (EIP-155) transactions allowed over RPC');
     // Signed over its own fields: the sender is known, the cost is past any balance.
     const feeCap = 2n ** 250n;
     const cost = 21_000n * feeCap;

@@ -123,7 +123,7 @@ export class TxAdmission {
     } catch (e) {
       // The RLP has its type's shape and its values passed geth's bounds: what is left is a signature @ethereumjs refuses.
       const reason = shortReason(e);
-      throw rpcErr(/signature|[vrs]-value|yParity/i.test(reason) ? 'invalid sender' : `invalid transaction: ${reason}`);
+      throw rpcErr(/signature|[vrs]-value|yParity|y-parity|v = 27\/28/i.test(reason) ? 'invalid sender' : `invalid transaction: ${reason}`);
     }
     return this.#admit(tx, raw, gossip);
   }
@@ -139,11 +139,13 @@ export class TxAdmission {
     let chainId: bigint | undefined;
     if (f.type === 0) {
       const v = bytesToBigInt(f.items[6] ?? new Uint8Array());
-      if (v === 27n || v === 28n) {
+      // geth: v 0, 1, 27 or 28 is not replay-protected; any other is, for the chain (v - 35) / 2 in
+      // uint64 arithmetic (v 30: 2^63 - 3, never this chain).
+      if (v === 27n || v === 28n || v === 0n || v === 1n) {
         if (!this.#opts.allowUnprotectedTxs) throw rpcErr('only replay-protected (EIP-155) transactions allowed over RPC');
         return;
       }
-      if (v >= 35n) chainId = (v - 35n) / 2n;
+      chainId = (v >= 35n ? v - 35n : (v - 35n + (1n << 64n)) % (1n << 64n)) / 2n;
     } else {
       chainId = bytesToBigInt(f.items[0] ?? new Uint8Array());
     }
