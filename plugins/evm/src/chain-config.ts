@@ -18,6 +18,11 @@ const CONFIG_KEYS: Record<string, (v: unknown, key: string) => Partial<EvmChainO
     if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 21_000) throw badConfig(key, 'must be a whole number of gas >= 21000');
     return { rpcGasCap: BigInt(v) };
   },
+  // coreth's bound on a tx's fee over the RPC, in whole native units (0: none).
+  'rpc-tx-fee-cap': (v, key) => {
+    if (typeof v !== 'number' || !Number.isFinite(v) || v < 0) throw badConfig(key, 'must be a number >= 0 (whole native units; 0: no cap)');
+    return { rpcTxFeeCap: v };
+  },
   // coreth's API list: this VM serves eth, eth-filter, net, web3 and the internal-* reads always;
   // the list decides personal_ and node-held accounts (rpc/personal.ts). An unknown name fails, as in coreth.
   'eth-apis': (v, key) => {

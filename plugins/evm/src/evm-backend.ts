@@ -211,6 +211,21 @@ export interface AcceptedBlock {
   readonly receipts: readonly ReceiptView[];
 }
 
+/** The mempool's txs as geth's txpool_content splits them, each list by sender then nonce. */
+export interface PoolContent {
+  /** Executable: each sender's contiguous nonces from its account nonce. */
+  readonly pending: readonly TxView[];
+  /** Future: after a nonce gap. */
+  readonly queued: readonly TxView[];
+}
+
+/** A transaction and its encoding (legacy RLP or typed envelope): eth_signTransaction, eth_fillTransaction. */
+export interface TxEnvelope {
+  readonly raw: Uint8Array;
+  /** Unsigned (eth_fillTransaction): v, r, s 0 and the hash of that encoding. */
+  readonly tx: TxView;
+}
+
 /**
  * What tells a backend call to stop: the request's client went away or its deadline passed. An
  * AbortSignal is one; the front end passes a lighter object of the same shape (rpc/request.ts's
@@ -274,6 +289,24 @@ export interface EvmBackend {
   call(req: CallRequest, ref: BlockRef, overrides?: StateOverrides, signal?: StopSignal): Promise<CallResult>;
   /** The gas `req` needs (geth's search); a revert is an EvmRpcError with code 3 and the revert data. `signal` as for call. */
   estimateGas(req: CallRequest, ref: BlockRef, overrides?: StateOverrides, signal?: StopSignal): Promise<bigint>;
+
+  /**
+   * The mempool's txs (txpool_content, txpool_inspect, eth_pendingTransactions), only `from`'s when
+   * given: as many as the pool's bounds let it hold, so a caller sizes its reply before building it.
+   */
+  poolContent(from?: Address): PoolContent;
+  /** How many txs the mempool holds in each part (txpool_status). */
+  poolStatus(): { readonly pending: number; readonly queued: number };
+  /** The encoding of a mined or pooled tx (eth_getRawTransactionByHash); undefined if unknown. */
+  rawTransaction(hash: Hash): Promise<Uint8Array | undefined>;
+  /**
+   * `req` with nonce, gas, fees and chain ID filled as eth_sendTransaction fills them, unsigned
+   * (eth_fillTransaction; `from` absent: the zero address's nonce, as geth). `signal` stops its gas
+   * estimate as it stops estimateGas.
+   */
+  fillTransaction(req: CallRequest, signal?: StopSignal): Promise<TxEnvelope>;
+  /** `req` filled as fillTransaction does, signed with `privateKey`, not sent (eth_signTransaction). */
+  signTransaction(req: CallRequest & { readonly from: Address }, privateKey: Uint8Array): Promise<TxEnvelope>;
 
   gasPrice(): Promise<bigint>;
   maxPriorityFeePerGas(): Promise<bigint>;

@@ -96,7 +96,8 @@ test("eth_call, eth_estimateGas and personal_sendTransaction refuse what geth re
     const send = (r: Omit<Parameters<typeof be.sendTransaction>[0], 'from'>) => be.sendTransaction({ from: EWOQ, ...r }, EWOQ_KEY);
     await rejectsWith(send({ data: new Uint8Array(49_153), gas: 3_000_000n }), -32000, /^max initcode size exceeded: code size 49153 limit 49152$/);
     await rejectsWith(send({ to, gas: 21_000n, maxFeePerGas: 1n, maxPriorityFeePerGas: 2n }), -32000, /^maxFeePerGas \(1\) < maxPriorityFeePerGas \(2\)$/);
-    await rejectsWith(send({ to, gas: 21_000n, gasPrice: 2n ** 250n }), -32000, /^invalid transaction: gas limit \* gasPrice cannot exceed MAX_INTEGER$/);
+    // geth's bound on the fee of a tx sent through the RPC (coreth's rpc-tx-fee-cap, 100) comes first; @ethereumjs's overflow text no more.
+    await rejectsWith(send({ to, gas: 21_000n, gasPrice: 2n ** 250n }), -32000, /^tx fee \(3799427928\d+\.00 ether\) exceeds the configured cap \(100\.00 ether\)$/);
   } finally {
     await vm.shutdown();
   }

@@ -107,13 +107,15 @@ test('options out of range (from code or a parseConfig hook) fail initialize, na
 });
 
 test("the default chain config reads coreth's allow-unprotected-txs and rpc-gas-cap; bad values fail naming the key; other keys are logged and ignored", async () => {
-  const { options, ignored } = parseChainConfig(utf8Encode(JSON.stringify({ 'allow-unprotected-txs': true, 'rpc-gas-cap': 100_000, 'pruning-enabled': true })));
-  assert.equal(options, { allowUnprotectedTxs: true, rpcGasCap: 100_000n });
+  const { options, ignored } = parseChainConfig(utf8Encode(JSON.stringify({ 'allow-unprotected-txs': true, 'rpc-gas-cap': 100_000, 'rpc-tx-fee-cap': 0.5, 'pruning-enabled': true })));
+  assert.equal(options, { allowUnprotectedTxs: true, rpcGasCap: 100_000n, rpcTxFeeCap: 0.5 });
   assert.equal(ignored, ['pruning-enabled']);
   for (const [config, want] of [
     [{ 'allow-unprotected-txs': 'yes' }, /^invalid chain config file: allow-unprotected-txs: must be true or false$/],
     [{ 'rpc-gas-cap': 5 }, /^invalid chain config file: rpc-gas-cap: must be a whole number of gas >= 21000$/],
     [{ 'rpc-gas-cap': 1e300 }, /rpc-gas-cap: must be a whole number/],
+    [{ 'rpc-tx-fee-cap': -1 }, /^invalid chain config file: rpc-tx-fee-cap: must be a number >= 0/],
+    [{ 'rpc-tx-fee-cap': '100' }, /rpc-tx-fee-cap: must be a number >= 0/],
   ] as const) {
     const err = await new EvmVM().initialize(testChainContext(), { genesis: GENESIS, config: utf8Encode(JSON.stringify(config)) }).then(() => undefined, (e: unknown) => e);
     assert.ok(hasErrorCode(err, 'InvalidConfig'), String(err));

@@ -24,9 +24,11 @@ import {
   type Hash,
   type LogFilter,
   type LogView,
+  type PoolContent,
   type ReceiptView,
   type StateOverrides,
   type StopSignal,
+  type TxEnvelope,
   type TxLocation,
   type TxView,
 } from '../src/index.js';
@@ -122,6 +124,10 @@ export class FakeBackend implements EvmBackend {
   readonly calls: Array<{ method: string; args: unknown[] }> = [];
   readonly sent: Array<{ req: CallRequest; key: Uint8Array }> = [];
   readonly pool: TxView[] = [];
+  /** Future txs (after a nonce gap): txpool_content's "queued". */
+  readonly queued: TxView[] = [];
+  /** Encodings by lower-case hex hash (eth_getRawTransactionByHash). */
+  readonly raws = new Map<string, Uint8Array>();
   callResult: CallResult = { returnData: Uint8Array.of(0, 0, 0, 42), gasUsed: 21_000n };
   /** When set, every method throws it (bugs, timeouts). */
   failWith: (() => unknown) | undefined;
@@ -307,6 +313,29 @@ export class FakeBackend implements EvmBackend {
     this.#check('sendTransaction', [req]);
     this.sent.push({ req, key: privateKey.slice() });
     return filled(0x5e);
+  }
+  poolContent(from?: Address): PoolContent {
+    this.#check('poolContent', [from]);
+    const mine = (t: TxView) => from === undefined || toHex(t.from) === toHex(from);
+    return { pending: this.pool.filter(mine), queued: this.queued.filter(mine) };
+  }
+  poolStatus(): { pending: number; queued: number } {
+    this.#check('poolStatus', []);
+    return { pending: this.pool.length, queued: this.queued.length };
+  }
+  async rawTransaction(hash: Hash): Promise<Uint8Array | undefined> {
+    this.#check('rawTransaction', [hash]);
+    return this.raws.get(toHex(hash));
+  }
+  async fillTransaction(req: CallRequest): Promise<TxEnvelope> {
+    this.#check('fillTransaction', [req]);
+    const tx = makeTx({ from: req.from ?? new Uint8Array(20), nonce: req.nonce ?? 7n, gas: req.gas ?? 21_000n, v: 0n, r: 0n, s: 0n, yParity: 0 });
+    return { raw: Uint8Array.of(2, 0xc1, 0x80), tx };
+  }
+  async signTransaction(req: CallRequest & { readonly from: Address }, privateKey: Uint8Array): Promise<TxEnvelope> {
+    this.#check('signTransaction', [req]);
+    this.sent.push({ req, key: privateKey.slice() });
+    return { raw: Uint8Array.of(2, 0xc1, 0x01), tx: makeTx({ from: req.from, nonce: req.nonce ?? 0n, gas: req.gas ?? 0n }) };
   }
   async call(req: CallRequest, ref: BlockRef, overrides?: StateOverrides, _signal?: AbortSignal): Promise<CallResult> {
     this.#check('call', [req, ref, overrides]);

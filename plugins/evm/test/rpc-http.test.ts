@@ -118,7 +118,7 @@ test('invalid requests: -32600 naming the problem', async () => {
 });
 
 test('unknown method and foreign namespaces: -32601 in geth words', async () => {
-  for (const m of ['eth_nope', 'debug_traceTransaction', 'admin_peers', 'txpool_content', 'avax.getUTXOs', 'constructor', '__proto__', 'toString']) {
+  for (const m of ['eth_nope', 'debug_traceTransaction', 'admin_peers', 'txpool_nope', 'avax.getUTXOs', 'constructor', '__proto__', 'toString']) {
     const r = await s.call(m);
     assert.is(r.error?.code, -32601, m);
     assert.is(r.error?.message, `the method ${m} does not exist/is not available`);
@@ -266,7 +266,8 @@ const METHODS = [
   'eth_newBlockFilter', 'eth_newPendingTransactionFilter', 'eth_getFilterChanges', 'eth_getFilterLogs', 'eth_uninstallFilter',
   'eth_accounts', 'eth_syncing', 'eth_subscribe', 'eth_unsubscribe', 'eth_sendTransaction', 'eth_sign', 'personal_newAccount',
   'personal_listAccounts', 'personal_unlockAccount', 'personal_lockAccount', 'personal_importRawKey', 'personal_sendTransaction',
-  'personal_sign', 'personal_ecRecover',
+  'personal_sign', 'personal_ecRecover', 'eth_signTransaction', 'eth_fillTransaction', 'eth_getRawTransactionByHash', 'eth_blobBaseFee',
+  'eth_pendingTransactions', 'txpool_content', 'txpool_contentFrom', 'txpool_inspect', 'txpool_status',
 ];
 
 test('sweep: malformed params to every method never give -32603, and the front end keeps answering', async () => {

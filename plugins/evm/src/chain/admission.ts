@@ -9,22 +9,21 @@
  */
 import { toHex, type Logger } from '@cornice/sdk';
 import type { Common } from '@ethereumjs/common';
-import { RLP } from '@ethereumjs/rlp';
-import { createTxFromRLP, type TypedTransaction } from '@ethereumjs/tx';
+import type { TypedTransaction } from '@ethereumjs/tx';
 import { Address, bytesToBigInt } from '@ethereumjs/util';
 import type { Subject } from 'rxjs';
-import { EvmRpcError, type Hash, type TxView } from '../evm-backend.js';
+import type { Hash, TxView } from '../evm-backend.js';
 import type { EvmBlock } from '../block.js';
 import { rpcErr, shortReason } from './eth-errors.js';
 import { freezeWithSender, supportedTxType } from './executor.js';
 import { hookState } from './hooks.js';
 import { txRlpError } from './tx-rlp.js';
+import { decodeRawTx, rawTxFields, TIP_ABOVE_FEE_CAP, valueRefusal, type RawTxFields } from './tx-decode.js';
+import { txFeeRefusal } from './tx-fee-cap.js';
 import type { Mempool } from './mempool.js';
 import type { StateReader } from './reader.js';
 import type { BlockInfo, ChainRules, HeaderFields } from './rules.js';
 import { txView } from './views.js';
-
-const TIP_ABOVE_FEE_CAP = 'max priority fee per gas higher than max fee per gas';
 
 /** What admission reads of the chain (EvmChain). */
 export interface AdmissionHost {
@@ -49,7 +48,15 @@ export interface AdmissionOptions {
   readonly maxTxBytes?: number;
   /** Admit legacy txs without EIP-155 replay protection (default false, as coreth). */
   readonly allowUnprotectedTxs?: boolean;
+  /**
+   * Most fee (gas × fee cap, in whole native units) a tx sent or signed through the RPC may offer
+   * (default 100, as coreth's rpc-tx-fee-cap; 0: no bound). Gossiped txs are not bounded by it.
+   */
+  readonly rpcTxFeeCap?: number;
 }
+
+/** Default of AdmissionOptions.rpcTxFeeCap (coreth's). */
+export const DEFAULT_RPC_TX_FEE_CAP = 100;
 
 export class TxAdmission {
   /**
@@ -94,6 +101,7 @@ export class TxAdmission {
     return this.#admitRaw(raw, false);
   }
 
+  /** `gossip`: sent to this node through the RPC (gossiped once executable, bounded by the fee cap). */
   async #admitRaw(raw: Uint8Array, gossip: boolean): Promise<Hash> {
     const max = this.#opts.maxTxBytes ?? 128 * 1024;
     if (raw.length > max) throw rpcErr(`oversized data: transaction size ${raw.length}, limit ${max}`);
@@ -103,46 +111,56 @@ export class TxAdmission {
     if (typed && raw[0] !== 1 && raw[0] !== 2) throw rpcErr('transaction type not supported');
     const malformed = typed ? txRlpError(raw[0]!, raw.subarray(1)) : txRlpError(0, raw);
     if (malformed !== undefined) throw rpcErr(malformed);
-    this.#checkChainId(raw);
+    const fields = rawTxFields(raw);
+    if (gossip) this.#checkFee(fields.feeCap, fields.gas);
+    this.#checkChainId(fields);
+    const refused = valueRefusal(fields, this.#chain.lastAccepted.eth.header.gasLimit);
+    if (refused !== undefined) throw rpcErr(refused);
     let tx: TypedTransaction;
     try {
       // Unfrozen: admission freezes it once its sender is known (freezeWithSender).
-      tx = createTxFromRLP(raw, { common: this.#chain.txCommon, freeze: false });
+      tx = decodeRawTx(raw, fields, this.#chain.txCommon);
     } catch (e) {
-      // The RLP has its type's shape (txRlpError): what is left is a value @ethereumjs refuses.
+      // The RLP has its type's shape and its values passed geth's bounds: what is left is a signature @ethereumjs refuses.
       const reason = shortReason(e);
-      if (/maxFeePerGas cannot be less than maxPriorityFeePerGas/.test(reason)) throw rpcErr(TIP_ABOVE_FEE_CAP);
-      throw rpcErr(/signature|[vrs]-value|yParity/i.test(reason) ? 'invalid sender' : `invalid transaction: ${reason}`);
+      throw rpcErr(/signature|[vrs]-value|yParity|y-parity|v = 27\/28/i.test(reason) ? 'invalid sender' : `invalid transaction: ${reason}`);
     }
     return this.#admit(tx, raw, gossip);
   }
 
+  /** geth's bound on what a tx sent through the RPC may pay (coreth's rpc-tx-fee-cap). */
+  #checkFee(feeCap: bigint, gas: bigint): void {
+    const refused = txFeeRefusal(feeCap, gas, this.#opts.rpcTxFeeCap ?? DEFAULT_RPC_TX_FEE_CAP);
+    if (refused !== undefined) throw rpcErr(refused);
+  }
+
   /** The chain ID a raw tx is signed for, checked before decoding (a mismatch would be a vaguer decode error). */
-  #checkChainId(raw: Uint8Array): void {
+  #checkChainId(f: RawTxFields): void {
     let chainId: bigint | undefined;
-    try {
-      if (raw[0]! >= 0xc0) {
-        const fields = RLP.decode(raw) as Uint8Array[];
-        const v = bytesToBigInt(fields[6] ?? new Uint8Array());
-        if (v === 27n || v === 28n) {
-          if (!this.#opts.allowUnprotectedTxs) throw rpcErr('only replay-protected (EIP-155) transactions allowed over RPC');
-          return;
-        }
-        if (v >= 35n) chainId = (v - 35n) / 2n;
-      } else {
-        const fields = RLP.decode(raw.subarray(1)) as Uint8Array[];
-        chainId = bytesToBigInt(fields[0] ?? new Uint8Array());
+    if (f.type === 0) {
+      const v = bytesToBigInt(f.items[6] ?? new Uint8Array());
+      // geth: v 0, 1, 27 or 28 is not replay-protected; any other is, for the chain (v - 35) / 2 in
+      // uint64 arithmetic (v 30: 2^63 - 3, never this chain).
+      if (v === 27n || v === 28n || v === 0n || v === 1n) {
+        if (!this.#opts.allowUnprotectedTxs) throw rpcErr('only replay-protected (EIP-155) transactions allowed over RPC');
+        return;
       }
-    } catch (e) {
-      if (e instanceof EvmRpcError) throw e;
-      throw rpcErr(`invalid transaction: ${shortReason(e)}`);
+      chainId = (v >= 35n ? v - 35n : (v - 35n + (1n << 64n)) % (1n << 64n)) / 2n;
+    } else {
+      chainId = bytesToBigInt(f.items[0] ?? new Uint8Array());
     }
     if (chainId !== undefined && chainId !== this.#chain.chainId) throw rpcErr(`invalid chain id for signer: have ${chainId} want ${this.#chain.chainId}`);
   }
 
   /** A tx signed here (personal_sendTransaction, eth_sendTransaction): gossiped once it is executable. */
   sendSigned(tx: TypedTransaction): Promise<Hash> {
+    this.#checkFee(feeCapOf(tx), tx.gasLimit);
     return this.#admit(tx, undefined, true);
+  }
+
+  /** Refuses a tx signed here for eth_signTransaction that pays past the RPC fee cap, as geth does before signing. */
+  checkSignedFee(tx: TypedTransaction): void {
+    this.#checkFee(feeCapOf(tx), tx.gasLimit);
   }
 
   /** Admission of a decoded tx (`raw`: the bytes it was decoded from): the pool's and the state's checks with Ethereum's texts. Not gossiped. */
@@ -154,7 +172,7 @@ export class TxAdmission {
     if (!supportedTxType(tx)) throw rpcErr('transaction type not supported');
     const gasLimit = this.#chain.lastAccepted.eth.header.gasLimit;
     if (tx.gasLimit > gasLimit) throw rpcErr('exceeds block gas limit');
-    const feeCap = 'maxFeePerGas' in tx ? (tx as { maxFeePerGas: bigint }).maxFeePerGas : (tx as { gasPrice: bigint }).gasPrice;
+    const feeCap = feeCapOf(tx);
     const tip = 'maxPriorityFeePerGas' in tx ? (tx as { maxPriorityFeePerGas: bigint }).maxPriorityFeePerGas : feeCap;
     if (tip > feeCap) throw rpcErr(TIP_ABOVE_FEE_CAP);
     let sender: Uint8Array;
@@ -200,4 +218,9 @@ export class TxAdmission {
     if (promoted.length > 0) this.announce(promoted.map((p) => p.tx));
     return hash;
   }
+}
+
+/** A tx's fee cap: maxFeePerGas, or a legacy / EIP-2930 gasPrice. */
+function feeCapOf(tx: TypedTransaction): bigint {
+  return 'maxFeePerGas' in tx ? (tx as { maxFeePerGas: bigint }).maxFeePerGas : (tx as { gasPrice: bigint }).gasPrice;
 }

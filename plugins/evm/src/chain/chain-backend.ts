@@ -23,9 +23,11 @@ import {
   type Hash,
   type LogFilter,
   type LogView,
+  type PoolContent,
   type ReceiptView,
   type StateOverrides,
   type StopSignal,
+  type TxEnvelope,
   type TxLocation,
   type TxView,
 } from '../evm-backend.js';
@@ -38,6 +40,7 @@ import { proveAccount } from './state/proof.js';
 import { RulesHalt, withBlockInfo } from './hooks.js';
 import type { StateView } from './reader.js';
 import { keccak256 } from './crypto.js';
+import { buildTx, signWith, unsignedTxView } from './tx-fill.js';
 import { blockView, effectiveGasPrice, receiptViews, txView } from './views.js';
 
 /** Default of EvmChainOptions.receiptWaitMs. */
@@ -270,9 +273,32 @@ export class ChainBackend implements EvmBackend {
   }
 
   async sendTransaction(req: CallRequest & { readonly from: Addr }, privateKey: Uint8Array): Promise<Hash> {
+    const tx = await this.#unsigned(req);
+    // geth's fee cap refuses it before it is signed or pooled.
+    this.chain.admission.checkSignedFee(tx);
+    return this.chain.admission.sendSigned(signWith(tx, privateKey));
+  }
+
+  async signTransaction(req: CallRequest & { readonly from: Addr }, privateKey: Uint8Array): Promise<TxEnvelope> {
+    const tx = await this.#unsigned(req);
+    this.chain.admission.checkSignedFee(tx);
+    const signed = signWith(tx, privateKey);
+    return { raw: signed.serialize(), tx: txView(signed) };
+  }
+
+  async fillTransaction(req: CallRequest, signal?: StopSignal): Promise<TxEnvelope> {
+    const from = req.from ?? ZERO_ADDRESS;
+    const tx = await this.#unsigned({ ...req, from }, signal);
+    const raw = tx.serialize();
+    return { raw, tx: unsignedTxView(tx, from, raw) };
+  }
+
+  /** `req` with nonce, gas, fees and chain ID filled as geth's setDefaults does, unsigned (legacy with gasPrice, 2930 with an access list too, else 1559). */
+  async #unsigned(req: CallRequest & { readonly from: Addr }, signal?: StopSignal): Promise<TypedTransaction> {
     this.#checkRequest(req);
+    if (!req.to && (req.data?.length ?? 0) === 0) throw rpcErr('contract creation without any data provided');
     const nonce = req.nonce ?? (await this.nonce(req.from, 'pending'));
-    const gasLimit = req.gas ?? (await this.estimateGas(req, 'latest'));
+    const gasLimit = req.gas ?? (await this.estimateGas(req, 'latest', undefined, signal));
     const base = { nonce, gasLimit, to: req.to ?? undefined, value: req.value ?? 0n, data: req.data ?? new Uint8Array(), chainId: this.chainId };
     let txData: Record<string, unknown>;
     if (req.gasPrice !== undefined) {
@@ -280,15 +306,31 @@ export class ChainBackend implements EvmBackend {
     } else {
       const tip = req.maxPriorityFeePerGas ?? this.chain.fees.suggestedTip();
       const maxFee = req.maxFeePerGas ?? 2n * (await this.chain.nextBaseFee()) + tip;
+      if (maxFee < tip) throw rpcErr(`maxFeePerGas (${maxFee}) < maxPriorityFeePerGas (${tip})`);
       txData = { ...base, type: 2, maxFeePerGas: maxFee, maxPriorityFeePerGas: tip, ...(req.accessList ? { accessList: toAccessList(req) } : {}) };
     }
-    let signed: TypedTransaction;
-    try {
-      signed = createTx(txData as never, { common: this.chain.txCommon, freeze: false }).sign(privateKey) as TypedTransaction;
-    } catch (e) {
-      throw rpcErr(`invalid transaction: ${shortReason(e)}`);
+    return buildTx(txData as Record<string, unknown> & { gasLimit: bigint }, this.chain.txCommon);
+  }
+
+  // ------------------------------------------------------------------ the pool (txpool_, eth_pendingTransactions, eth_getRawTransactionByHash)
+
+  poolContent(from?: Addr): PoolContent {
+    const { pending, queued } = this.chain.mempool.content(from && toHex(from));
+    return { pending: pending.map((e) => txView(e.tx)), queued: queued.map((e) => txView(e.tx)) };
+  }
+
+  poolStatus(): { pending: number; queued: number } {
+    const s = this.chain.mempool.stats();
+    return { pending: s.executable, queued: s.future };
+  }
+
+  async rawTransaction(hash: Hash): Promise<Uint8Array | undefined> {
+    const loc = await this.chain.txLocation(hash);
+    if (loc) {
+      const tx = (await this.chain.acceptedAt(loc.number))?.eth.transactions[loc.index];
+      if (tx) return tx.serialize();
     }
-    return this.chain.admission.sendSigned(signed);
+    return this.chain.mempool.get(toHex(hash))?.tx.serialize();
   }
 
   // ------------------------------------------------------------------ execution

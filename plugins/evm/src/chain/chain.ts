@@ -49,6 +49,11 @@ export interface EvmChainOptions {
   maxTxBytes?: number;
   /** Admit legacy txs without EIP-155 replay protection (default false, as coreth). */
   allowUnprotectedTxs?: boolean;
+  /**
+   * Most fee (gas × fee cap, whole native units) of a tx sent or signed through the RPC (default 100,
+   * as coreth's rpc-tx-fee-cap; 0: no bound). admission.ts, tx-fee-cap.ts.
+   */
+  rpcTxFeeCap?: number;
   /** Gas cap of eth_call / eth_estimateGas (default 50,000,000, as coreth). */
   rpcGasCap?: bigint;
   /** Longest an eth_call or eth_estimateGas runs, ms (default 5,000, as geth's --rpc.evmtimeout; 0: no bound). */
@@ -123,6 +128,10 @@ export function checkOptions(opts: EvmChainOptions): void {
     if (v !== undefined && !(typeof v === 'number' && Number.isSafeInteger(v) && v >= min)) {
       throw new EvmChainError('InvalidConfig', `invalid chain option mempool.${name}: must be a whole number >= ${min}, got ${String(v)}`);
     }
+  }
+  const feeCap = opts.rpcTxFeeCap;
+  if (feeCap !== undefined && !(typeof feeCap === 'number' && Number.isFinite(feeCap) && feeCap >= 0)) {
+    throw new EvmChainError('InvalidConfig', `invalid chain option rpcTxFeeCap: must be a number >= 0, got ${String(feeCap)}`);
   }
   for (const name of ['rpcGasCap', 'logsMaxBlockRange'] as const) {
     const v = opts[name];
@@ -216,7 +225,7 @@ export class EvmChain {
       accept: (b) => this.#accept(b),
       reject: (b) => this.#reject(b),
     };
-    this.admission = new TxAdmission(this, { maxTxBytes: opts.maxTxBytes, allowUnprotectedTxs: opts.allowUnprotectedTxs });
+    this.admission = new TxAdmission(this, { maxTxBytes: opts.maxTxBytes, allowUnprotectedTxs: opts.allowUnprotectedTxs, rpcTxFeeCap: opts.rpcTxFeeCap });
   }
 
   /**

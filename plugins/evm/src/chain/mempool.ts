@@ -26,6 +26,7 @@
  * limits", "executable txs evict the cheapest", "future txs expire", "a filled gap promotes").
  */
 import type { TypedTransaction } from '@ethereumjs/tx';
+import { checksumAddress } from '../checksum.js';
 import { EvmRpcError } from '../evm-backend.js';
 
 export interface PoolEntry {
@@ -214,7 +215,8 @@ export class Mempool {
     if (q && e.nonce < q.accNonce) throw new EvmRpcError(-32000, `nonce too low: next nonce ${q.accNonce}, tx nonce ${e.nonce}`);
     const pending = q ? q.pendingEnd : accNonce;
     if (e.nonce > pending + this.#maxGap) {
-      throw new EvmRpcError(-32000, `nonce too high: address 0x${e.senderKey}, tx: ${e.nonce} state: ${accNonce}`);
+      // geth's words and its checksummed address (mempool.test.ts "nonce too high names the checksummed sender").
+      throw new EvmRpcError(-32000, `nonce too high: address ${checksumAddress(e.sender)}, tx: ${e.nonce} state: ${accNonce}`);
     }
     const { size, ...fields } = e;
     const bytes = size ?? e.tx.serialize().length;
@@ -312,6 +314,23 @@ export class Mempool {
     if (q.txs.size === 0) this.#bySender.delete(senderKey);
     this.#trimExecutable();
     return promoted.filter((e) => this.#byHash.get(e.hashKey) === e);
+  }
+
+  /**
+   * The pooled txs as geth's txpool_content splits them: `pending` the executable ones, `queued` the
+   * future ones; each by sender (lower-case hex key) then nonce. Only `senderKey`'s when given. As
+   * large as the pool's bounds let it be (globalSlots + globalQueue txs at most).
+   */
+  content(senderKey?: string): { pending: PoolEntry[]; queued: PoolEntry[] } {
+    this.#expire();
+    const pending: PoolEntry[] = [];
+    const queued: PoolEntry[] = [];
+    const senders = senderKey === undefined ? [...this.#bySender.keys()].sort() : this.#bySender.has(senderKey) ? [senderKey] : [];
+    for (const key of senders) {
+      const txs = [...this.#bySender.get(key)!.txs.values()].sort((a, b) => (a.nonce < b.nonce ? -1 : 1));
+      for (const e of txs) (e.queuedAt === undefined ? pending : queued).push(e);
+    }
+    return { pending, queued };
   }
 
   /** Every pooled tx (for tests and shutdown). */

@@ -1,7 +1,7 @@
 /**
  * The Ethereum JSON-RPC front end of an EVM chain: `/rpc` (HTTP POST, single calls and batches) and
  * `/ws` (the same methods plus eth_subscribe / eth_unsubscribe), over an `EvmBackend`.
- * Methods are in the web3_, net_, eth_ and personal_ namespaces only (API.md lists them).
+ * Methods are in the web3_, net_, eth_, personal_ and txpool_ namespaces only (API.md lists them).
  */
 import { NodeError, type Clock, type HttpHandler, type KeyValueStore, type Logger, type WebSocketHandler } from '@cornice/sdk';
 import { EvmRpcError, type EvmBackend } from '../evm-backend.js';
@@ -15,8 +15,10 @@ import { DEFAULT_LANES_LIMITS, Lane, type LanesLimits } from './lanes.js';
 import { Notifier } from './notifier.js';
 import { DEFAULT_NOTIFY_LIMITS, Outboxes, type NotifyLimits } from './outbox.js';
 import { personalMethods, type PersonalOptions } from './personal.js';
-import { unservedMethods } from './unserved.js';
 import { proofMethods } from './proof.js';
+import { txMethods } from './tx-methods.js';
+import { txpoolMethods } from './txpool.js';
+import { unservedMethods } from './unserved.js';
 import { createWebSocketHandler, DEFAULT_WEBSOCKET_LIMITS, type WebSocketLimits } from './websocket.js';
 
 /** A JSON-RPC method: params as the client sent them (an array); the JSON result. Throws EvmRpcError. */
@@ -50,7 +52,7 @@ export interface EthRpcOptions {
   clock: Clock;
   /**
    * Methods added by an extension (e.g. the subnet-EVM's eth_feeConfig); their names must be in the
-   * eth_, net_, web3_ or personal_ namespaces; they may not replace a built-in method.
+   * eth_, net_, web3_, personal_ or txpool_ namespaces; they may not replace a built-in method.
    */
   extraMethods?: ReadonlyMap<string, EthMethod>;
   /** Overrides of the default bounds (tests, operators). */
@@ -76,7 +78,7 @@ export class EthRpcConfigError extends NodeError<'EthRpcConfig'> {
   }
 }
 
-const NAMESPACED = /^(eth|net|web3|personal)_[A-Za-z0-9_]{1,64}$/;
+const NAMESPACED = /^(eth|net|web3|personal|txpool)_[A-Za-z0-9_]{1,64}$/;
 
 function notificationsUnsupported(): never {
   throw new EvmRpcError(-32601, 'notifications not supported');
@@ -92,8 +94,11 @@ export function createEthRpc(backend: EvmBackend, options: EthRpcOptions): EthRp
   const notifier = new Notifier(events, new Outboxes(limits, log));
   const personalOn = options.personal?.enabled ?? false;
   const personal = personalMethods(backend, accounts, limits.accounts.maxSeconds, { enabled: personalOn, allowInsecureUnlock: options.personal?.allowInsecureUnlock ?? false });
+  const nodeAccounts = async () => (personalOn ? accounts.list() : []);
   const methods = new Map<string, MethodSpec>([
-    ...ethMethods(backend, { clientVersion: options.clientVersion, accounts: async () => (personalOn ? accounts.list() : []), lanes }),
+    ...ethMethods(backend, { clientVersion: options.clientVersion, accounts: nodeAccounts, lanes }),
+    ...txMethods(backend, lanes.call),
+    ...txpoolMethods(backend, nodeAccounts),
     ...filterMethods(filters),
     ...proofMethods(backend, lanes.scan),
     ...unservedMethods(),
@@ -104,7 +109,7 @@ export function createEthRpc(backend: EvmBackend, options: EthRpcOptions): EthRp
   ]);
   for (const [name, fn] of options.extraMethods ?? []) {
     let refused: string | undefined;
-    if (!NAMESPACED.test(name)) refused = 'is not in the eth_, net_, web3_ or personal_ namespace';
+    if (!NAMESPACED.test(name)) refused = 'is not in the eth_, net_, web3_, personal_ or txpool_ namespace';
     else if (methods.has(name)) refused = 'would replace a built-in method';
     if (refused !== undefined) {
       events.close();

@@ -1,6 +1,6 @@
 /**
- * personal_ methods and the eth_ methods that sign with node-held accounts (eth_sendTransaction and
- * eth_sign use unlocked accounts; personal_sendTransaction and personal_sign take the password).
+ * personal_ methods and the eth_ methods that sign with node-held accounts (eth_sendTransaction,
+ * eth_sign and eth_signTransaction use unlocked accounts; personal_sendTransaction and personal_sign take the password).
  * Decrypted keys are wiped once used.
  *
  * Off unless the operator turns them on (coreth's `eth-apis` with "internal-personal"): then every
@@ -23,6 +23,7 @@ import { parseCallRequest } from './args.js';
 import { optional, required, type MethodSpec } from './dispatch.js';
 import { ArgumentError, hexData, parseAddress, parseData, parseString, parseUint64 } from './hex.js';
 import { recoverPersonal, signPersonal } from './keys.js';
+import { checkSignRequest, signTransaction } from './tx-methods.js';
 
 const MAX_PASSWORD = 4_096;
 const parsePassword = (v: unknown): string => {
@@ -42,7 +43,7 @@ export interface PersonalOptions {
 /** The methods this file serves (all of them answer -32601 when off). */
 export const PERSONAL_METHODS = [
   'personal_listAccounts', 'personal_newAccount', 'personal_importRawKey', 'personal_unlockAccount', 'personal_lockAccount',
-  'personal_sendTransaction', 'personal_sign', 'personal_ecRecover', 'eth_sendTransaction', 'eth_sign',
+  'personal_sendTransaction', 'personal_sign', 'personal_ecRecover', 'eth_sendTransaction', 'eth_sign', 'eth_signTransaction',
 ] as const;
 
 /** The per-connection methods a WebSocket connection adds (its own unlocks), and its close. */
@@ -149,6 +150,12 @@ export function personalMethods(backend: EvmBackend, accounts: AccountStore, max
   def('eth_sign', [required(parseAddress), required(parseData)], async (a) =>
     withKey(await unlocked(a[0] as Address), (k) => hexData(signPersonal(a[1] as Uint8Array, k))),
   );
+  // geth's checks of the request come before the account's (tx-methods.ts checkSignRequest).
+  const signTx = async (req: CallRequest & { readonly from: Address }, own?: UnlockScope): Promise<unknown> => {
+    checkSignRequest(req);
+    return withKey(await unlocked(req.from, own), (k) => signTransaction(backend, req, k));
+  };
+  def('eth_signTransaction', [required(parseSendRequest)], (a) => signTx(a[0] as CallRequest & { readonly from: Address }));
 
   const connection = (): ConnectionMethods => {
     const own = accounts.scope();
@@ -191,6 +198,7 @@ export function personalMethods(backend: EvmBackend, accounts: AccountStore, max
           run: async (a) => withKey(await unlocked(a[0] as Address, own), (k) => hexData(signPersonal(a[1] as Uint8Array, k))),
         },
       ],
+      ['eth_signTransaction', { args: [required(parseSendRequest)], run: (a) => signTx(a[0] as CallRequest & { readonly from: Address }, own) }],
     ]);
     return { methods: c, close: () => own.close() };
   };
