@@ -152,11 +152,11 @@ test('eth_blobBaseFee: EIP-4844 from the head’s excess blob gas (0x1 at none);
   assert.equal(await err('eth_blobBaseFee', ['latest']), { code: -32602, message: 'too many arguments, want at most 0' });
 });
 
-test('eth_fillTransaction: {raw, tx} as geth writes a types.Transaction (no from, gasPrice null for 1559); invalid inputs', async () => {
+test('eth_fillTransaction: {raw, tx} as geth writes a types.Transaction (no from), an EIP-1559 gasPrice its fee cap as the spec asks; invalid inputs', async () => {
   const r = await s.ok('eth_fillTransaction', [{ from: hex(ALICE), to: hex(BOB), value: '0x1' }]);
   assert.is(r.raw, '0x02c180');
   assert.equal(Object.keys(r.tx), ['type', 'chainId', 'nonce', 'to', 'gas', 'gasPrice', 'maxPriorityFeePerGas', 'maxFeePerGas', 'value', 'input', 'accessList', 'v', 'r', 's', 'yParity', 'hash']);
-  assert.is(r.tx.gasPrice, null);
+  assert.is(r.tx.gasPrice, r.tx.maxFeePerGas);
   assert.is(r.tx.v, '0x0');
   assert.is(s.backend.calls.find((c) => c.method === 'fillTransaction') !== undefined, true);
   assert.equal(await err('eth_fillTransaction', []), { code: -32602, message: 'missing value for required argument 0' });

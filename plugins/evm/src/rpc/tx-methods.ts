@@ -38,8 +38,9 @@ export function blobBaseFee(excessBlobGas: bigint): bigint {
 
 /**
  * geth's JSON of a transaction itself (types.Transaction, the `tx` of eth_signTransaction and
- * eth_fillTransaction): no sender or block fields; fields a type lacks are null (gasPrice of an
- * EIP-1559 tx, the fee caps of a legacy one); chainId only when the tx is bound to one.
+ * eth_fillTransaction): no sender or block fields; the fee caps of a legacy tx are null; chainId only
+ * when the tx is bound to one. An EIP-1559 tx's gasPrice is its fee cap, as the execution-apis schema
+ * requires of a tx not in a block, where geth writes null (test/e2e/execution-apis.test.ts).
  */
 export function envelopeJson(e: TxEnvelope): { raw: string; tx: Record<string, unknown> } {
   const t = e.tx;
@@ -49,7 +50,7 @@ export function envelopeJson(e: TxEnvelope): { raw: string; tx: Record<string, u
   tx.nonce = quantity(t.nonce);
   tx.to = t.to ? hexData(t.to) : null;
   tx.gas = quantity(t.gas);
-  tx.gasPrice = dynamic ? null : quantity(t.gasPrice);
+  tx.gasPrice = quantity(dynamic ? (t.maxFeePerGas ?? t.gasPrice) : t.gasPrice);
   tx.maxPriorityFeePerGas = dynamic ? quantity(t.maxPriorityFeePerGas ?? 0n) : null;
   tx.maxFeePerGas = dynamic ? quantity(t.maxFeePerGas ?? t.gasPrice) : null;
   tx.value = quantity(t.value);
