@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { AbiCoder, Contract, ContractFactory, JsonRpcProvider, Wallet, decodeRlp, keccak256, toQuantity, zeroPadValue } from 'ethers';
+import { AbiCoder, type Contract, ContractFactory, JsonRpcProvider, Wallet, decodeRlp, keccak256, toQuantity, zeroPadValue } from 'ethers';
 import { createPublicClient, http, type Address } from 'viem';
 import { EWOQ_EVM_ADDRESS, EWOQ_EVM_KEY, setupReporting, startEvmTarget, type EvmTarget } from '../src/evm.js';
 import { EMPTY_TRIE_ROOT, verifyMerkleProof } from '../src/merkle-proof.js';
