@@ -157,6 +157,28 @@ export type StateOverrides = ReadonlyMap<
   }
 >;
 
+/**
+ * geth's BlockOverrides: fields of the block a call runs in (eth_call, eth_estimateGas) or of a
+ * simulated block (eth_simulateV1). Only the EVM's view of the block changes, never a stored block.
+ */
+export interface BlockOverrides {
+  readonly number?: bigint;
+  readonly difficulty?: bigint;
+  /** Unix seconds. */
+  readonly time?: bigint;
+  readonly gasLimit?: bigint;
+  /** The coinbase. */
+  readonly feeRecipient?: Address;
+  /** The mix hash (PREVRANDAO). */
+  readonly prevRandao?: Hash;
+  readonly baseFeePerGas?: bigint;
+  readonly blobBaseFee?: bigint;
+  /** eth_simulateV1 only (eth_call and eth_estimateGas refuse it, as geth). */
+  readonly beaconRoot?: Hash;
+  /** eth_simulateV1 only; this chain has no withdrawals, so only an empty list runs. */
+  readonly withdrawals?: readonly unknown[];
+}
+
 export interface CallResult {
   readonly returnData: Uint8Array;
   readonly gasUsed: bigint;
@@ -240,9 +262,9 @@ export interface EvmBackend {
    * its next look at the clock (chain/call-guard.ts) and rejects with the signal's reason: a call whose
    * client left does not run to its deadline.
    */
-  call(req: CallRequest, ref: BlockRef, overrides?: StateOverrides, signal?: StopSignal): Promise<CallResult>;
+  call(req: CallRequest, ref: BlockRef, overrides?: StateOverrides, signal?: StopSignal, blockOverrides?: BlockOverrides): Promise<CallResult>;
   /** The gas `req` needs (geth's search); a revert is an EvmRpcError with code 3 and the revert data. `signal` as for call. */
-  estimateGas(req: CallRequest, ref: BlockRef, overrides?: StateOverrides, signal?: StopSignal): Promise<bigint>;
+  estimateGas(req: CallRequest, ref: BlockRef, overrides?: StateOverrides, signal?: StopSignal, blockOverrides?: BlockOverrides): Promise<bigint>;
 
   gasPrice(): Promise<bigint>;
   maxPriorityFeePerGas(): Promise<bigint>;

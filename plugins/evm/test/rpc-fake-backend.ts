@@ -12,6 +12,7 @@ import {
   createEthRpc,
   type AcceptedBlock,
   type Address,
+  type BlockOverrides,
   type BlockRef,
   type BlockView,
   type CallRequest,
@@ -293,13 +294,13 @@ export class FakeBackend implements EvmBackend {
     this.sent.push({ req, key: privateKey.slice() });
     return filled(0x5e);
   }
-  async call(req: CallRequest, ref: BlockRef, overrides?: StateOverrides, _signal?: AbortSignal): Promise<CallResult> {
-    this.#check('call', [req, ref, overrides]);
+  async call(req: CallRequest, ref: BlockRef, overrides?: StateOverrides, _signal?: AbortSignal, blockOverrides?: BlockOverrides): Promise<CallResult> {
+    this.#check('call', [req, ref, overrides, ...(blockOverrides ? [blockOverrides] : [])]);
     this.#stateAt(ref);
     return this.callResult;
   }
-  async estimateGas(req: CallRequest, ref: BlockRef, overrides?: StateOverrides, _signal?: AbortSignal): Promise<bigint> {
-    this.#check('estimateGas', [req, ref, overrides]);
+  async estimateGas(req: CallRequest, ref: BlockRef, overrides?: StateOverrides, _signal?: AbortSignal, blockOverrides?: BlockOverrides): Promise<bigint> {
+    this.#check('estimateGas', [req, ref, overrides, ...(blockOverrides ? [blockOverrides] : [])]);
     this.#stateAt(ref);
     return 21_000n;
   }

@@ -13,6 +13,7 @@ import {
   EvmRpcError,
   type AcceptedBlock,
   type Address as Addr,
+  type BlockOverrides,
   type BlockRef,
   type BlockView,
   type CallRequest,
@@ -29,6 +30,7 @@ import {
   type TxView,
 } from '../evm-backend.js';
 import type { EvmBlock } from '../block.js';
+import { overriddenBlock } from './block-context.js';
 import { DEFAULT_CALL_TIMEOUT_MS, SLICE_MS } from './call-guard.js';
 import type { EvmChain } from './chain.js';
 import { rpcErr, shortReason } from './eth-errors.js';
@@ -98,10 +100,10 @@ export class ChainBackend implements EvmBackend {
     return this.chain.lastAccepted;
   }
 
-  /** The BlockInfo a call in `b` shows the rules (its parent's time). */
-  async #registerBlockInfo(b: EvmBlock): Promise<void> {
+  /** The BlockInfo a call in `b` (or in `ctx`, `b` overridden) shows the rules (`b`'s parent's time). */
+  async #registerBlockInfo(b: EvmBlock, ctx = b.eth): Promise<void> {
     const parent = b.height === 0 ? undefined : await this.chain.getBlock(b.eth.header.parentHash);
-    withBlockInfo(b.eth, parent?.eth.header.timestamp);
+    withBlockInfo(ctx, parent?.eth.header.timestamp);
   }
 
   async #resolveOrThrow(ref: BlockRef): Promise<EvmBlock> {
@@ -306,17 +308,19 @@ export class ChainBackend implements EvmBackend {
     return 0n;
   }
 
-  async call(req: CallRequest, ref: BlockRef, overrides?: StateOverrides, signal?: StopSignal): Promise<CallResult> {
+  async call(req: CallRequest, ref: BlockRef, overrides?: StateOverrides, signal?: StopSignal, blockOverrides?: BlockOverrides): Promise<CallResult> {
     const b = await this.#resolveOrThrow(ref);
     this.#checkRequest(req);
-    const header = b.eth.header;
+    // The block the EVM sees: `b`, or `b` with the request's block overrides (test: simulate.test.ts "eth_call with block overrides").
+    const ctxBlock = overriddenBlock(b.eth, blockOverrides, this.chain.blockOpts);
+    const header = ctxBlock.header;
     const cap = this.#rpcGasCap();
     // geth's: the cap when none is given (here not above the block's), a given gas above the cap capped.
-    const gasLimit = req.gas === undefined ? this.#gasCap(b) : req.gas > cap ? cap : req.gas;
+    const gasLimit = req.gas === undefined ? (header.gasLimit < cap ? header.gasLimit : cap) : req.gas > cap ? cap : req.gas;
     const caller = new Address(req.from ?? ZERO_ADDRESS);
     const gasPrice = this.#callPrice(req, header.baseFeePerGas ?? 0n);
     const value = req.value ?? 0n;
-    if (this.chain.rules) await this.#registerBlockInfo(b);
+    if (this.chain.rules) await this.#registerBlockInfo(b, ctxBlock);
     return this.#execute(b, signal, async ({ sm, vm, guard }) => {
       await vm.evm.journal.checkpoint();
       try {
@@ -334,7 +338,7 @@ export class ChainBackend implements EvmBackend {
           gasPrice,
           value,
           data: req.data ?? new Uint8Array(),
-          block: b.eth,
+          block: ctxBlock,
         });
         const er = res.execResult;
         if (guard.expired) throw rpcErr(guard.message);
@@ -367,17 +371,24 @@ export class ChainBackend implements EvmBackend {
     return this.chain.options.rpcEvmTimeoutMs ?? DEFAULT_CALL_TIMEOUT_MS;
   }
 
-  async estimateGas(req: CallRequest, ref: BlockRef, overrides?: StateOverrides, signal?: StopSignal): Promise<bigint> {
+  async estimateGas(req: CallRequest, ref: BlockRef, overrides?: StateOverrides, signal?: StopSignal, blockOverrides?: BlockOverrides): Promise<bigint> {
     const b = await this.#resolveOrThrow(ref);
     this.#checkRequest(req);
-    const baseFee = b.eth.header.baseFeePerGas ?? 0n;
     const priced = req.gasPrice !== undefined || req.maxFeePerGas !== undefined;
+    const baseFee = blockOverrides?.baseFeePerGas ?? b.eth.header.baseFeePerGas ?? 0n;
     const from = new Address(req.from ?? ZERO_ADDRESS);
-    const cap = this.#gasCap(b);
+    const blockCap = this.#gasCap(b);
+    const cap = blockOverrides?.gasLimit !== undefined && blockOverrides.gasLimit < blockCap ? blockOverrides.gasLimit : blockCap;
     let hi = req.gas !== undefined && req.gas < cap ? req.gas : cap;
-    // Context block: the next block's number and time, no base fee unless the request pays one.
+    // Context block: the next block's number and time, no base fee unless the request pays one; then
+    // the request's block overrides (a base fee only for a priced request: an unpriced one runs at 0).
     const hdr = nextHeaderData(b.eth, b.eth.header.timestamp, await this.chain.headerFieldsOn(b.eth, b.eth.header.timestamp));
-    const ctxBlock = createBlock({ header: { ...hdr, baseFeePerGas: priced ? baseFee : 0n, gasLimit: cap > (hdr.gasLimit as bigint) ? cap : hdr.gasLimit } }, this.chain.blockOpts);
+    const { baseFeePerGas: _baseFee, ...otherOverrides } = blockOverrides ?? {};
+    const ctxBlock = overriddenBlock(
+      createBlock({ header: { ...hdr, baseFeePerGas: priced ? baseFee : 0n, gasLimit: cap > (hdr.gasLimit as bigint) ? cap : hdr.gasLimit } }, this.chain.blockOpts),
+      otherOverrides,
+      this.chain.blockOpts,
+    );
     if (this.chain.rules) withBlockInfo(ctxBlock, b.eth.header.timestamp);
     const makeTx = (gas: bigint): TypedTransaction => {
       const base = { nonce: 0n, gasLimit: gas, value: req.value ?? 0n, data: req.data ?? new Uint8Array(), chainId: this.chainId, ...(req.to ? { to: req.to } : {}) };
