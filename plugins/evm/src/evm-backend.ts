@@ -186,6 +186,15 @@ export interface CallResult {
   readonly error?: { readonly kind: 'revert' | 'error'; readonly message: string };
 }
 
+/** eth_createAccessList's answer. */
+export interface AccessListResult {
+  readonly accessList: readonly AccessListEntry[];
+  /** Gas of the tx with this access list. */
+  readonly gasUsed: bigint;
+  /** Why the call failed with it ("execution reverted", "out of gas", …), as geth words it. */
+  readonly error?: string;
+}
+
 /** A resolved log filter: block range inclusive, or one block by hash. */
 export interface LogFilter {
   readonly fromBlock?: bigint;
@@ -265,6 +274,12 @@ export interface EvmBackend {
   call(req: CallRequest, ref: BlockRef, overrides?: StateOverrides, signal?: StopSignal, blockOverrides?: BlockOverrides): Promise<CallResult>;
   /** The gas `req` needs (geth's search); a revert is an EvmRpcError with code 3 and the revert data. `signal` as for call. */
   estimateGas(req: CallRequest, ref: BlockRef, overrides?: StateOverrides, signal?: StopSignal, blockOverrides?: BlockOverrides): Promise<bigint>;
+
+  /**
+   * The access list `req` touches at `ref` and the gas it uses with it (geth's loop); a failing call
+   * is an answer with `error`, not a throw. `signal` as for call.
+   */
+  createAccessList(req: CallRequest, ref: BlockRef, overrides?: StateOverrides, signal?: StopSignal): Promise<AccessListResult>;
 
   gasPrice(): Promise<bigint>;
   maxPriorityFeePerGas(): Promise<bigint>;

@@ -11,6 +11,7 @@ import {
   EvmRpcError,
   createEthRpc,
   type AcceptedBlock,
+  type AccessListResult,
   type Address,
   type BlockOverrides,
   type BlockRef,
@@ -122,6 +123,7 @@ export class FakeBackend implements EvmBackend {
   readonly sent: Array<{ req: CallRequest; key: Uint8Array }> = [];
   readonly pool: TxView[] = [];
   callResult: CallResult = { returnData: Uint8Array.of(0, 0, 0, 42), gasUsed: 21_000n };
+  accessListResult: AccessListResult = { accessList: [{ address: TOKEN, storageKeys: [filled(1)] }], gasUsed: 25_300n };
   /** When set, every method throws it (bugs, timeouts). */
   failWith: (() => unknown) | undefined;
   peers = 3;
@@ -303,6 +305,11 @@ export class FakeBackend implements EvmBackend {
     this.#check('estimateGas', [req, ref, overrides, ...(blockOverrides ? [blockOverrides] : [])]);
     this.#stateAt(ref);
     return 21_000n;
+  }
+  async createAccessList(req: CallRequest, ref: BlockRef, overrides?: StateOverrides): Promise<AccessListResult> {
+    this.#check('createAccessList', [req, ref, overrides]);
+    this.#stateAt(ref);
+    return this.accessListResult;
   }
   async gasPrice(): Promise<bigint> {
     this.#check('gasPrice', []);

@@ -70,4 +70,35 @@ test('block overrides: invalid input is -32602 naming the field; beaconRoot and 
   assert.is(five.error?.code, -32602);
 });
 
+test('eth_createAccessList: {accessList, gasUsed} (error only when the call failed); block and state overrides passed through', async () => {
+  const r = await s.ok('eth_createAccessList', [{ from: hex(BOB), to: hex(TOKEN), data: '0x01' }]);
+  assert.equal(r, { accessList: [{ address: hex(TOKEN), storageKeys: ['0x' + '01'.repeat(32)] }], gasUsed: '0x62d4' });
+  assert.equal(Object.keys(r), ['accessList', 'gasUsed']);
+  const [req, ref, overrides] = s.backend.calls.at(-1)!.args as any[];
+  assert.equal(req, { from: BOB, to: TOKEN, data: Uint8Array.of(1) });
+  assert.is(ref, 'latest');
+  assert.is(overrides, undefined);
+  await s.ok('eth_createAccessList', [{ to: hex(TOKEN) }, '0x0', { [hex(BOB)]: { balance: '0x1' } }]);
+  const args = s.backend.calls.at(-1)!.args as any[];
+  assert.is(args[1], 0n);
+  assert.is(args[2].get(hex(BOB)).balance, 1n);
+  s.backend.accessListResult = { accessList: [], gasUsed: 21_000n, error: 'execution reverted' };
+  assert.equal(await s.ok('eth_createAccessList', [{ to: hex(TOKEN) }]), { accessList: [], error: 'execution reverted', gasUsed: '0x5208' });
+});
+
+test('eth_createAccessList: invalid input is -32602 naming the argument', async () => {
+  const bad = async (params: unknown, message: string) => {
+    const r = await s.call('eth_createAccessList', params);
+    assert.equal(r.error, { code: -32602, message }, JSON.stringify(params));
+  };
+  await bad([], 'missing value for required argument 0');
+  await bad(['0x1'], 'invalid argument 0: cannot unmarshal string into transaction object');
+  await bad([{ to: '0x12' }], 'invalid argument 0: to: hex string has length 2, want 40 for address');
+  await bad([{ gas: '0x' + 'f'.repeat(17) }], 'invalid argument 0: gas: hex number > 64 bits');
+  await bad([{ accessList: {} }], 'invalid argument 0: accessList: cannot unmarshal object into access list');
+  await bad([{}, 'newest'], 'invalid argument 1: hex string without 0x prefix');
+  await bad([{}, 'latest', []], 'invalid argument 2: cannot unmarshal array into state override set');
+  await bad([{}, 'latest', {}, {}], 'too many arguments, want at most 3');
+});
+
 test.run();

@@ -4,7 +4,8 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { EvmRpcError, type StateOverrides } from '../src/index.js';
-import { hex, startVM, word } from './helpers.js';
+import { EWOQ, hex, startVM, word } from './helpers.js';
+import { createContractAddress, Address } from '@ethereumjs/util';
 
 const bytes = (h: string): Uint8Array => Uint8Array.from(Buffer.from(h.replace(/^0x/, '').replace(/\s+/g, ''), 'hex'));
 
@@ -79,6 +80,88 @@ test('eth_estimateGas with block overrides runs in the overridden block (a contr
     }
     const g = await vm.backend.estimateGas({ to: at }, 'latest', code, undefined, { number: 101n });
     assert.ok(g > 21_000n && g < 22_000n, `estimate ${g}`);
+  } finally {
+    await vm.shutdown();
+  }
+});
+
+const A = new Uint8Array(20).fill(0xaa);
+const B = new Uint8Array(20).fill(0xbb);
+const C = new Uint8Array(20).fill(0xcc);
+const X = new Uint8Array(20).fill(0x77);
+const slot = (n: bigint) => word(n);
+
+test('eth_createAccessList: a contract reading 2 slots of another: exactly that list, and the gas of the tx with it', async () => {
+  const vm = await startVM();
+  try {
+    const code: StateOverrides = new Map([
+      // STATICCALL(gas, B, 0, 0, 0, 0x20) POP STOP
+      [hex(A), { code: bytes(`6020 5f 5f 5f 73${hex(B).slice(2)} 5a fa 50 00`) }],
+      // SLOAD(0) + SLOAD(1), returned
+      [hex(B), { code: bytes('5f54 600154 01 5f52 6020 5ff3') }],
+    ]);
+    const r = await vm.backend.createAccessList({ from: EWOQ, to: A }, 'latest', code);
+    assert.equal(r.accessList, [{ address: B, storageKeys: [slot(0n), slot(1n)] }]);
+    // 21,000 + 2,400 (B) + 2 x 1,900 (its slots) = 27,200 intrinsic; A: PUSH1 3, 3 x PUSH0 6, PUSH20 3, GAS 2,
+    // STATICCALL 100 (warm) + 3 (one word of memory), POP 2 = 119; B: PUSH0 2, SLOAD 100, PUSH1 3,
+    // SLOAD 100, ADD 3, PUSH0 2, MSTORE 3 + 3, PUSH1 3, PUSH0 2, RETURN 0 = 221.
+    assert.is(r.gasUsed, 27_200n + 119n + 221n);
+    assert.is(r.error, undefined);
+    // The list it was given, completed: the same answer.
+    const again = await vm.backend.createAccessList({ from: EWOQ, to: A, accessList: [{ address: B, storageKeys: [slot(1n)] }] }, 'latest', code);
+    assert.equal(again.accessList, [{ address: B, storageKeys: [slot(1n), slot(0n)] }]);
+    assert.is(again.gasUsed, r.gasUsed);
+  } finally {
+    await vm.shutdown();
+  }
+});
+
+test("eth_createAccessList: the sender, the recipient and precompiles are left out as addresses, as geth's tracer; a slot of the recipient is in", async () => {
+  const vm = await startVM();
+  try {
+    // CALLER BALANCE POP, ADDRESS BALANCE POP, BALANCE(0x01) POP, BALANCE(X) POP, SLOAD(5) POP, STOP
+    const code: StateOverrides = new Map([[hex(C), { code: bytes(`33 31 50 30 31 50 6001 31 50 73${hex(X).slice(2)} 31 50 6005 54 50 00`) }]]);
+    const r = await vm.backend.createAccessList({ from: EWOQ, to: C }, 'latest', code);
+    assert.equal(r.accessList, [
+      { address: X, storageKeys: [] },
+      { address: C, storageKeys: [slot(5n)] },
+    ]);
+    // 21,000 + 2 x 2,400 + 1,900 = 27,700; 4 warm BALANCEs and a warm SLOAD 500, 2 PUSH1 + PUSH20 9, 5 POP 10, CALLER 2, ADDRESS 2.
+    assert.is(r.gasUsed, 27_700n + 500n + 9n + 10n + 4n);
+  } finally {
+    await vm.shutdown();
+  }
+});
+
+test('eth_createAccessList: a creation leaves the created address out, but not its slots', async () => {
+  const vm = await startVM();
+  try {
+    // SLOAD(7) POP, ADDRESS BALANCE POP, STOP (deploys nothing)
+    const init = bytes('6007 54 50 30 31 50 00');
+    const r = await vm.backend.createAccessList({ from: EWOQ, data: init }, 'latest');
+    const created = createContractAddress(new Address(EWOQ), 0n).bytes;
+    assert.equal(r.accessList, [{ address: created, storageKeys: [slot(7n)] }]);
+    // 21,000 + 32,000 + 7 x 16 + 4 (data) + 2 (one initcode word) + 2,400 + 1,900 = 57,418; PUSH1 3, SLOAD 100, POP 2, ADDRESS 2, BALANCE 100, POP 2.
+    assert.is(r.gasUsed, 57_418n + 209n);
+  } finally {
+    await vm.shutdown();
+  }
+});
+
+test('eth_createAccessList: a revert is an answer with the list and error "execution reverted"', async () => {
+  const vm = await startVM();
+  try {
+    const code: StateOverrides = new Map([[hex(C), { code: bytes('6003 54 50 5f5ffd') }]]);
+    const r = await vm.backend.createAccessList({ from: EWOQ, to: C }, 'latest', code);
+    assert.equal(r, { accessList: [{ address: C, storageKeys: [slot(3n)] }], gasUsed: 25_300n + 109n, error: 'execution reverted' });
+    // A value the sender cannot pay: geth's text, as an error.
+    try {
+      await vm.backend.createAccessList({ from: X, to: C, value: 1n }, 'latest', code);
+      assert.unreachable('no funds');
+    } catch (e) {
+      assert.instance(e, EvmRpcError);
+      assert.is((e as EvmRpcError).message, `insufficient funds for gas * price + value: address ${hex(X)} have 0 want 1`);
+    }
   } finally {
     await vm.shutdown();
   }

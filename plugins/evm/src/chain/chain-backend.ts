@@ -6,12 +6,13 @@
 import { fromHex, toHex } from '@cornice/sdk';
 import { createBlock } from '@ethereumjs/block';
 import { createTx, type TypedTransaction } from '@ethereumjs/tx';
-import { Account, Address, bytesToBigInt, setLengthLeft } from '@ethereumjs/util';
+import { Account, Address, bytesToBigInt, createContractAddress, setLengthLeft } from '@ethereumjs/util';
 import { runTx, type RunTxResult } from '@ethereumjs/vm';
 import type { Observable } from 'rxjs';
 import {
   EvmRpcError,
   type AcceptedBlock,
+  type AccessListResult,
   type Address as Addr,
   type BlockOverrides,
   type BlockRef,
@@ -30,7 +31,9 @@ import {
   type TxView,
 } from '../evm-backend.js';
 import type { EvmBlock } from '../block.js';
+import { findAccessList } from './access-list.js';
 import { overriddenBlock } from './block-context.js';
+import { callTx } from './call-tx.js';
 import { DEFAULT_CALL_TIMEOUT_MS, SLICE_MS } from './call-guard.js';
 import type { EvmChain } from './chain.js';
 import { rpcErr, shortReason } from './eth-errors.js';
@@ -453,6 +456,55 @@ export class ChainBackend implements EvmBackend {
         else lo = mid;
       }
       return hi;
+    });
+  }
+
+  async createAccessList(req: CallRequest, ref: BlockRef, overrides?: StateOverrides, signal?: StopSignal): Promise<AccessListResult> {
+    const b = await this.#resolveOrThrow(ref);
+    this.#checkRequest(req);
+    const from = new Address(req.from ?? ZERO_ADDRESS);
+    const cap = this.#rpcGasCap();
+    const gas = req.gas === undefined ? this.#gasCap(b) : req.gas > cap ? cap : req.gas;
+    const value = req.value ?? 0n;
+    // The block itself with no base fee: the call pays no gas price, as geth runs it.
+    const ctxBlock = overriddenBlock(b.eth, { baseFeePerGas: 0n }, this.chain.blockOpts);
+    if (this.chain.rules) await this.#registerBlockInfo(b, ctxBlock);
+    return this.#execute(b, signal, async ({ sm, vm, guard }) => {
+      const events = vm.evm.events;
+      if (!events) throw new TypeError('the EVM has no step events');
+      const withOverrides = async <T>(fn: () => Promise<T>): Promise<T> => {
+        await vm.evm.journal.checkpoint();
+        try {
+          if (overrides) await applyOverrides(sm, overrides);
+          return await fn();
+        } finally {
+          await vm.evm.journal.revert();
+          vm.evm.journal.cleanJournal();
+        }
+      };
+      const sender = await withOverrides(async () => (await sm.getAccount(from)) ?? new Account());
+      const nonce = req.nonce ?? sender.nonce;
+      if (sender.balance < value) throw rpcErr(`insufficient funds for gas * price + value: address ${from.toString()} have ${sender.balance} want ${value}`);
+      const to = req.to ? toHex(req.to) : toHex(createContractAddress(from, nonce).bytes);
+      const excluded = new Set([toHex(from.bytes), to, ...vm.evm.precompiles.keys()]);
+      return findAccessList(req.accessList ?? [], excluded, (accessList, tracer) =>
+        withOverrides(async () => {
+          const tx = callTx(req, { from, gas, nonce, chainId: this.chainId, common: this.chain.common, accessList, free: true });
+          events.on('step', tracer.onStep);
+          let r: RunTxResult;
+          try {
+            r = await runTx(vm, { tx, block: ctxBlock, skipNonce: true, skipBlockGasLimitValidation: true, skipHardForkValidation: true });
+          } catch (e) {
+            if (guard.expired) throw rpcErr(guard.message);
+            throw rpcErr(`failed to apply transaction: ${shortReason(e)}`);
+          } finally {
+            events.off('step', tracer.onStep);
+          }
+          if (guard.expired) throw rpcErr(guard.message);
+          const err = r.execResult.exceptionError;
+          return { gasUsed: r.totalGasSpent, ...(err && { error: err.error === 'revert' ? 'execution reverted' : err.error }) };
+        }),
+      );
     });
   }
 

@@ -15,6 +15,7 @@ import { DEFAULT_LANES_LIMITS, Lane, type LanesLimits } from './lanes.js';
 import { Notifier } from './notifier.js';
 import { DEFAULT_NOTIFY_LIMITS, Outboxes, type NotifyLimits } from './outbox.js';
 import { personalMethods, type PersonalOptions } from './personal.js';
+import { simulateMethods } from './simulate.js';
 import { createWebSocketHandler, DEFAULT_WEBSOCKET_LIMITS, type WebSocketLimits } from './websocket.js';
 
 /** A JSON-RPC method: params as the client sent them (an array); the JSON result. Throws EvmRpcError. */
@@ -93,6 +94,7 @@ export function createEthRpc(backend: EvmBackend, options: EthRpcOptions): EthRp
   const methods = new Map<string, MethodSpec>([
     ...ethMethods(backend, { clientVersion: options.clientVersion, accounts: async () => (personalOn ? accounts.list() : []), lanes }),
     ...filterMethods(filters),
+    ...simulateMethods(backend, lanes.call),
     ...personal.methods,
     // Over WebSocket these are the connection's own; over HTTP they answer as geth does.
     ['eth_subscribe', { run: notificationsUnsupported }],
