@@ -195,6 +195,36 @@ export interface AccessListResult {
   readonly error?: string;
 }
 
+/** One block of eth_simulateV1: overrides applied before its calls, which run in order. */
+export interface SimulateBlockRequest {
+  readonly blockOverrides?: BlockOverrides;
+  readonly stateOverrides?: StateOverrides;
+  readonly calls: readonly CallRequest[];
+}
+
+/** eth_simulateV1's payload (returnFullTransactions is the front end's). */
+export interface SimulateRequest {
+  readonly blocks: readonly SimulateBlockRequest[];
+  /** ETH transfers as logs of 0xeeee…eeee (geth's). */
+  readonly traceTransfers: boolean;
+  /** Nonce, balance, base fee checked as for a tx (default off: as eth_call, base fee 0). */
+  readonly validation: boolean;
+}
+
+export interface SimulatedCall {
+  readonly status: 0 | 1;
+  readonly returnData: Uint8Array;
+  readonly gasUsed: bigint;
+  readonly logs: readonly LogView[];
+  /** A failed call's: code 3 "execution reverted[: reason]" with the revert data, or -32015 and the EVM's error. */
+  readonly error?: { readonly code: number; readonly message: string; readonly data?: Uint8Array };
+}
+
+export interface SimulatedBlock {
+  readonly block: BlockView;
+  readonly calls: readonly SimulatedCall[];
+}
+
 /** A resolved log filter: block range inclusive, or one block by hash. */
 export interface LogFilter {
   readonly fromBlock?: bigint;
@@ -281,6 +311,13 @@ export interface EvmBackend {
    */
   createAccessList(req: CallRequest, ref: BlockRef, overrides?: StateOverrides, signal?: StopSignal): Promise<AccessListResult>;
 
+  /**
+   * eth_simulateV1: the blocks run in order on the state at `ref` (each on the last), nothing stays.
+   * Invalid sequences and refused calls are EvmRpcErrors with geth's codes (-38020 block order, …);
+   * a failing call is a call result with status 0. `signal` as for call.
+   */
+  simulate(req: SimulateRequest, ref: BlockRef, signal?: StopSignal): Promise<readonly SimulatedBlock[]>;
+
   gasPrice(): Promise<bigint>;
   maxPriorityFeePerGas(): Promise<bigint>;
   feeHistory(blockCount: number, newest: BlockRef, percentiles: readonly number[]): Promise<FeeHistory>;
@@ -295,7 +332,28 @@ export interface EvmBackend {
   readonly pending$: Observable<TxView>;
 }
 
-export type EvmRpcErrorCode = -32000 | -32001 | -32002 | -32003 | -32005 | -32600 | -32601 | -32602 | 3;
+export type EvmRpcErrorCode =
+  | -32000
+  | -32001
+  | -32002
+  | -32003
+  | -32005
+  | -32600
+  | -32601
+  | -32602
+  | 3
+  // eth_simulateV1's (the execution-apis' codes, as geth answers them): nonce too low / too high,
+  // intrinsic gas too low, insufficient funds, block gas limit reached, block numbers / timestamps
+  // out of order, initcode too large, a client limit exceeded.
+  | -38010
+  | -38011
+  | -38013
+  | -38014
+  | -38015
+  | -38020
+  | -38021
+  | -38025
+  | -38026;
 
 /**
  * A JSON-RPC error as Ethereum clients expect it, e.g. -32000 "insufficient funds for gas * price +

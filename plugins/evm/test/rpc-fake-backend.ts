@@ -26,6 +26,8 @@ import {
   type LogFilter,
   type LogView,
   type ReceiptView,
+  type SimulatedBlock,
+  type SimulateRequest,
   type StateOverrides,
   type TxLocation,
   type TxView,
@@ -310,6 +312,13 @@ export class FakeBackend implements EvmBackend {
     this.#check('createAccessList', [req, ref, overrides]);
     this.#stateAt(ref);
     return this.accessListResult;
+  }
+  /** What simulate answers (set by a test); by default one empty block per block asked. */
+  simulateResult: readonly SimulatedBlock[] | undefined;
+  async simulate(req: SimulateRequest, ref: BlockRef): Promise<readonly SimulatedBlock[]> {
+    this.#check('simulate', [req, ref]);
+    this.#stateAt(ref);
+    return this.simulateResult ?? req.blocks.map(() => ({ block: this.blocks.at(-1)!.block, calls: [] }));
   }
   async gasPrice(): Promise<bigint> {
     this.#check('gasPrice', []);

@@ -101,4 +101,98 @@ test('eth_createAccessList: invalid input is -32602 naming the argument', async 
   await bad([{}, 'latest', {}, {}], 'too many arguments, want at most 3');
 });
 
+/** The spec's Block properties (schemas/block.yaml: additionalProperties false), and eth_simulateV1's `calls`. */
+const BLOCK_FIELDS = new Set([
+  'hash', 'parentHash', 'sha3Uncles', 'miner', 'stateRoot', 'transactionsRoot', 'receiptsRoot', 'logsBloom', 'difficulty', 'number', 'gasLimit',
+  'gasUsed', 'timestamp', 'extraData', 'mixHash', 'nonce', 'totalDifficulty', 'baseFeePerGas', 'withdrawalsRoot', 'blobGasUsed', 'excessBlobGas',
+  'parentBeaconBlockRoot', 'size', 'transactions', 'withdrawals', 'uncles', 'calls',
+]);
+
+test('eth_simulateV1: one block object per simulated block with its calls (returnData, logs, gasUsed, status, error {message, code, data})', async () => {
+  const block = s.backend.blocks.at(-1)!.block;
+  const log = { address: TOKEN, topics: [filled(0xdd)], data: Uint8Array.of(1), blockNumber: block.header.number, blockHash: block.header.hash, transactionHash: filled(0x01), transactionIndex: 0, logIndex: 0, removed: false };
+  // Error("nope")
+  const revertData = Uint8Array.from(Buffer.from('08c379a0' + '20'.padStart(64, '0') + '4'.padStart(64, '0') + Buffer.from('nope').toString('hex').padEnd(64, '0'), 'hex'));
+  s.backend.simulateResult = [
+    {
+      block,
+      calls: [
+        { status: 1, returnData: Uint8Array.of(0xab), gasUsed: 21_000n, logs: [log] },
+        { status: 0, returnData: revertData, gasUsed: 22_000n, logs: [], error: { code: 3, message: 'execution reverted', data: revertData } },
+        { status: 0, returnData: new Uint8Array(), gasUsed: 30_000n, logs: [], error: { code: -32015, message: 'out of gas' } },
+      ],
+    },
+  ];
+  try {
+    const r = await s.ok('eth_simulateV1', [{ blockStateCalls: [{ calls: [{ to: hex(TOKEN) }] }] }, 'latest']);
+    assert.is(r.length, 1);
+    for (const k of Object.keys(r[0])) assert.ok(BLOCK_FIELDS.has(k), `unexpected field ${k}`);
+    assert.is(r[0].hash, hex(block.header.hash));
+    assert.equal(r[0].uncles, []);
+    assert.equal(r[0].calls, [
+      {
+        returnData: '0xab',
+        logs: [{ address: hex(TOKEN), topics: [hex(filled(0xdd))], data: '0x01', blockNumber: '0x0', transactionHash: hex(filled(1)), transactionIndex: '0x0', blockHash: hex(block.header.hash), logIndex: '0x0', removed: false }],
+        gasUsed: '0x5208',
+        status: '0x1',
+      },
+      { returnData: hex(revertData), logs: [], gasUsed: '0x55f0', status: '0x0', error: { message: 'execution reverted: nope', code: 3, data: hex(revertData) } },
+      { returnData: '0x', logs: [], gasUsed: '0x7530', status: '0x0', error: { message: 'out of gas', code: -32015 } },
+    ]);
+  } finally {
+    s.backend.simulateResult = undefined;
+  }
+});
+
+test('eth_simulateV1: the payload parsed (any key case, defaults false), the block parameter (latest)', async () => {
+  await s.ok('eth_simulateV1', [
+    {
+      blockStateCalls: [
+        { blockOverrides: { number: '0x5' }, stateOverrides: { [hex(BOB)]: { balance: '0x1' } }, calls: [{ from: hex(BOB), to: hex(TOKEN), value: '0x1' }] },
+        { Calls: [] },
+      ],
+      traceTransfers: true,
+      Validation: true,
+    },
+  ]);
+  const [req, ref] = s.backend.calls.at(-1)!.args as any[];
+  assert.is(ref, 'latest');
+  assert.is(req.traceTransfers, true);
+  assert.is(req.validation, true);
+  assert.is(req.returnFullTransactions, false);
+  assert.equal(req.blocks[0].blockOverrides, { number: 5n });
+  assert.is(req.blocks[0].stateOverrides.get(hex(BOB)).balance, 1n);
+  assert.equal(req.blocks[0].calls, [{ from: BOB, to: TOKEN, value: 1n }]);
+  assert.equal(req.blocks[1], { calls: [] });
+  await s.ok('eth_simulateV1', [{ blockStateCalls: [{}] }, '0x0']);
+  assert.is((s.backend.calls.at(-1)!.args as any[])[1], 0n);
+  // Full transactions: the block's transaction objects.
+  const full = await s.ok('eth_simulateV1', [{ blockStateCalls: [{}], returnFullTransactions: true }]);
+  assert.ok(Array.isArray(full[0].transactions));
+});
+
+test('eth_simulateV1: invalid input, with geth\'s codes and texts', async () => {
+  const bad = async (params: unknown, code: number, message: string) => {
+    const r = await s.call('eth_simulateV1', params);
+    assert.equal(r.error, { code, message }, JSON.stringify(params).slice(0, 200));
+  };
+  await bad([], -32602, 'missing value for required argument 0');
+  await bad(['0x1'], -32602, 'invalid argument 0: cannot unmarshal string into simulate options');
+  await bad([{}], -32602, 'empty input');
+  await bad([{ blockStateCalls: [] }], -32602, 'empty input');
+  await bad([{ blockStateCalls: {} }], -32602, 'invalid argument 0: blockStateCalls: cannot unmarshal object into block state calls');
+  await bad([{ blockStateCalls: [1] }], -32602, 'invalid argument 0: blockStateCalls[0]: cannot unmarshal number into block state call');
+  await bad([{ blockStateCalls: [{ calls: {} }] }], -32602, 'invalid argument 0: blockStateCalls[0]: calls: cannot unmarshal object into calls');
+  await bad([{ blockStateCalls: [{ calls: [{ to: '0x1' }] }] }], -32602, 'invalid argument 0: blockStateCalls[0]: calls: [0]: to: hex string of odd length');
+  await bad([{ blockStateCalls: [{ blockOverrides: { time: 'x' } }] }], -32602, 'invalid argument 0: blockStateCalls[0]: blockOverrides: time: hex string without 0x prefix');
+  await bad([{ blockStateCalls: [{ stateOverrides: [] }] }], -32602, 'invalid argument 0: blockStateCalls[0]: stateOverrides: cannot unmarshal array into state override set');
+  await bad([{ blockStateCalls: [{}], validation: 'yes' }], -32602, 'invalid argument 0: validation: cannot unmarshal string into bool');
+  await bad([{ blockStateCalls: [{}], traceTransfers: 1 }], -32602, 'invalid argument 0: traceTransfers: cannot unmarshal number into bool');
+  await bad([{ blockStateCalls: [{}], returnFullTransactions: null, validation: [] }], -32602, 'invalid argument 0: validation: cannot unmarshal array into bool');
+  await bad([{ blockStateCalls: new Array(257).fill({}) }], -38026, 'too many blocks');
+  await bad([{ blockStateCalls: [{ calls: new Array(600).fill({}) }, { calls: new Array(401).fill({}) }] }], -38026, 'too many calls: 1001 > 1000');
+  await bad([{ blockStateCalls: [{}] }, 'soon'], -32602, 'invalid argument 1: hex string without 0x prefix');
+  await bad([{ blockStateCalls: [{}] }, 'latest', {}], -32602, 'too many arguments, want at most 2');
+});
+
 test.run();

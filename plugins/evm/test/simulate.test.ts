@@ -4,7 +4,11 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { EvmRpcError, type StateOverrides } from '../src/index.js';
-import { EWOQ, hex, startVM, word } from './helpers.js';
+import { EWOQ, RUNTIME, STORED_TOPIC, hex, startVM, word } from './helpers.js';
+import { MemoryStore } from '@cornice/sdk';
+import { OverlayDB } from '../src/chain/state/overlay-db.js';
+import { StateDB } from '../src/chain/state/state-db.js';
+import { TRANSFER_TOPIC } from '../src/chain/transfer-logs.js';
 import { createContractAddress, Address } from '@ethereumjs/util';
 
 const bytes = (h: string): Uint8Array => Uint8Array.from(Buffer.from(h.replace(/^0x/, '').replace(/\s+/g, ''), 'hex'));
@@ -165,6 +169,185 @@ test('eth_createAccessList: a revert is an answer with the list and error "execu
   } finally {
     await vm.shutdown();
   }
+});
+
+const D = new Uint8Array(20).fill(0xdd);
+const withRuntime: StateOverrides = new Map([[hex(D), { code: RUNTIME }]]);
+
+async function expectCode(p: Promise<unknown>, code: number, message: string | RegExp): Promise<void> {
+  try {
+    await p;
+    assert.unreachable(`expected ${code}`);
+  } catch (e) {
+    assert.instance(e, EvmRpcError);
+    assert.is((e as EvmRpcError).rpcCode, code, (e as Error).message);
+    if (typeof message === 'string') assert.is((e as Error).message, message);
+    else assert.match((e as Error).message, message);
+  }
+}
+
+test('eth_simulateV1: blocks chain on each other (state carries over, numbers +1, times +12 s), logs and hashes are the block\'s, base fee 0', async () => {
+  const vm = await startVM();
+  try {
+    const be = vm.backend;
+    const base = (await be.block('latest'))!.header;
+    const blocks = await be.simulate(
+      {
+        blocks: [
+          { stateOverrides: withRuntime, calls: [{ from: EWOQ, to: D, data: word(42n) }] },
+          { calls: [{ from: EWOQ, to: D }, { from: EWOQ, to: D, data: Uint8Array.from([0xff, ...new Uint8Array(31)]) }] },
+        ],
+        traceTransfers: false,
+        validation: false,
+      },
+      'latest',
+    );
+    assert.is(blocks.length, 2);
+    const [b1, b2] = blocks as [(typeof blocks)[0], (typeof blocks)[0]];
+    assert.is(b1.block.header.number, base.number + 1n);
+    assert.is(b2.block.header.number, base.number + 2n);
+    assert.is(b1.block.header.timestamp, base.timestamp + 12n);
+    assert.is(b2.block.header.timestamp, base.timestamp + 24n);
+    assert.equal(b1.block.header.parentHash, base.hash);
+    assert.equal(b2.block.header.parentHash, b1.block.header.hash);
+    assert.is(b1.block.header.baseFeePerGas, 0n);
+    assert.is(b1.block.header.gasLimit, base.gasLimit);
+    assert.equal(b1.block.header.miner, base.miner);
+    assert.not.equal(b1.block.header.stateRoot, base.stateRoot);
+    // Block 1: the store, with its log.
+    const set = b1.calls[0]!;
+    assert.is(set.status, 1);
+    assert.is(set.error, undefined);
+    assert.is(set.logs.length, 1);
+    const log = set.logs[0]!;
+    assert.equal(log.address, D);
+    assert.is(hex(log.topics[0]!), STORED_TOPIC);
+    assert.equal(log.data, word(42n));
+    assert.equal(log.blockHash, b1.block.header.hash);
+    assert.is(log.blockNumber, b1.block.header.number);
+    assert.equal(log.transactionHash, b1.block.transactions[0]!.hash);
+    assert.is(log.transactionIndex, 0);
+    assert.is(log.logIndex, 0);
+    assert.is(b1.block.header.gasUsed, set.gasUsed);
+    assert.equal(b1.block.transactions[0]!.from, EWOQ);
+    assert.is(b1.block.transactions[0]!.nonce, 0n);
+    // Block 2: the value stored in block 1, then a revert with its data; the sender's nonce went on.
+    assert.equal(b2.calls[0]!.returnData, word(42n));
+    assert.is(b2.block.transactions[0]!.nonce, 1n);
+    assert.is(b2.block.transactions[1]!.nonce, 2n);
+    const bad = b2.calls[1]!;
+    assert.is(bad.status, 0);
+    assert.is(bad.error!.code, 3);
+    assert.is(bad.error!.message, 'execution reverted');
+    assert.equal(bad.error!.data, bad.returnData);
+    assert.is(bad.logs.length, 0);
+    assert.is(b2.block.header.gasUsed, b2.calls[0]!.gasUsed + bad.gasUsed);
+    // Nothing stayed: the chain did not move and the contract is not there.
+    assert.is((await be.block('latest'))!.header.number, base.number);
+    assert.is((await be.code(D, 'latest')).length, 0);
+  } finally {
+    await vm.shutdown();
+  }
+});
+
+test('eth_simulateV1: block overrides, gaps filled with empty blocks, and the order errors geth answers', async () => {
+  const vm = await startVM();
+  try {
+    const be = vm.backend;
+    const sim = (blocks: Parameters<typeof be.simulate>[0]['blocks'], validation = false) => be.simulate({ blocks, traceTransfers: false, validation }, 'latest');
+    const coinbase = new Uint8Array(20).fill(0xcb);
+    const out = await sim([{ blockOverrides: { number: 3n, time: 1_000n, feeRecipient: coinbase, gasLimit: 1_000_000n, baseFeePerGas: 5n }, calls: [] }, { calls: [] }]);
+    assert.equal(out.map((b) => b.block.header.number), [1n, 2n, 3n, 4n]);
+    assert.equal(out.map((b) => b.block.header.timestamp), [12n, 24n, 1_000n, 1_012n]);
+    assert.equal(out[2]!.block.header.miner, coinbase);
+    assert.is(out[2]!.block.header.gasLimit, 1_000_000n);
+    assert.is(out[2]!.block.header.baseFeePerGas, 5n);
+    // The next block keeps the coinbase and gas limit (geth's), not the base fee.
+    assert.equal(out[3]!.block.header.miner, coinbase);
+    assert.is(out[3]!.block.header.gasLimit, 1_000_000n);
+    assert.is(out[3]!.block.header.baseFeePerGas, 0n);
+    await expectCode(sim([{ blockOverrides: { number: 2n } }, { blockOverrides: { number: 2n } }].map((b) => ({ ...b, calls: [] }))), -38020, 'block numbers must be in order: 2 <= 2');
+    await expectCode(sim([{ blockOverrides: { time: 0n }, calls: [] }]), -38021, 'block timestamps must be in order: 0 <= 0');
+    await expectCode(sim([{ blockOverrides: { number: 257n }, calls: [] }]), -38026, 'too many blocks');
+    assert.is((await sim([{ blockOverrides: { number: 256n }, calls: [] }])).length, 256);
+    // A call past the block's gas limit.
+    await expectCode(sim([{ blockOverrides: { gasLimit: 50_000n }, calls: [{ to: D, gas: 60_000n }] }]), -38015, 'block gas limit reached: 0 >= 50000');
+  } finally {
+    await vm.shutdown();
+  }
+});
+
+test('eth_simulateV1 with validation: nonce, funds and base fee checked with geth\'s codes; without it only funds', async () => {
+  const vm = await startVM();
+  try {
+    const be = vm.backend;
+    const sim = (calls: Parameters<typeof be.simulate>[0]['blocks'][0]['calls'], validation: boolean) => be.simulate({ blocks: [{ calls }], traceTransfers: false, validation }, 'latest');
+    await expectCode(sim([{ from: EWOQ, to: D, nonce: 5n, maxFeePerGas: 100n * 10n ** 9n }], true), -38011, `nonce too high: address ${hex(EWOQ)}, tx: 5 state: 0`);
+    await expectCode(sim([{ from: EWOQ, to: D, maxFeePerGas: 1n }], true), -32602, /^max fee per gas less than block base fee: address 0x8db97c7cece249c2b98bdc0226cc4c2a57bf52fc, maxFeePerGas: 1, baseFee: \d+$/);
+    await expectCode(sim([{ from: X, to: D, value: 1n }], false), -38014, `insufficient funds for gas * price + value: address ${hex(X)} have 0 want 1`);
+    await expectCode(sim([{ from: EWOQ, to: D, gas: 20_000n }], false), -38013, 'intrinsic gas too low: have 20000, want 21000');
+    const ok = await sim([{ from: EWOQ, to: D, nonce: 5n }], false);
+    assert.is(ok[0]!.calls[0]!.status, 1);
+    const valid = await sim([{ from: EWOQ, to: D, maxFeePerGas: 100n * 10n ** 9n }], true);
+    assert.ok(valid[0]!.block.header.baseFeePerGas > 0n, 'the chain\'s base fee');
+  } finally {
+    await vm.shutdown();
+  }
+});
+
+test('eth_simulateV1 traceTransfers: ETH transfers as Transfer logs of 0xeeee…eeee in order, those of a failed inner call dropped', async () => {
+  const vm = await startVM();
+  try {
+    // Forwards 3 wei to X (CALL), then 4 wei to the reverting C (its transfer is dropped), then logs LOG0 of nothing.
+    // CALL(gas, to, value, 0, 0, 0, 0): push retSize, retOffset, argsSize, argsOffset, value, to, gas.
+    const fwd = bytes(`5f5f5f5f 6003 73${hex(X).slice(2)} 5a f1 50  5f5f5f5f 6004 73${hex(C).slice(2)} 5a f1 50  5f5f a0 00`);
+    const code: StateOverrides = new Map([
+      [hex(A), { code: fwd }],
+      [hex(C), { code: bytes('5f5ffd') }],
+    ]);
+    const [b] = await vm.backend.simulate({ blocks: [{ stateOverrides: code, calls: [{ from: EWOQ, to: A, value: 10n }] }], traceTransfers: true, validation: false }, 'latest');
+    const logs = b!.calls[0]!.logs;
+    const pad = (a: Uint8Array) => hex(new Uint8Array([...new Uint8Array(12), ...a]));
+    assert.equal(
+      logs.map((l) => [hex(l.address), l.topics.map(hex), hex(l.data)]),
+      [
+        [`0x${'ee'.repeat(20)}`, [hex(TRANSFER_TOPIC), pad(EWOQ), pad(A)], hex(word(10n))],
+        [`0x${'ee'.repeat(20)}`, [hex(TRANSFER_TOPIC), pad(A), pad(X)], hex(word(3n))],
+        [hex(A), [], '0x'],
+      ],
+    );
+    assert.equal(logs.map((l) => l.logIndex), [0, 1, 2]);
+  } finally {
+    await vm.shutdown();
+  }
+});
+
+test('eth_simulateV1: BLOCKHASH of an earlier simulated block is its hash; of the base block, the chain\'s', async () => {
+  const vm = await startVM();
+  try {
+    // BLOCKHASH(CALLDATALOAD(0)) returned.
+    const code: StateOverrides = new Map([[hex(C), { code: bytes('5f35 40 5f52 6020 5ff3') }]]);
+    const base = (await vm.backend.block('latest'))!.header;
+    const out = await vm.backend.simulate(
+      { blocks: [{ stateOverrides: code, calls: [] }, { calls: [{ to: C, data: word(1n) }, { to: C, data: word(0n) }] }], traceTransfers: false, validation: false },
+      'latest',
+    );
+    assert.equal(out[1]!.calls[0]!.returnData, out[0]!.block.header.hash);
+    assert.equal(out[1]!.calls[1]!.returnData, base.hash);
+  } finally {
+    await vm.shutdown();
+  }
+});
+
+test('eth_simulateV1 writes nothing to the chain\'s state: its trie nodes stay in the overlay', async () => {
+  const db = new StateDB(new MemoryStore(), 0);
+  const overlay = new OverlayDB(db);
+  await overlay.put('ab', Uint8Array.of(1));
+  assert.equal(await overlay.get('ab'), Uint8Array.of(1));
+  assert.is(db.pendingCount, 0);
+  assert.is(await db.get('ab'), undefined);
+  await overlay.del('ab');
+  assert.is(await overlay.get('ab'), undefined);
 });
 
 test.run();

@@ -25,6 +25,8 @@ import {
   type LogFilter,
   type LogView,
   type ReceiptView,
+  type SimulatedBlock,
+  type SimulateRequest,
   type StateOverrides,
   type StopSignal,
   type TxLocation,
@@ -34,6 +36,7 @@ import type { EvmBlock } from '../block.js';
 import { findAccessList } from './access-list.js';
 import { overriddenBlock } from './block-context.js';
 import { callTx } from './call-tx.js';
+import { Simulation } from './simulate.js';
 import { DEFAULT_CALL_TIMEOUT_MS, SLICE_MS } from './call-guard.js';
 import type { EvmChain } from './chain.js';
 import { rpcErr, shortReason } from './eth-errors.js';
@@ -506,6 +509,36 @@ export class ChainBackend implements EvmBackend {
         }),
       );
     });
+  }
+
+  async simulate(req: SimulateRequest, ref: BlockRef, signal?: StopSignal): Promise<readonly SimulatedBlock[]> {
+    const b = await this.#resolveOrThrow(ref);
+    const sim = new Simulation(
+      {
+        common: this.chain.common,
+        blockOpts: this.chain.blockOpts,
+        chainId: this.chainId,
+        fees: this.chain.fees,
+        hasRules: this.chain.rules !== undefined,
+        creditBaseFee: this.chain.rules?.creditBaseFee ?? this.chain.fees.creditBaseFee ?? false,
+        gasBudget: this.#rpcGasCap(),
+        maxInitCodeSize: Number(this.chain.common.param('maxInitCodeSize')),
+        applyOverrides,
+      },
+      { block: b.eth },
+      req,
+    );
+    if (signal?.aborted) throw signal.reason;
+    try {
+      // A VM of its own whose writes stay in memory (the simulated blocks' state roots), within the call timeout.
+      return await this.chain.reader.scratch(
+        b.eth.header.stateRoot,
+        async (n) => sim.hashes.get(n),
+        (v) => v.guard.run(this.#callTimeoutMs(), () => sim.run(v), signal),
+      );
+    } catch (e) {
+      throw signal?.aborted ? signal.reason : e;
+    }
   }
 
   // ------------------------------------------------------------------ fees and status
