@@ -270,6 +270,7 @@ test('eth_simulateV1: block overrides, gaps filled with empty blocks, and the or
     await expectCode(sim([{ blockOverrides: { time: 0n }, calls: [] }]), -38021, 'block timestamps must be in order: 0 <= 0');
     await expectCode(sim([{ blockOverrides: { number: 257n }, calls: [] }]), -38026, 'too many blocks');
     assert.is((await sim([{ blockOverrides: { number: 256n }, calls: [] }])).length, 256);
+    await expectCode(sim([{ blockOverrides: { time: 2n ** 64n - 1n }, calls: [] }, { calls: [] }]), -32602, `block timestamp ${2n ** 64n + 11n} does not fit 64 bits`);
     // A call past the block's gas limit.
     await expectCode(sim([{ blockOverrides: { gasLimit: 50_000n }, calls: [{ to: D, gas: 60_000n }] }]), -38015, 'block gas limit reached: 0 >= 50000');
   } finally {
@@ -334,6 +335,38 @@ test('eth_simulateV1: BLOCKHASH of an earlier simulated block is its hash; of th
     );
     assert.equal(out[1]!.calls[0]!.returnData, out[0]!.block.header.hash);
     assert.equal(out[1]!.calls[1]!.returnData, base.hash);
+  } finally {
+    await vm.shutdown();
+  }
+});
+
+test('eth_simulateV1 and eth_createAccessList stop at rpcEvmTimeoutMs (geth\'s text) and with the request\'s signal', async () => {
+  const vm = await startVM({ opts: { rpcEvmTimeoutMs: 50 } });
+  try {
+    const be = vm.backend;
+    const loop: StateOverrides = new Map([[hex(C), { code: bytes('5b5f56') }]]);
+    const blocks = [{ stateOverrides: loop, calls: [{ to: C }] }];
+    await expectCode(be.simulate({ blocks, traceTransfers: false, validation: false }, 'latest'), -32000, 'execution aborted (timeout = 50ms)');
+    await expectCode(be.createAccessList({ to: C }, 'latest', loop), -32000, 'execution aborted (timeout = 50ms)');
+    const gone = AbortSignal.abort(new EvmRpcError(-32002, 'gone'));
+    await expectCode(be.simulate({ blocks, traceTransfers: false, validation: false }, 'latest', gone), -32002, 'gone');
+    await expectCode(be.createAccessList({ to: C }, 'latest', loop, gone), -32002, 'gone');
+  } finally {
+    await vm.shutdown();
+  }
+});
+
+test('eth_simulateV1 halts at its next look once its client leaves, not at the deadline', async () => {
+  const vm = await startVM(); // rpcEvmTimeoutMs: 5 s
+  try {
+    const loop: StateOverrides = new Map([[hex(C), { code: bytes('5b5f56') }]]);
+    const ac = new AbortController();
+    const t0 = performance.now();
+    const run = vm.backend.simulate({ blocks: [{ stateOverrides: loop, calls: [{ to: C }] }], traceTransfers: true, validation: false }, 'latest', ac.signal);
+    setTimeout(() => ac.abort(new EvmRpcError(-32002, 'request cancelled: the client went away')), 50);
+    await expectCode(run, -32002, 'request cancelled: the client went away');
+    const ms = performance.now() - t0;
+    assert.ok(ms < 1_000, `stopped ${ms.toFixed(0)} ms after it began (the deadline is 5 s)`);
   } finally {
     await vm.shutdown();
   }

@@ -50,6 +50,7 @@ export const MAX_SIMULATE_BLOCKS = 256n;
 export const TIMESTAMP_INCREMENT = 12n;
 
 const ZERO_ADDRESS = new Uint8Array(20);
+const MAX_UINT64 = 2n ** 64n - 1n;
 const ZERO32 = new Uint8Array(32);
 const ZERO8 = new Uint8Array(8);
 
@@ -76,6 +77,7 @@ export function planBlocks(base: { readonly number: bigint; readonly timestamp: 
     const given = b.blockOverrides?.time;
     if (given !== undefined && given <= prevTime) throw new EvmRpcError(-38021, `block timestamps must be in order: ${given} <= ${prevTime}`);
     const time = given ?? prevTime + TIMESTAMP_INCREMENT;
+    if (time > MAX_UINT64) throw new EvmRpcError(-32602, `block timestamp ${time} does not fit 64 bits`);
     prevTime = time;
     out.push({ ...b, number, time });
   }
