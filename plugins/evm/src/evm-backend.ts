@@ -157,11 +157,72 @@ export type StateOverrides = ReadonlyMap<
   }
 >;
 
+/**
+ * geth's BlockOverrides: fields of the block a call runs in (eth_call, eth_estimateGas) or of a
+ * simulated block (eth_simulateV1). Only the EVM's view of the block changes, never a stored block.
+ */
+export interface BlockOverrides {
+  readonly number?: bigint;
+  readonly difficulty?: bigint;
+  /** Unix seconds. */
+  readonly time?: bigint;
+  readonly gasLimit?: bigint;
+  /** The coinbase. */
+  readonly feeRecipient?: Address;
+  /** The mix hash (PREVRANDAO). */
+  readonly prevRandao?: Hash;
+  readonly baseFeePerGas?: bigint;
+  readonly blobBaseFee?: bigint;
+  /** eth_simulateV1 only (eth_call and eth_estimateGas refuse it, as geth). */
+  readonly beaconRoot?: Hash;
+  /** eth_simulateV1 only; this chain has no withdrawals, so only an empty list runs. */
+  readonly withdrawals?: readonly unknown[];
+}
+
 export interface CallResult {
   readonly returnData: Uint8Array;
   readonly gasUsed: bigint;
   /** Set when execution failed: 'revert' (returnData holds the revert data) or another EVM error. */
   readonly error?: { readonly kind: 'revert' | 'error'; readonly message: string };
+}
+
+/** eth_createAccessList's answer. */
+export interface AccessListResult {
+  readonly accessList: readonly AccessListEntry[];
+  /** Gas of the tx with this access list. */
+  readonly gasUsed: bigint;
+  /** Why the call failed with it ("execution reverted", "out of gas", …), as geth words it. */
+  readonly error?: string;
+}
+
+/** One block of eth_simulateV1: overrides applied before its calls, which run in order. */
+export interface SimulateBlockRequest {
+  readonly blockOverrides?: BlockOverrides;
+  readonly stateOverrides?: StateOverrides;
+  readonly calls: readonly CallRequest[];
+}
+
+/** eth_simulateV1's payload (returnFullTransactions is the front end's). */
+export interface SimulateRequest {
+  readonly blocks: readonly SimulateBlockRequest[];
+  /** ETH transfers as logs of 0xeeee…eeee (geth's). */
+  readonly traceTransfers: boolean;
+  /** Nonce, balance, base fee checked as for a tx (default off: as eth_call, base fee 0). */
+  readonly validation: boolean;
+}
+
+export interface SimulatedCall {
+  readonly status: 0 | 1;
+  readonly returnData: Uint8Array;
+  readonly gasUsed: bigint;
+  readonly logs: readonly LogView[];
+  /** A failed call's: code 3 "execution reverted[: reason]" with the revert data, or -32015 and the EVM's error. */
+  readonly error?: { readonly code: number; readonly message: string; readonly data?: Uint8Array };
+}
+
+export interface SimulatedBlock {
+  readonly block: BlockView;
+  readonly calls: readonly SimulatedCall[];
 }
 
 /** A resolved log filter: block range inclusive, or one block by hash. */
@@ -286,9 +347,22 @@ export interface EvmBackend {
    * its next look at the clock (chain/call-guard.ts) and rejects with the signal's reason: a call whose
    * client left does not run to its deadline.
    */
-  call(req: CallRequest, ref: BlockRef, overrides?: StateOverrides, signal?: StopSignal): Promise<CallResult>;
+  call(req: CallRequest, ref: BlockRef, overrides?: StateOverrides, signal?: StopSignal, blockOverrides?: BlockOverrides): Promise<CallResult>;
   /** The gas `req` needs (geth's search); a revert is an EvmRpcError with code 3 and the revert data. `signal` as for call. */
-  estimateGas(req: CallRequest, ref: BlockRef, overrides?: StateOverrides, signal?: StopSignal): Promise<bigint>;
+  estimateGas(req: CallRequest, ref: BlockRef, overrides?: StateOverrides, signal?: StopSignal, blockOverrides?: BlockOverrides): Promise<bigint>;
+
+  /**
+   * The access list `req` touches at `ref` and the gas it uses with it (geth's loop); a failing call
+   * is an answer with `error`, not a throw. `signal` as for call.
+   */
+  createAccessList(req: CallRequest, ref: BlockRef, overrides?: StateOverrides, signal?: StopSignal): Promise<AccessListResult>;
+
+  /**
+   * eth_simulateV1: the blocks run in order on the state at `ref` (each on the last), nothing stays.
+   * Invalid sequences and refused calls are EvmRpcErrors with geth's codes (-38020 block order, …);
+   * a failing call is a call result with status 0. `signal` as for call.
+   */
+  simulate(req: SimulateRequest, ref: BlockRef, signal?: StopSignal): Promise<readonly SimulatedBlock[]>;
 
   /**
    * The mempool's txs (txpool_content, txpool_inspect, eth_pendingTransactions), only `from`'s when
@@ -322,7 +396,28 @@ export interface EvmBackend {
   readonly pending$: Observable<TxView>;
 }
 
-export type EvmRpcErrorCode = -32000 | -32001 | -32002 | -32003 | -32005 | -32600 | -32601 | -32602 | 3;
+export type EvmRpcErrorCode =
+  | -32000
+  | -32001
+  | -32002
+  | -32003
+  | -32005
+  | -32600
+  | -32601
+  | -32602
+  | 3
+  // eth_simulateV1's (the execution-apis' codes, as geth answers them): nonce too low / too high,
+  // intrinsic gas too low, insufficient funds, block gas limit reached, block numbers / timestamps
+  // out of order, initcode too large, a client limit exceeded.
+  | -38010
+  | -38011
+  | -38013
+  | -38014
+  | -38015
+  | -38020
+  | -38021
+  | -38025
+  | -38026;
 
 /**
  * A JSON-RPC error as Ethereum clients expect it, e.g. -32000 "insufficient funds for gas * price +

@@ -11,8 +11,10 @@ import {
   EvmRpcError,
   createEthRpc,
   type AcceptedBlock,
+  type AccessListResult,
   type AccountProofView,
   type Address,
+  type BlockOverrides,
   type BlockRef,
   type BlockView,
   type CallRequest,
@@ -26,6 +28,8 @@ import {
   type LogView,
   type PoolContent,
   type ReceiptView,
+  type SimulatedBlock,
+  type SimulateRequest,
   type StateOverrides,
   type StopSignal,
   type TxEnvelope,
@@ -129,6 +133,7 @@ export class FakeBackend implements EvmBackend {
   /** Encodings by lower-case hex hash (eth_getRawTransactionByHash). */
   readonly raws = new Map<string, Uint8Array>();
   callResult: CallResult = { returnData: Uint8Array.of(0, 0, 0, 42), gasUsed: 21_000n };
+  accessListResult: AccessListResult = { accessList: [{ address: TOKEN, storageKeys: [filled(1)] }], gasUsed: 25_300n };
   /** When set, every method throws it (bugs, timeouts). */
   failWith: (() => unknown) | undefined;
   peers = 3;
@@ -337,15 +342,27 @@ export class FakeBackend implements EvmBackend {
     this.sent.push({ req, key: privateKey.slice() });
     return { raw: Uint8Array.of(2, 0xc1, 0x01), tx: makeTx({ from: req.from, nonce: req.nonce ?? 0n, gas: req.gas ?? 0n }) };
   }
-  async call(req: CallRequest, ref: BlockRef, overrides?: StateOverrides, _signal?: AbortSignal): Promise<CallResult> {
-    this.#check('call', [req, ref, overrides]);
+  async call(req: CallRequest, ref: BlockRef, overrides?: StateOverrides, _signal?: AbortSignal, blockOverrides?: BlockOverrides): Promise<CallResult> {
+    this.#check('call', [req, ref, overrides, ...(blockOverrides ? [blockOverrides] : [])]);
     this.#stateAt(ref);
     return this.callResult;
   }
-  async estimateGas(req: CallRequest, ref: BlockRef, overrides?: StateOverrides, _signal?: AbortSignal): Promise<bigint> {
-    this.#check('estimateGas', [req, ref, overrides]);
+  async estimateGas(req: CallRequest, ref: BlockRef, overrides?: StateOverrides, _signal?: AbortSignal, blockOverrides?: BlockOverrides): Promise<bigint> {
+    this.#check('estimateGas', [req, ref, overrides, ...(blockOverrides ? [blockOverrides] : [])]);
     this.#stateAt(ref);
     return 21_000n;
+  }
+  async createAccessList(req: CallRequest, ref: BlockRef, overrides?: StateOverrides): Promise<AccessListResult> {
+    this.#check('createAccessList', [req, ref, overrides]);
+    this.#stateAt(ref);
+    return this.accessListResult;
+  }
+  /** What simulate answers (set by a test); by default one empty block per block asked. */
+  simulateResult: readonly SimulatedBlock[] | undefined;
+  async simulate(req: SimulateRequest, ref: BlockRef): Promise<readonly SimulatedBlock[]> {
+    this.#check('simulate', [req, ref]);
+    this.#stateAt(ref);
+    return this.simulateResult ?? req.blocks.map(() => ({ block: this.blocks.at(-1)!.block, calls: [] }));
   }
   async gasPrice(): Promise<bigint> {
     this.#check('gasPrice', []);

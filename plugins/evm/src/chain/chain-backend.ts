@@ -6,14 +6,16 @@
 import { fromHex, toHex } from '@cornice/sdk';
 import { createBlock } from '@ethereumjs/block';
 import { createTx, type TypedTransaction } from '@ethereumjs/tx';
-import { Account, Address, bytesToBigInt, setLengthLeft } from '@ethereumjs/util';
+import { Account, Address, bytesToBigInt, createContractAddress, setLengthLeft } from '@ethereumjs/util';
 import { runTx, type RunTxResult } from '@ethereumjs/vm';
 import type { Observable } from 'rxjs';
 import {
   EvmRpcError,
   type AcceptedBlock,
+  type AccessListResult,
   type AccountProofView,
   type Address as Addr,
+  type BlockOverrides,
   type BlockRef,
   type BlockView,
   type CallRequest,
@@ -25,6 +27,8 @@ import {
   type LogView,
   type PoolContent,
   type ReceiptView,
+  type SimulatedBlock,
+  type SimulateRequest,
   type StateOverrides,
   type StopSignal,
   type TxEnvelope,
@@ -32,6 +36,10 @@ import {
   type TxView,
 } from '../evm-backend.js';
 import type { EvmBlock } from '../block.js';
+import { findAccessList } from './access-list.js';
+import { overriddenBlock } from './block-context.js';
+import { callTx } from './call-tx.js';
+import { Simulation } from './simulate.js';
 import { DEFAULT_CALL_TIMEOUT_MS, SLICE_MS } from './call-guard.js';
 import type { EvmChain } from './chain.js';
 import { rpcErr, shortReason } from './eth-errors.js';
@@ -103,10 +111,10 @@ export class ChainBackend implements EvmBackend {
     return this.chain.lastAccepted;
   }
 
-  /** The BlockInfo a call in `b` shows the rules (its parent's time). */
-  async #registerBlockInfo(b: EvmBlock): Promise<void> {
+  /** The BlockInfo a call in `b` (or in `ctx`, `b` overridden) shows the rules (`b`'s parent's time). */
+  async #registerBlockInfo(b: EvmBlock, ctx = b.eth): Promise<void> {
     const parent = b.height === 0 ? undefined : await this.chain.getBlock(b.eth.header.parentHash);
-    withBlockInfo(b.eth, parent?.eth.header.timestamp);
+    withBlockInfo(ctx, parent?.eth.header.timestamp);
   }
 
   async #resolveOrThrow(ref: BlockRef): Promise<EvmBlock> {
@@ -355,17 +363,19 @@ export class ChainBackend implements EvmBackend {
     return 0n;
   }
 
-  async call(req: CallRequest, ref: BlockRef, overrides?: StateOverrides, signal?: StopSignal): Promise<CallResult> {
+  async call(req: CallRequest, ref: BlockRef, overrides?: StateOverrides, signal?: StopSignal, blockOverrides?: BlockOverrides): Promise<CallResult> {
     const b = await this.#resolveOrThrow(ref);
     this.#checkRequest(req);
-    const header = b.eth.header;
+    // The block the EVM sees: `b`, or `b` with the request's block overrides (test: simulate.test.ts "eth_call with block overrides").
+    const ctxBlock = overriddenBlock(b.eth, blockOverrides, this.chain.blockOpts);
+    const header = ctxBlock.header;
     const cap = this.#rpcGasCap();
     // geth's: the cap when none is given (here not above the block's), a given gas above the cap capped.
-    const gasLimit = req.gas === undefined ? this.#gasCap(b) : req.gas > cap ? cap : req.gas;
+    const gasLimit = req.gas === undefined ? (header.gasLimit < cap ? header.gasLimit : cap) : req.gas > cap ? cap : req.gas;
     const caller = new Address(req.from ?? ZERO_ADDRESS);
     const gasPrice = this.#callPrice(req, header.baseFeePerGas ?? 0n);
     const value = req.value ?? 0n;
-    if (this.chain.rules) await this.#registerBlockInfo(b);
+    if (this.chain.rules) await this.#registerBlockInfo(b, ctxBlock);
     return this.#execute(b, signal, async ({ sm, vm, guard }) => {
       await vm.evm.journal.checkpoint();
       try {
@@ -383,7 +393,7 @@ export class ChainBackend implements EvmBackend {
           gasPrice,
           value,
           data: req.data ?? new Uint8Array(),
-          block: b.eth,
+          block: ctxBlock,
         });
         const er = res.execResult;
         if (guard.expired) throw rpcErr(guard.message);
@@ -416,17 +426,24 @@ export class ChainBackend implements EvmBackend {
     return this.chain.options.rpcEvmTimeoutMs ?? DEFAULT_CALL_TIMEOUT_MS;
   }
 
-  async estimateGas(req: CallRequest, ref: BlockRef, overrides?: StateOverrides, signal?: StopSignal): Promise<bigint> {
+  async estimateGas(req: CallRequest, ref: BlockRef, overrides?: StateOverrides, signal?: StopSignal, blockOverrides?: BlockOverrides): Promise<bigint> {
     const b = await this.#resolveOrThrow(ref);
     this.#checkRequest(req);
-    const baseFee = b.eth.header.baseFeePerGas ?? 0n;
     const priced = req.gasPrice !== undefined || req.maxFeePerGas !== undefined;
+    const baseFee = blockOverrides?.baseFeePerGas ?? b.eth.header.baseFeePerGas ?? 0n;
     const from = new Address(req.from ?? ZERO_ADDRESS);
-    const cap = this.#gasCap(b);
+    const blockCap = this.#gasCap(b);
+    const cap = blockOverrides?.gasLimit !== undefined && blockOverrides.gasLimit < blockCap ? blockOverrides.gasLimit : blockCap;
     let hi = req.gas !== undefined && req.gas < cap ? req.gas : cap;
-    // Context block: the next block's number and time, no base fee unless the request pays one.
+    // Context block: the next block's number and time, no base fee unless the request pays one; then
+    // the request's block overrides (a base fee only for a priced request: an unpriced one runs at 0).
     const hdr = nextHeaderData(b.eth, b.eth.header.timestamp, await this.chain.headerFieldsOn(b.eth, b.eth.header.timestamp));
-    const ctxBlock = createBlock({ header: { ...hdr, baseFeePerGas: priced ? baseFee : 0n, gasLimit: cap > (hdr.gasLimit as bigint) ? cap : hdr.gasLimit } }, this.chain.blockOpts);
+    const { baseFeePerGas: _baseFee, ...otherOverrides } = blockOverrides ?? {};
+    const ctxBlock = overriddenBlock(
+      createBlock({ header: { ...hdr, baseFeePerGas: priced ? baseFee : 0n, gasLimit: cap > (hdr.gasLimit as bigint) ? cap : hdr.gasLimit } }, this.chain.blockOpts),
+      otherOverrides,
+      this.chain.blockOpts,
+    );
     if (this.chain.rules) withBlockInfo(ctxBlock, b.eth.header.timestamp);
     const makeTx = (gas: bigint): TypedTransaction => {
       const base = { nonce: 0n, gasLimit: gas, value: req.value ?? 0n, data: req.data ?? new Uint8Array(), chainId: this.chainId, ...(req.to ? { to: req.to } : {}) };
@@ -492,6 +509,85 @@ export class ChainBackend implements EvmBackend {
       }
       return hi;
     });
+  }
+
+  async createAccessList(req: CallRequest, ref: BlockRef, overrides?: StateOverrides, signal?: StopSignal): Promise<AccessListResult> {
+    const b = await this.#resolveOrThrow(ref);
+    this.#checkRequest(req);
+    const from = new Address(req.from ?? ZERO_ADDRESS);
+    const cap = this.#rpcGasCap();
+    const gas = req.gas === undefined ? this.#gasCap(b) : req.gas > cap ? cap : req.gas;
+    const value = req.value ?? 0n;
+    // The block itself with no base fee: the call pays no gas price, as geth runs it.
+    const ctxBlock = overriddenBlock(b.eth, { baseFeePerGas: 0n }, this.chain.blockOpts);
+    if (this.chain.rules) await this.#registerBlockInfo(b, ctxBlock);
+    return this.#execute(b, signal, async ({ sm, vm, guard }) => {
+      const events = vm.evm.events;
+      if (!events) throw new TypeError('the EVM has no step events');
+      const withOverrides = async <T>(fn: () => Promise<T>): Promise<T> => {
+        await vm.evm.journal.checkpoint();
+        try {
+          if (overrides) await applyOverrides(sm, overrides);
+          return await fn();
+        } finally {
+          await vm.evm.journal.revert();
+          vm.evm.journal.cleanJournal();
+        }
+      };
+      const sender = await withOverrides(async () => (await sm.getAccount(from)) ?? new Account());
+      const nonce = req.nonce ?? sender.nonce;
+      if (sender.balance < value) throw rpcErr(`insufficient funds for gas * price + value: address ${from.toString()} have ${sender.balance} want ${value}`);
+      const to = req.to ? toHex(req.to) : toHex(createContractAddress(from, nonce).bytes);
+      const excluded = new Set([toHex(from.bytes), to, ...vm.evm.precompiles.keys()]);
+      return findAccessList(req.accessList ?? [], excluded, (accessList, tracer) =>
+        withOverrides(async () => {
+          const tx = callTx(req, { from, gas, nonce, chainId: this.chainId, common: this.chain.common, accessList, free: true });
+          events.on('step', tracer.onStep);
+          let r: RunTxResult;
+          try {
+            r = await runTx(vm, { tx, block: ctxBlock, skipNonce: true, skipBlockGasLimitValidation: true, skipHardForkValidation: true });
+          } catch (e) {
+            if (guard.expired) throw rpcErr(guard.message);
+            throw rpcErr(`failed to apply transaction: ${shortReason(e)}`);
+          } finally {
+            events.off('step', tracer.onStep);
+          }
+          if (guard.expired) throw rpcErr(guard.message);
+          const err = r.execResult.exceptionError;
+          return { gasUsed: r.totalGasSpent, ...(err && { error: err.error === 'revert' ? 'execution reverted' : err.error }) };
+        }),
+      );
+    });
+  }
+
+  async simulate(req: SimulateRequest, ref: BlockRef, signal?: StopSignal): Promise<readonly SimulatedBlock[]> {
+    const b = await this.#resolveOrThrow(ref);
+    const sim = new Simulation(
+      {
+        common: this.chain.common,
+        blockOpts: this.chain.blockOpts,
+        chainId: this.chainId,
+        fees: this.chain.fees,
+        hasRules: this.chain.rules !== undefined,
+        creditBaseFee: this.chain.rules?.creditBaseFee ?? this.chain.fees.creditBaseFee ?? false,
+        gasBudget: this.#rpcGasCap(),
+        maxInitCodeSize: Number(this.chain.common.param('maxInitCodeSize')),
+        applyOverrides,
+      },
+      { block: b.eth },
+      req,
+    );
+    if (signal?.aborted) throw signal.reason;
+    try {
+      // A VM of its own whose writes stay in memory (the simulated blocks' state roots), within the call timeout.
+      return await this.chain.reader.scratch(
+        b.eth.header.stateRoot,
+        async (n) => sim.hashes.get(n),
+        (v) => v.guard.run(this.#callTimeoutMs(), () => sim.run(v), signal),
+      );
+    } catch (e) {
+      throw signal?.aborted ? signal.reason : e;
+    }
   }
 
   // ------------------------------------------------------------------ fees and status

@@ -14,6 +14,7 @@ import type { VM } from '@ethereumjs/vm';
 import { accountOf, encoded, FastAccountStateManager } from './state/accounts.js';
 import { CallGuard } from './call-guard.js';
 import { makeVM, stateManagerAt, type BlockHashLookup, type ExecutionHooks } from './executor.js';
+import { OverlayDB } from './state/overlay-db.js';
 import type { StateDB } from './state/state-db.js';
 
 /** Most accounts plus slots memoized per root before the memo starts over. */
@@ -301,6 +302,19 @@ export class StateReader {
 
   /** The last state manager readState made for a root other than the accepted one. */
   #readOnly: { root: Uint8Array; sm: Promise<MerkleStateManager> } | undefined;
+
+  /**
+   * Runs `fn` on a VM of its own at `root` whose state writes stay in memory (OverlayDB), so `fn`
+   * may commit and compute state roots (eth_simulateV1). `blockHash` answers BLOCKHASH before the
+   * chain's blocks do (the simulated blocks').
+   */
+  async scratch<T>(root: Uint8Array, blockHash: BlockHashLookup, fn: (view: StateView) => Promise<T>): Promise<T> {
+    const trie = await createMPT({ db: new OverlayDB(this.db), useKeyHashing: true, common: this.common, valueEncoding: 'view', cacheSize: 1000, root });
+    const sm = new FastAccountStateManager({ common: this.common, trie, caches: new Caches() });
+    const guard = new CallGuard();
+    const vm = await makeVM(this.common, sm, this.hooks, async (n) => (await blockHash(n)) ?? this.blockHash(n), guard);
+    return fn({ sm, vm, guard });
+  }
 
   async #historical<T>(root: Uint8Array, fn: (view: StateView) => Promise<T>): Promise<T> {
     const sm = await stateManagerAt(this.common, this.db, root, 1000);

@@ -4,7 +4,8 @@
  */
 import { keccak_256 } from '@noble/hashes/sha3.js';
 import { utf8Decode } from '@cornice/sdk';
-import { EvmRpcError, type Address, type BlockRef, type CallRequest, type CallResult, type EvmBackend, type StateOverrides } from '../evm-backend.js';
+import { EvmRpcError, type Address, type BlockOverrides, type BlockRef, type CallRequest, type CallResult, type EvmBackend, type StateOverrides } from '../evm-backend.js';
+import { parseBlockOverrides } from './block-overrides.js';
 import { parseCallRequest, parseFilterCriteria, parseStateOverrides, resolveFilter, type FilterCriteria } from './args.js';
 import { optional, required, type MethodSpec } from './dispatch.js';
 import { blockJson, headerJson, receiptJson, txJson } from './format.js';
@@ -59,6 +60,14 @@ function parsePercentiles(v: unknown): number[] {
     if (i > 0 && p < (v[i - 1] as number)) throw new ArgumentError(`invalid reward percentile: #${i - 1}:${String(v[i - 1])} > #${i}:${p}`);
   }
   return v as number[];
+}
+
+/** Block overrides of one call: beaconRoot and withdrawals belong to eth_simulateV1's blocks only, as geth answers. */
+function singleCallBlockOverrides(v: unknown): BlockOverrides | undefined {
+  const o = v as BlockOverrides | undefined;
+  if (o?.beaconRoot !== undefined) throw new EvmRpcError(-32000, 'block override "beaconRoot" is not supported for this RPC method');
+  if (o?.withdrawals !== undefined) throw new EvmRpcError(-32000, 'block override "withdrawals" is not supported for this RPC method');
+  return o;
 }
 
 /** Solidity's Panic(uint256) codes, as geth names them. */
@@ -209,19 +218,23 @@ export function ethMethods(backend: EvmBackend, opts: EthMethodsOptions): Map<st
     return out;
   });
 
-  const callArgs = [required(parseCallRequest), optional(parseBlockRef), optional(parseStateOverrides)];
+  const callArgs = [required(parseCallRequest), optional(parseBlockRef), optional(parseStateOverrides), optional(parseBlockOverrides)];
   // EVM execution: in the call lane (fair between clients, bounded queues), stopped with the request.
   const inCallLane = <T>(ctx: CallContext, fn: () => Promise<T>): Promise<T> => callLane.run(ctx.client, ctx.signal, fn);
   def('eth_call', callArgs, async (a, ctx) => {
     const req = a[0] as CallRequest;
     const ref = (a[1] as BlockRef | undefined) ?? 'latest';
-    const result = await inCallLane(ctx, () => backend.call(req, ref, a[2] as StateOverrides | undefined, ctx.signal));
+    const blockOverrides = singleCallBlockOverrides(a[3]);
+    const result = await inCallLane(ctx, () => backend.call(req, ref, a[2] as StateOverrides | undefined, ctx.signal, blockOverrides));
     if (result.error) throw callFailure(result);
     return hexData(result.returnData);
   });
-  def('eth_estimateGas', callArgs, async (a, ctx) =>
-    quantity(await inCallLane(ctx, () => backend.estimateGas(a[0] as CallRequest, (a[1] as BlockRef | undefined) ?? 'latest', a[2] as StateOverrides | undefined, ctx.signal))),
-  );
+  def('eth_estimateGas', callArgs, async (a, ctx) => {
+    const blockOverrides = singleCallBlockOverrides(a[3]);
+    return quantity(
+      await inCallLane(ctx, () => backend.estimateGas(a[0] as CallRequest, (a[1] as BlockRef | undefined) ?? 'latest', a[2] as StateOverrides | undefined, ctx.signal, blockOverrides)),
+    );
+  });
   def('eth_sendRawTransaction', [required(parseData)], async (a) => {
     const raw = a[0] as Uint8Array;
     if (raw.length === 0) throw new EvmRpcError(-32000, 'typed transaction too short');

@@ -16,6 +16,7 @@ import { Notifier } from './notifier.js';
 import { DEFAULT_NOTIFY_LIMITS, Outboxes, type NotifyLimits } from './outbox.js';
 import { personalMethods, type PersonalOptions } from './personal.js';
 import { proofMethods } from './proof.js';
+import { simulateMethods } from './simulate.js';
 import { txMethods } from './tx-methods.js';
 import { txpoolMethods } from './txpool.js';
 import { unservedMethods } from './unserved.js';
@@ -101,6 +102,7 @@ export function createEthRpc(backend: EvmBackend, options: EthRpcOptions): EthRp
     ...txpoolMethods(backend, nodeAccounts),
     ...filterMethods(filters),
     ...proofMethods(backend, lanes.scan),
+    ...simulateMethods(backend, lanes.call),
     ...unservedMethods(),
     ...personal.methods,
     // Over WebSocket these are the connection's own; over HTTP they answer as geth does.
