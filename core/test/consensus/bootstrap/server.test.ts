@@ -41,9 +41,10 @@ async function longChain(): Promise<TestVM> {
   return chain;
 }
 
+/** A server whose clock stands still: only the time test below moves it (a loaded CI machine must not cut replies short). */
 function serverOn(vm: ChainVM) {
   const transport = recording();
-  return { server: new BootstrapServer({ vm, transport, log: silentLogger }), replies: transport.replies };
+  return { server: new BootstrapServer({ vm, transport, log: silentLogger, now: () => 0 }), replies: transport.replies };
 }
 
 test('GetAcceptedFrontier: the last accepted block', async () => {
@@ -143,11 +144,11 @@ test('GetAncestors: stops before the reply would pass MAX_MESSAGE_BYTES; a block
 test('limits can be lowered: count and bytes', async () => {
   const vm = await longChain();
   const t1 = recording();
-  const s1 = new BootstrapServer({ vm, transport: t1, log: silentLogger, limits: { maxAncestors: 10 } });
+  const s1 = new BootstrapServer({ vm, transport: t1, log: silentLogger, limits: { maxAncestors: 10 }, now: () => 0 });
   await s1.onGetAncestors(asker, 1, vm.lastAcceptedBlock.id);
   assert.is(t1.replies[0]?.blocks?.length, 10);
   const t2 = recording();
-  const s2 = new BootstrapServer({ vm, transport: t2, log: silentLogger, limits: { maxAncestorsBytes: 1_000 } });
+  const s2 = new BootstrapServer({ vm, transport: t2, log: silentLogger, limits: { maxAncestorsBytes: 1_000 }, now: () => 0 });
   await s2.onGetAncestors(asker, 2, vm.lastAcceptedBlock.id);
   assert.is(t2.replies[0]?.blocks?.length, Math.floor(1_000 / (65 + 4)));
 });
