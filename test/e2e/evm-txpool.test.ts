@@ -146,7 +146,7 @@ test('eth_signTransaction with a personal_ imported and unlocked account: {raw, 
   assert.is(parsed.hash, signed.tx.hash);
   assert.is(parsed.nonce, 0);
   assert.is(parsed.value, 5n);
-  assert.is(signed.tx.gasPrice, null);
+  assert.is(signed.tx.gasPrice, signed.tx.maxFeePerGas); // the fee cap, as the execution-apis schema asks of a tx not in a block
   assert.is(signed.tx.maxFeePerGas, '0x174876e800');
   assert.is(await provider.send('eth_getTransactionByHash', [signed.tx.hash]), null, 'not sent');
 
