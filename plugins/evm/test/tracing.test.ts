@@ -122,4 +122,44 @@ test('registry: an unknown tracer, a JavaScript tracer and a malformed config ar
   }
 });
 
+const LOOP = at(0x10);
+const RECURSE = at(0x12);
+
+test('replay: unknown tx, genesis, a trace past its output bound or its timeout, a call tree 128 deep', async () => {
+  const vm = await startVM({ genesis: genesis({ [hex(LOOP)]: '0x5b5f56', [hex(RECURSE)]: '0x5f5f5f5f5f305af100' }) });
+  try {
+    const be = vm.backend;
+    const fails = async (p: Promise<unknown>, code: number, want: RegExp) => {
+      try {
+        await p;
+        assert.unreachable('answered');
+      } catch (e) {
+        assert.instance(e, EvmRpcError);
+        assert.is((e as EvmRpcError).rpcCode, code, (e as Error).message);
+        assert.match((e as Error).message, want);
+      }
+    };
+    await fails(be.traceTransaction(new Uint8Array(32).fill(7), req()), -32000, /^transaction not found$/);
+    await fails(be.traceBlock(0n, req()), -32000, /^genesis is not traceable$/);
+    await fails(be.traceBlock(99n, req()), -32000, /^block #99 not found$/);
+    const loop = await be.sendRawTransaction(signedTx({ nonce: 0n, to: LOOP, gas: 300_000n }).serialize());
+    const deep = await be.sendRawTransaction(signedTx({ nonce: 1n, to: RECURSE, gas: 10_000_000n }).serialize());
+    await buildAndAccept(vm);
+    // A loop's struct log passes a small output bound before it is built whole.
+    await fails(be.traceTransaction(loop, req({ maxChars: 100_000 })), -32003, /trace output larger than 100000 characters: ask for less \(disableStack/);
+    // ... and a 1 ms timeout (geth's text).
+    await fails(be.traceTransaction(loop, req({ timeoutMs: 1 })), -32000, /^execution timeout$/);
+    // A call tree far deeper than 128 frames (each passes all but a 64th of its gas on).
+    const tree = JSON.parse(await be.traceTransaction(deep, req({ tracer: 'callTracer' })));
+    let depth = 0;
+    for (let f = tree; f.calls; f = f.calls[0]) depth++;
+    assert.ok(depth >= 128, `depth ${depth}`);
+    // traceBlock answers each tx of the block, in order.
+    const all = await be.traceBlock(1n, req({ tracer: 'callTracer', tracerConfig: { onlyTopCall: true } }));
+    assert.equal(all.map((t) => hex(t.txHash)), [hex(loop), hex(deep)]);
+  } finally {
+    await vm.shutdown();
+  }
+});
+
 test.run();
