@@ -8,7 +8,6 @@ import { utf8Encode } from '@cornice/sdk';
 import { EvmRpcError, type TraceRequest } from '../src/index.js';
 import { EWOQ, buildAndAccept, genesisJson, hex, signedTx, startVM } from './helpers.js';
 
-const bytes = (h: string): Uint8Array => Uint8Array.from(Buffer.from(h.replace(/^0x/, '').replace(/\s+/g, ''), 'hex'));
 const at = (b: number): Uint8Array => new Uint8Array(20).fill(b);
 const ADDER = at(0xaa);
 
