@@ -29,7 +29,7 @@ const CONFIG_KEYS: Record<string, (v: unknown, key: string) => Partial<EvmChainO
     if (!Array.isArray(v) || v.length > 64 || !v.every((n) => typeof n === 'string')) throw badConfig(key, 'must be a list of API names');
     const unknown = (v as string[]).find((n) => !ETH_API_NAMES.has(n));
     if (unknown !== undefined) throw badConfig(key, `API service ${JSON.stringify(unknown.slice(0, 64))} not found (coreth's names: ${[...ETH_API_NAMES].slice(0, 16).join(', ')}, …)`);
-    return { personalApi: (v as string[]).some((n) => PERSONAL_API_NAMES.has(n)) };
+    return { personalApi: (v as string[]).some((n) => PERSONAL_API_NAMES.has(n)), debugApi: (v as string[]).some((n) => DEBUG_API_NAMES.has(n)) };
   },
   'keystore-insecure-unlock-allowed': (v, key) => {
     if (typeof v !== 'boolean') throw badConfig(key, 'must be true or false');
@@ -51,6 +51,9 @@ const CONFIG_KEYS: Record<string, (v: unknown, key: string) => Partial<EvmChainO
 
 /** The names that turn personal_ on: coreth's, its deprecated one, and geth's. */
 const PERSONAL_API_NAMES = new Set(['internal-personal', 'internal-private-personal', 'personal']);
+
+/** The names that turn debug_trace* and debug_getRaw* on: coreth's tracer and debug APIs, and geth's. */
+const DEBUG_API_NAMES = new Set(['debug-tracer', 'internal-debug', 'internal-private-debug', 'internal-public-debug', 'debug']);
 
 /** coreth's eth-apis names (and their deprecated forms), and geth's `personal`. */
 const ETH_API_NAMES = new Set([

@@ -225,6 +225,31 @@ export interface SimulatedBlock {
   readonly calls: readonly SimulatedCall[];
 }
 
+/**
+ * What a debug_trace* request asks (the front end checked the shapes; the chain checks the tracer's
+ * name and config: -32602).
+ */
+export interface TraceRequest {
+  /** A built-in tracer's name; undefined: the struct logger. */
+  readonly tracer?: string;
+  readonly tracerConfig?: Readonly<Record<string, unknown>>;
+  /** The request's top-level fields: the struct logger's options (disableStack, enableMemory, limit, …). */
+  readonly logger: Readonly<Record<string, unknown>>;
+  /** How long the replay may run, ms (geth's `timeout`; 0: no bound but the request's own). */
+  readonly timeoutMs: number;
+  /** Most characters of the traces' JSON (past it: -32003, nothing built whole). */
+  readonly maxChars: number;
+}
+
+/** One traced tx of a block: its hash and the tracer's result as JSON text. */
+export interface TxTraceJson {
+  readonly txHash: Hash;
+  readonly json: string;
+}
+
+/** A block to trace: an accepted one, or a block of this chain given as RLP (debug_traceBlock). */
+export type TraceBlockRef = BlockRef | { readonly rlp: Uint8Array };
+
 /** A resolved log filter: block range inclusive, or one block by hash. */
 export interface LogFilter {
   readonly fromBlock?: bigint;
@@ -363,6 +388,22 @@ export interface EvmBackend {
    * a failing call is a call result with status 0. `signal` as for call.
    */
   simulate(req: SimulateRequest, ref: BlockRef, signal?: StopSignal): Promise<readonly SimulatedBlock[]>;
+
+  /**
+   * debug_traceTransaction: the mined tx `hash` replayed on its block's parent state after the txs
+   * before it, under the tracer `req` names; its result as JSON text. Unknown tx: -32000 "transaction
+   * not found"; a pooled one: "transaction not yet mined"; a bad tracer: -32602. `signal` stops it.
+   */
+  traceTransaction(hash: Hash, req: TraceRequest, signal?: StopSignal): Promise<string>;
+  /** debug_traceBlock*: every tx of the block traced; genesis: -32000 "genesis is not traceable". */
+  traceBlock(ref: TraceBlockRef, req: TraceRequest, signal?: StopSignal): Promise<readonly TxTraceJson[]>;
+  /** debug_traceCall: `call` run as a tx on `ref`'s state, as eth_call runs it, under the tracer. */
+  traceCall(call: CallRequest, ref: BlockRef, req: TraceRequest, overrides?: StateOverrides, blockOverrides?: BlockOverrides, signal?: StopSignal): Promise<string>;
+  /** debug_getRawHeader, debug_getRawBlock: RLP of an accepted block's header or block; undefined when unknown. */
+  rawHeader(ref: BlockRef): Promise<Uint8Array | undefined>;
+  rawBlock(ref: BlockRef): Promise<Uint8Array | undefined>;
+  /** debug_getRawReceipts: each receipt's consensus encoding (typed receipts with their type byte). */
+  rawReceipts(ref: BlockRef): Promise<readonly Uint8Array[] | undefined>;
 
   /**
    * The mempool's txs (txpool_content, txpool_inspect, eth_pendingTransactions), only `from`'s when

@@ -32,8 +32,11 @@ import {
   type SimulateRequest,
   type StateOverrides,
   type StopSignal,
+  type TraceBlockRef,
+  type TraceRequest,
   type TxEnvelope,
   type TxLocation,
+  type TxTraceJson,
   type TxView,
 } from '../src/index.js';
 
@@ -363,6 +366,38 @@ export class FakeBackend implements EvmBackend {
     this.#check('simulate', [req, ref]);
     this.#stateAt(ref);
     return this.simulateResult ?? req.blocks.map(() => ({ block: this.blocks.at(-1)!.block, calls: [] }));
+  }
+  /** What the trace methods answer (JSON text; set by a test). */
+  traceJson = '{"gas":21000,"failed":false,"returnValue":"0x","structLogs":[]}';
+  /** Runs inside a trace before it answers (a test holds a trace here). */
+  traceGate: ((signal?: StopSignal) => Promise<void>) | undefined;
+  async traceTransaction(hash: Hash, req: TraceRequest, signal?: StopSignal): Promise<string> {
+    this.#check('traceTransaction', [hash, req]);
+    await this.traceGate?.(signal);
+    return this.traceJson;
+  }
+  async traceBlock(ref: TraceBlockRef, req: TraceRequest, signal?: StopSignal): Promise<readonly TxTraceJson[]> {
+    this.#check('traceBlock', [ref, req]);
+    await this.traceGate?.(signal);
+    const b = typeof ref === 'object' && 'rlp' in ref ? this.blocks.at(-1) : this.blocks.find((x) => (typeof ref === 'bigint' ? x.block.header.number === ref : true));
+    return (b?.block.transactions ?? []).map((tx) => ({ txHash: tx.hash, json: this.traceJson }));
+  }
+  async traceCall(call: CallRequest, ref: BlockRef, req: TraceRequest, overrides?: StateOverrides, blockOverrides?: BlockOverrides, signal?: StopSignal): Promise<string> {
+    this.#check('traceCall', [call, ref, req, overrides, blockOverrides]);
+    await this.traceGate?.(signal);
+    return this.traceJson;
+  }
+  async rawHeader(ref: BlockRef): Promise<Uint8Array | undefined> {
+    this.#check('rawHeader', [ref]);
+    return ref === 'latest' ? Uint8Array.of(0xc1, 0x01) : undefined;
+  }
+  async rawBlock(ref: BlockRef): Promise<Uint8Array | undefined> {
+    this.#check('rawBlock', [ref]);
+    return ref === 'latest' ? Uint8Array.of(0xc2, 0xc0, 0xc0) : undefined;
+  }
+  async rawReceipts(ref: BlockRef): Promise<readonly Uint8Array[] | undefined> {
+    this.#check('rawReceipts', [ref]);
+    return ref === 'latest' ? [Uint8Array.of(0x02, 0xc0)] : undefined;
   }
   async gasPrice(): Promise<bigint> {
     this.#check('gasPrice', []);

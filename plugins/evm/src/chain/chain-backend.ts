@@ -34,12 +34,16 @@ import {
   type TxEnvelope,
   type TxLocation,
   type TxView,
+  type TraceBlockRef,
+  type TraceRequest,
+  type TxTraceJson,
 } from '../evm-backend.js';
 import type { EvmBlock } from '../block.js';
 import { findAccessList } from './access-list.js';
 import { overriddenBlock } from './block-context.js';
 import { callTx } from './call-tx.js';
 import { Simulation } from './simulate.js';
+import { ChainTraces } from './tracing/chain-traces.js';
 import { DEFAULT_CALL_TIMEOUT_MS, SLICE_MS } from './call-guard.js';
 import type { EvmChain } from './chain.js';
 import { rpcErr, shortReason } from './eth-errors.js';
@@ -89,6 +93,7 @@ export class ChainBackend implements EvmBackend {
   readonly pending$: Observable<TxView>;
   readonly #receiptCache = new WeakMap<EvmBlock, ReceiptCacheEntry>();
   readonly #viewCache = new WeakMap<EvmBlock, BlockView>();
+  readonly #traces: ChainTraces;
 
   constructor(
     private readonly chain: EvmChain,
@@ -98,6 +103,14 @@ export class ChainBackend implements EvmBackend {
     this.networkId = networkId;
     this.accepted$ = chain.accepted$.asObservable();
     this.pending$ = chain.pending$.asObservable();
+    this.#traces = new ChainTraces(chain, {
+      resolve: (ref) => this.#resolveOrThrow(ref),
+      checkRequest: (req) => this.#checkRequest(req),
+      gasCap: (b) => this.#gasCap(b),
+      rpcGasCap: () => this.#rpcGasCap(),
+      blockInfo: (b, ctx) => this.#registerBlockInfo(b, ctx),
+      applyOverrides,
+    });
   }
 
   blockNumber(): bigint {
@@ -588,6 +601,32 @@ export class ChainBackend implements EvmBackend {
     } catch (e) {
       throw signal?.aborted ? signal.reason : e;
     }
+  }
+
+  // ------------------------------------------------------------------ debug_ (tracing/chain-traces.ts)
+
+  traceTransaction(hash: Hash, req: TraceRequest, signal?: StopSignal): Promise<string> {
+    return this.#traces.traceTransaction(hash, req, signal);
+  }
+
+  traceBlock(ref: TraceBlockRef, req: TraceRequest, signal?: StopSignal): Promise<readonly TxTraceJson[]> {
+    return this.#traces.traceBlock(ref, req, signal);
+  }
+
+  traceCall(call: CallRequest, ref: BlockRef, req: TraceRequest, overrides?: StateOverrides, blockOverrides?: BlockOverrides, signal?: StopSignal): Promise<string> {
+    return this.#traces.traceCall(call, ref, req, overrides, blockOverrides, signal);
+  }
+
+  rawHeader(ref: BlockRef): Promise<Uint8Array | undefined> {
+    return this.#traces.rawHeader(ref);
+  }
+
+  rawBlock(ref: BlockRef): Promise<Uint8Array | undefined> {
+    return this.#traces.rawBlock(ref);
+  }
+
+  rawReceipts(ref: BlockRef): Promise<readonly Uint8Array[] | undefined> {
+    return this.#traces.rawReceipts(ref);
   }
 
   // ------------------------------------------------------------------ fees and status

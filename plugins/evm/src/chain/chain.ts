@@ -89,6 +89,11 @@ export interface EvmChainOptions {
   /** personal_unlockAccount over HTTP, for every caller, is allowed (default false: coreth's keystore-insecure-unlock-allowed, geth's --allow-insecure-unlock). */
   allowInsecureUnlock?: boolean;
   /**
+   * Serve debug_trace*, debug_getRaw* (chain config `eth-apis` listing "debug-tracer", "internal-debug"
+   * or geth's "debug"); unset: on for the local network (a dev node), off elsewhere.
+   */
+  debugApi?: boolean;
+  /**
    * Longest an eth_getTransactionReceipt of a pooled tx waits for the tx's block to be accepted, ms
    * (default 2,000; 0: answer null at once, as geth). See ChainBackend.receipt.
    */

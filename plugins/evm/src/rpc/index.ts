@@ -1,12 +1,13 @@
 /**
  * The Ethereum JSON-RPC front end of an EVM chain: `/rpc` (HTTP POST, single calls and batches) and
  * `/ws` (the same methods plus eth_subscribe / eth_unsubscribe), over an `EvmBackend`.
- * Methods are in the web3_, net_, eth_, personal_ and txpool_ namespaces only (API.md lists them).
+ * Methods are in the web3_, net_, eth_, personal_, txpool_ and debug_ namespaces only (API.md lists them).
  */
 import { NodeError, type Clock, type HttpHandler, type KeyValueStore, type Logger, type WebSocketHandler } from '@cornice/sdk';
 import { EvmRpcError, type EvmBackend } from '../evm-backend.js';
 import { AccountStore, DEFAULT_ACCOUNT_LIMITS, type AccountLimits } from './accounts.js';
 import { DEFAULT_DISPATCH_LIMITS, RpcDispatcher, type DispatchLimits, type MethodSpec } from './dispatch.js';
+import { debugMethods, DEFAULT_TRACE_LIMITS, type TraceLimits } from './debug.js';
 import { ethMethods } from './eth.js';
 import { ChainEvents } from './events.js';
 import { DEFAULT_FILTER_LIMITS, FilterRegistry, filterMethods, type FilterLimits } from './filters.js';
@@ -31,7 +32,8 @@ export type EthRpcLimits = DispatchLimits &
   FilterLimits &
   WebSocketLimits &
   LanesLimits &
-  NotifyLimits & { readonly accounts: AccountLimits };
+  NotifyLimits &
+  TraceLimits & { readonly accounts: AccountLimits };
 
 export const DEFAULT_ETH_RPC_LIMITS: EthRpcLimits = {
   ...DEFAULT_DISPATCH_LIMITS,
@@ -40,6 +42,7 @@ export const DEFAULT_ETH_RPC_LIMITS: EthRpcLimits = {
   ...DEFAULT_WEBSOCKET_LIMITS,
   ...DEFAULT_LANES_LIMITS,
   ...DEFAULT_NOTIFY_LIMITS,
+  ...DEFAULT_TRACE_LIMITS,
   accounts: DEFAULT_ACCOUNT_LIMITS,
 };
 
@@ -60,6 +63,8 @@ export interface EthRpcOptions {
   limits?: Partial<EthRpcLimits>;
   /** personal_ and node-held accounts: off unless `enabled`; HTTP unlocks only with `allowInsecureUnlock` (personal.ts). */
   personal?: Partial<PersonalOptions>;
+  /** debug_trace* and debug_getRaw*: off unless true (off: -32601 naming the chain config key; rpc/debug.ts). */
+  debugApi?: boolean;
 }
 
 export interface EthRpc {
@@ -68,7 +73,7 @@ export interface EthRpc {
   /** Ends subscriptions and filters (chain shutdown). */
   close(): void;
   /** The lanes of eth_call and of block scans (tests, metrics). */
-  readonly lanes: { readonly call: Lane; readonly scan: Lane };
+  readonly lanes: { readonly call: Lane; readonly scan: Lane; readonly trace: Lane };
   readonly notifier: Notifier;
 }
 
@@ -79,7 +84,7 @@ export class EthRpcConfigError extends NodeError<'EthRpcConfig'> {
   }
 }
 
-const NAMESPACED = /^(eth|net|web3|personal|txpool)_[A-Za-z0-9_]{1,64}$/;
+const NAMESPACED = /^(eth|net|web3|personal|txpool|debug|trace)_[A-Za-z0-9_]{1,64}$/;
 
 function notificationsUnsupported(): never {
   throw new EvmRpcError(-32601, 'notifications not supported');
@@ -96,6 +101,7 @@ export function createEthRpc(backend: EvmBackend, options: EthRpcOptions): EthRp
   const personalOn = options.personal?.enabled ?? false;
   const personal = personalMethods(backend, accounts, limits.accounts.maxSeconds, { enabled: personalOn, allowInsecureUnlock: options.personal?.allowInsecureUnlock ?? false });
   const nodeAccounts = async () => (personalOn ? accounts.list() : []);
+  const debug = debugMethods(backend, { enabled: options.debugApi ?? false, limits });
   const methods = new Map<string, MethodSpec>([
     ...ethMethods(backend, { clientVersion: options.clientVersion, accounts: nodeAccounts, lanes }),
     ...txMethods(backend, lanes.call),
@@ -104,6 +110,7 @@ export function createEthRpc(backend: EvmBackend, options: EthRpcOptions): EthRp
     ...proofMethods(backend, lanes.scan),
     ...simulateMethods(backend, lanes.call),
     ...unservedMethods(),
+    ...debug.methods,
     ...personal.methods,
     // Over WebSocket these are the connection's own; over HTTP they answer as geth does.
     ['eth_subscribe', { run: notificationsUnsupported }],
@@ -111,7 +118,7 @@ export function createEthRpc(backend: EvmBackend, options: EthRpcOptions): EthRp
   ]);
   for (const [name, fn] of options.extraMethods ?? []) {
     let refused: string | undefined;
-    if (!NAMESPACED.test(name)) refused = 'is not in the eth_, net_, web3_, personal_ or txpool_ namespace';
+    if (!NAMESPACED.test(name)) refused = 'is not in the eth_, net_, web3_, personal_, txpool_, debug_ or trace_ namespace';
     else if (methods.has(name)) refused = 'would replace a built-in method';
     if (refused !== undefined) {
       events.close();
@@ -125,7 +132,7 @@ export function createEthRpc(backend: EvmBackend, options: EthRpcOptions): EthRp
   return {
     http: createHttpHandler(dispatcher, limits, log),
     websocket,
-    lanes,
+    lanes: { ...lanes, trace: debug.lane },
     notifier,
     close() {
       websocket.closeAll();

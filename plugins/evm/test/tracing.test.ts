@@ -1,0 +1,164 @@
+/**
+ * The tracers (struct logger, callTracer) and the replay behind debug_trace* on a real chain, with
+ * the EVM patches on (makeVM's), against outputs worked out by hand from the opcodes' costs.
+ */
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { utf8Encode } from '@cornice/sdk';
+import { EvmRpcError, type TraceRequest } from '../src/index.js';
+import { EWOQ, buildAndAccept, genesisJson, hex, signedTx, startVM } from './helpers.js';
+
+const at = (b: number): Uint8Array => new Uint8Array(20).fill(b);
+const ADDER = at(0xaa);
+
+function genesis(alloc: Record<string, string>): Uint8Array {
+  const extra: Record<string, unknown> = {};
+  for (const [a, code] of Object.entries(alloc)) extra[a] = { balance: '0x0', code };
+  return utf8Encode(JSON.stringify(genesisJson(extra)));
+}
+
+const req = (o: Partial<TraceRequest> = {}): TraceRequest => ({ logger: {}, timeoutMs: 5_000, maxChars: 10_000_000, ...o });
+
+test('struct logger: PUSH1 2 PUSH1 3 ADD PUSH0 SSTORE STOP, gas and stack and storage as geth logs them', async () => {
+  const vm = await startVM({ genesis: genesis({ [hex(ADDER)]: '0x60026003015f5500' }) });
+  try {
+    const be = vm.backend;
+    const hash = await be.sendRawTransaction(signedTx({ nonce: 0n, to: ADDER, gas: 100_000n }).serialize());
+    await buildAndAccept(vm);
+    const out = JSON.parse(await be.traceTransaction(hash, req()));
+    const slot0 = '00'.repeat(32);
+    assert.equal(out, {
+      gas: 43_111,
+      failed: false,
+      returnValue: '0x',
+      structLogs: [
+        { pc: 0, op: 'PUSH1', gas: 79_000, gasCost: 3, depth: 1, stack: [] },
+        { pc: 2, op: 'PUSH1', gas: 78_997, gasCost: 3, depth: 1, stack: ['0x2'] },
+        { pc: 4, op: 'ADD', gas: 78_994, gasCost: 3, depth: 1, stack: ['0x2', '0x3'] },
+        { pc: 5, op: 'PUSH0', gas: 78_991, gasCost: 2, depth: 1, stack: ['0x5'] },
+        // A cold slot set from zero: 2,100 + 20,000.
+        { pc: 6, op: 'SSTORE', gas: 78_989, gasCost: 22_100, depth: 1, stack: ['0x5', '0x0'], storage: { [slot0]: '00'.repeat(31) + '05' } },
+        { pc: 7, op: 'STOP', gas: 56_889, gasCost: 0, depth: 1, stack: [] },
+      ],
+    });
+    // disableStack, disableStorage and limit.
+    const small = JSON.parse(await be.traceTransaction(hash, req({ logger: { disableStack: true, disableStorage: true, limit: 5 } })));
+    assert.equal(small.structLogs.length, 5);
+    assert.equal(small.structLogs[4], { pc: 6, op: 'SSTORE', gas: 78_989, gasCost: 22_100, depth: 1 });
+
+  } finally {
+    await vm.shutdown();
+  }
+});
+
+const REVERTER = at(0xbb);
+const CALLER = at(0xcc);
+/** PUSH1 1 PUSH0 MSTORE PUSH1 0x20 PUSH0 REVERT: reverts with the word 1 (16 gas). */
+const REVERTER_CODE = '0x60015f5260205ffd';
+/** LOG0 (empty), CALL REVERTER with all the gas it may pass, POP, LOG0, STOP. */
+const CALLER_CODE = `0x5f5fa0 5f5f5f5f5f73${'bb'.repeat(20)}5af1 50 5f5fa0 00`.replace(/\s+/g, '');
+
+async function callerChain() {
+  const vm = await startVM({ genesis: genesis({ [hex(REVERTER)]: REVERTER_CODE, [hex(CALLER)]: CALLER_CODE }) });
+  const hash = await vm.backend.sendRawTransaction(signedTx({ nonce: 0n, to: CALLER, gas: 100_000n }).serialize());
+  await buildAndAccept(vm);
+  return { vm, hash };
+}
+
+test('callTracer: a call that reverts inside a tx, its gas as geth counts it, logs with their position', async () => {
+  const { vm, hash } = await callerChain();
+  try {
+    const be = vm.backend;
+    // In CALLER: 79,000 after the intrinsic gas; LOG0 with its pushes 379, five PUSH0 10, PUSH20 3, GAS 2
+    // leave 78,606; the cold CALL costs 2,600 and passes all but a 64th of the 76,006 left: 74,819.
+    // REVERTER uses 16 and gives back 74,803; POP 2 and LOG0 379 leave 75,609: 3,391 used, the tx 24,391.
+    const inner = { from: hex(CALLER), gas: '0x12443', gasUsed: '0x10', to: hex(REVERTER), input: '0x', output: '0x' + '00'.repeat(31) + '01', error: 'execution reverted', value: '0x0', type: 'CALL' };
+    const top = { from: hex(EWOQ), gas: '0x186a0', gasUsed: '0x5f47', to: hex(CALLER), input: '0x', calls: [inner], value: '0x0', type: 'CALL' };
+    assert.equal(JSON.parse(await be.traceTransaction(hash, req({ tracer: 'callTracer' }))), top);
+    const log = (position: string) => ({ address: hex(CALLER), topics: [], data: '0x', position });
+    assert.equal(JSON.parse(await be.traceTransaction(hash, req({ tracer: 'callTracer', tracerConfig: { withLog: true } }))), { ...top, calls: [inner], logs: [log('0x0'), log('0x1')] });
+    const { calls: _calls, ...onlyTop } = top;
+    assert.equal(JSON.parse(await be.traceTransaction(hash, req({ tracer: 'callTracer', tracerConfig: { onlyTopCall: true } }))), onlyTop);
+    // The struct logger: the CALL's cost holds the gas it passed; the frame below is at depth 2.
+    const logs = JSON.parse(await be.traceTransaction(hash, req({ logger: { enableReturnData: true, enableMemory: true } }))).structLogs as Array<Record<string, unknown>>;
+    const call = logs.find((l) => l.op === 'CALL')!;
+    assert.is(call.gas, 78_606);
+    assert.is(call.gasCost, 2_600 + 74_819);
+    const below = logs.filter((l) => l.depth === 2);
+    assert.equal(below.map((l) => l.op), ['PUSH1', 'PUSH0', 'MSTORE', 'PUSH1', 'PUSH0', 'REVERT']);
+    assert.is(below[0]!.gas, 74_819);
+    assert.equal(below[3]!.memory, ['00'.repeat(31) + '01']);
+    const pop = logs[logs.indexOf(call) + 7]!;
+    assert.is(pop.op, 'POP');
+    assert.is(pop.returnData, '0x' + '00'.repeat(31) + '01');
+    assert.is(pop.gas, 75_990);
+  } finally {
+    await vm.shutdown();
+  }
+});
+
+test('registry: an unknown tracer, a JavaScript tracer and a malformed config are -32602 naming the built-in tracers', async () => {
+  const { vm, hash } = await callerChain();
+  try {
+    const be = vm.backend;
+    const refused = async (r: TraceRequest, want: RegExp) => {
+      try {
+        await be.traceTransaction(hash, r);
+        assert.unreachable('traced');
+      } catch (e) {
+        assert.instance(e, EvmRpcError);
+        assert.is((e as EvmRpcError).rpcCode, -32602);
+        assert.match((e as EvmRpcError).message, want);
+      }
+    };
+    await refused(req({ tracer: 'nope' }), /tracer "nope" not found: the built-in tracers are callTracer/);
+    await refused(req({ tracer: '{step: function(log) {}, result: function() { return 1; }}' }), /JavaScript tracers are not supported: the built-in tracers are callTracer/);
+    await refused(req({ tracer: 'callTracer', tracerConfig: { onlyTopCall: 'yes' } }), /tracerConfig.onlyTopCall: want a boolean/);
+    await refused(req({ logger: { limit: -1 } }), /limit: want a non-negative integer/);
+    await refused(req({ logger: { disableStack: 1 } }), /disableStack: want a boolean/);
+  } finally {
+    await vm.shutdown();
+  }
+});
+
+const LOOP = at(0x10);
+const RECURSE = at(0x12);
+
+test('replay: unknown tx, genesis, a trace past its output bound or its timeout, a call tree 128 deep', async () => {
+  const vm = await startVM({ genesis: genesis({ [hex(LOOP)]: '0x5b5f56', [hex(RECURSE)]: '0x5f5f5f5f5f305af100' }) });
+  try {
+    const be = vm.backend;
+    const fails = async (p: Promise<unknown>, code: number, want: RegExp) => {
+      try {
+        await p;
+        assert.unreachable('answered');
+      } catch (e) {
+        assert.instance(e, EvmRpcError);
+        assert.is((e as EvmRpcError).rpcCode, code, (e as Error).message);
+        assert.match((e as Error).message, want);
+      }
+    };
+    await fails(be.traceTransaction(new Uint8Array(32).fill(7), req()), -32000, /^transaction not found$/);
+    await fails(be.traceBlock(0n, req()), -32000, /^genesis is not traceable$/);
+    await fails(be.traceBlock(99n, req()), -32000, /^block #99 not found$/);
+    const loop = await be.sendRawTransaction(signedTx({ nonce: 0n, to: LOOP, gas: 300_000n }).serialize());
+    const deep = await be.sendRawTransaction(signedTx({ nonce: 1n, to: RECURSE, gas: 10_000_000n }).serialize());
+    await buildAndAccept(vm);
+    // A loop's struct log passes a small output bound before it is built whole.
+    await fails(be.traceTransaction(loop, req({ maxChars: 100_000 })), -32003, /trace output larger than 100000 characters: ask for less \(disableStack/);
+    // ... and a 1 ms timeout (geth's text).
+    await fails(be.traceTransaction(loop, req({ timeoutMs: 1 })), -32000, /^execution timeout$/);
+    // A call tree far deeper than 128 frames (each passes all but a 64th of its gas on).
+    const tree = JSON.parse(await be.traceTransaction(deep, req({ tracer: 'callTracer' })));
+    let depth = 0;
+    for (let f = tree; f.calls; f = f.calls[0]) depth++;
+    assert.ok(depth >= 128, `depth ${depth}`);
+    // traceBlock answers each tx of the block, in order.
+    const all = await be.traceBlock(1n, req({ tracer: 'callTracer', tracerConfig: { onlyTopCall: true } }));
+    assert.equal(all.map((t) => hex(t.txHash)), [hex(loop), hex(deep)]);
+  } finally {
+    await vm.shutdown();
+  }
+});
+
+test.run();
