@@ -60,6 +60,10 @@ twoAnvils('the same raw txs give the same hashes and contract addresses on both'
     ctx.seqB!.txs.map((t) => t.hash),
   );
   assert.equal(ctx.seqA!.addresses, ctx.seqB!.addresses);
+  assert.equal(
+    ctx.seqA!.txs.map((t) => [t.label, t.gasUsed]),
+    ctx.seqB!.txs.map((t) => [t.label, t.gasUsed]),
+  );
 });
 
 twoAnvils('every trace of every tx is equal, field by field', () => {
@@ -174,6 +178,12 @@ versusCornice('cornice vs anvil: every trace of the sequence equals anvil’s, f
     seqNode.txs.map((t) => t.hash),
     seqAnvil.txs.map((t) => t.hash),
     'the same raw txs on both',
+  );
+  // Executed alike before traced: a gas difference here is the execution's, not the tracer's.
+  assert.equal(
+    seqNode.txs.map((t) => [t.label, t.gasUsed]),
+    seqAnvil.txs.map((t) => [t.label, t.gasUsed]),
+    'the same gas used by every tx',
   );
   const tracesAnvil = await traceSequence(vs.anvil!, seqAnvil, 'anvil');
   const tracesNode = await traceSequence(vs.node!, seqNode, 'cornice');

@@ -65,6 +65,8 @@ export interface SequenceTx {
   readonly status: 0 | 1;
   /** The block that holds it. */
   readonly blockNumber: string;
+  /** The receipt's gasUsed: equal on two targets that executed the tx alike. */
+  readonly gasUsed: string;
 }
 
 export interface SequenceResult {
@@ -221,7 +223,7 @@ export async function runTraceSequence(rpc: Rpc): Promise<SequenceResult> {
     if (s.to === undefined && r.contractAddress?.toLowerCase() !== addresses[s.label.replace('deploy ', '')]!.toLowerCase()) {
       throw new Error(`${s.label}: deployed at ${r.contractAddress}, expected ${addresses[s.label.replace('deploy ', '')]}`);
     }
-    txs.push({ label: s.label, hash, status, blockNumber: r.blockNumber });
+    txs.push({ label: s.label, hash, status, blockNumber: r.blockNumber, gasUsed: r.gasUsed });
   }
   return { txs, addresses };
 }
