@@ -6,13 +6,20 @@
  */
 import { EvmRpcError } from '../../evm-backend.js';
 import { callTracer } from './call-tracer.js';
+import { flatCallTracerOver } from './flat-call.js';
+import { fourByteTracer } from './four-byte-tracer.js';
+import { noopTracer } from './noop-tracer.js';
+import { prestateTracer } from './prestate-tracer.js';
 import { structLogger } from './struct-logger.js';
 import { TracerConfigError, type EvmTracer, type TracerFactory } from './tracer.js';
 
 /** The built-in tracers by name (the struct logger is the default, named by no `tracer`). */
 export const TRACERS: ReadonlyMap<string, TracerFactory> = new Map<string, TracerFactory>([
   ['callTracer', callTracer],
-  // The other built-in tracers (prestateTracer, 4byteTracer, noopTracer, flatCallTracer) register here.
+  ['flatCallTracer', flatCallTracerOver(callTracer)],
+  ['prestateTracer', prestateTracer],
+  ['4byteTracer', fourByteTracer],
+  ['noopTracer', noopTracer],
 ]);
 
 /** What a request asks a trace to run: its tracer and the tracer's options. */
