@@ -97,6 +97,40 @@ test('callTracer: a call that reverts inside a tx, its gas as geth counts it, lo
   }
 });
 
+const ECHO = at(0xdd);
+const OVERWRITER = at(0xde);
+/** PUSH1 0xff PUSH0 MSTORE PUSH1 0x20 PUSH0 RETURN: returns the word 0xff. */
+const ECHO_CODE = '0x60ff5f5260205ff3';
+/**
+ * MSTORE 0x2a at 0, CALL ECHO with memory[0..32] as input and as output (the answer overwrites the
+ * input, as a Solidity call's usually does), POP; then MSTORE8 0 at 0, CREATE with the 1-byte init
+ * code memory[0..1] (STOP), POP, and MSTORE8 0xff over that init code; STOP.
+ */
+const OVERWRITER_CODE = `0x602a5f52 6020 5f 6020 5f 5f 73${'dd'.repeat(20)} 5a f1 50 5f5f53 6001 5f 5f f0 50 60ff5f53 00`.replace(/\s+/g, '');
+
+test('callTracer: a frame\'s input is what the opcode read, not what its caller later wrote over that memory', async () => {
+  const vm = await startVM({ genesis: genesis({ [hex(ECHO)]: ECHO_CODE, [hex(OVERWRITER)]: OVERWRITER_CODE }) });
+  try {
+    const be = vm.backend;
+    const hash = await be.sendRawTransaction(signedTx({ nonce: 0n, to: OVERWRITER, gas: 200_000n }).serialize());
+    await buildAndAccept(vm);
+    const top = JSON.parse(await be.traceTransaction(hash, req({ tracer: 'callTracer' })));
+    assert.equal(
+      top.calls.map((c: Record<string, unknown>) => [c.type, c.input]),
+      [
+        ['CALL', '0x' + '00'.repeat(31) + '2a'],
+        ['CREATE', '0x00'],
+      ],
+    );
+    assert.is(top.calls[0].output, '0x' + '00'.repeat(31) + 'ff');
+    const flat = JSON.parse(await be.traceTransaction(hash, req({ tracer: 'flatCallTracer' })));
+    assert.equal(flat[1].action.input, '0x' + '00'.repeat(31) + '2a');
+    assert.equal(flat[2].action.init, '0x00');
+  } finally {
+    await vm.shutdown();
+  }
+});
+
 test('registry: an unknown tracer, a JavaScript tracer and a malformed config are -32602 naming the built-in tracers', async () => {
   const { vm, hash } = await callerChain();
   try {
