@@ -51,6 +51,34 @@ test('struct logger: PUSH1 2 PUSH1 3 ADD PUSH0 SSTORE STOP, gas and stack and st
   }
 });
 
+const READER = at(0xab);
+
+test('struct logger: an SLOAD out of gas logs the slot it would read, as geth reads it when it logs the opcode', async () => {
+  const slot0 = '00'.repeat(32);
+  const five = '00'.repeat(31) + '05';
+  // PUSH0 SLOAD STOP, its slot 0 holding 5.
+  const alloc = { [hex(READER)]: { balance: '0x0', code: '0x5f5400', storage: { ['0x' + slot0]: '0x' + five } } };
+  const vm = await startVM({ genesis: utf8Encode(JSON.stringify(genesisJson(alloc))) });
+  try {
+    const be = vm.backend;
+    // 2,101 after the intrinsic gas: PUSH0 takes 2, the cold SLOAD needs 2,100 of the 2,099 left.
+    const hash = await be.sendRawTransaction(signedTx({ nonce: 0n, to: READER, gas: 23_101n }).serialize());
+    await buildAndAccept(vm);
+    const out = JSON.parse(await be.traceTransaction(hash, req()));
+    assert.equal(out, {
+      gas: 23_101,
+      failed: true,
+      returnValue: '0x',
+      structLogs: [
+        { pc: 0, op: 'PUSH0', gas: 2_101, gasCost: 2, depth: 1, stack: [] },
+        { pc: 1, op: 'SLOAD', gas: 2_099, gasCost: 2_100, depth: 1, error: 'out of gas', stack: ['0x0'], storage: { [slot0]: five } },
+      ],
+    });
+  } finally {
+    await vm.shutdown();
+  }
+});
+
 const REVERTER = at(0xbb);
 const CALLER = at(0xcc);
 /** PUSH1 1 PUSH0 MSTORE PUSH1 0x20 PUSH0 REVERT: reverts with the word 1 (16 gas). */
