@@ -7,8 +7,8 @@
  * 1. anvil vs anvil: two anvil processes run the sequence and their traces are compared. This shows
  *    the harness is deterministic: anything it reports between the node and anvil is the node's.
  * 2. cornice vs anvil: a cornice node (npm start's flags) and an anvil given the node's chain ID,
- *    ewoq's genesis balance and the node's coinbase. Until the node serves debug_traceTransaction
- *    this test fails with "does not serve tracing".
+ *    ewoq's genesis balance and the coinbase of the node's blocks. A node that does not serve
+ *    debug_traceTransaction fails it with "does not serve tracing".
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -190,7 +190,7 @@ twoAnvils('the CREATE cost, callTracer, prestate and 4byte allowances let go of 
 twoAnvils.run();
 
 const vs: { dir?: string; node?: EvmTarget; anvil?: Anvil } = {};
-const versusCornice = suite('evm trace: cornice vs anvil (fails until the node serves debug_trace*, issue 35)');
+const versusCornice = suite('evm trace: cornice vs anvil');
 
 versusCornice.before(
   setupReporting(async () => {
@@ -211,7 +211,7 @@ versusCornice.after(async () => {
   if (vs.dir) await rm(vs.dir, { recursive: true, force: true });
 });
 
-versusCornice('cornice vs anvil: every trace of the sequence equals anvil’s, field by field (fails until tracing lands)', async () => {
+versusCornice('cornice vs anvil: every trace of the sequence equals anvil’s, field by field', async () => {
   const seqNode = await runTraceSequence(vs.node!);
   const seqAnvil = await runTraceSequence(vs.anvil!);
   assert.equal(
