@@ -7,8 +7,8 @@
  * 1. anvil vs anvil: two anvil processes run the sequence and their traces are compared. This shows
  *    the harness is deterministic: anything it reports between the node and anvil is the node's.
  * 2. cornice vs anvil: a cornice node (npm start's flags) and an anvil given the node's chain ID,
- *    ewoq's genesis balance and the node's coinbase. Until the node serves debug_traceTransaction
- *    this test fails with "does not serve tracing".
+ *    ewoq's genesis balance and the coinbase of the node's blocks. A node that does not serve
+ *    debug_traceTransaction fails it with "does not serve tracing".
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -17,7 +17,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { EWOQ_EVM_ADDRESS, setupReporting, startEvmTarget, type EvmTarget } from '../src/evm.js';
 import { startAnvil, type Anvil } from '../src/foundry.js';
-import { compareTraces, diffJson, formatMismatches, traceSequence, type TracedTx } from '../src/trace-compare.js';
+import { callTreeFacts, compareTraces, diffJson, formatMismatches, traceSequence, type TracedTx } from '../src/trace-compare.js';
 import { ok, prepareAnvil, runTraceSequence, type SequenceResult } from '../src/trace-sequence.js';
 
 /** The C-Chain's chain ID on a local network: both anvils take it, as the cornice comparison does. */
@@ -140,19 +140,57 @@ twoAnvils('the comparison reports a difference with its path (it is not blind)',
 });
 
 twoAnvils('the struct logger allowance accepts geth\'s encoding of anvil\'s values, and only the encoding', () => {
-  const anvilForm = { gas: 1, failed: true, returnValue: '0x', structLogs: [{ pc: 5, op: 'SLOAD', gas: 9, gasCost: 9, depth: 1, memory: ['0x' + '00'.repeat(32)], storage: { ['0x' + '00'.repeat(32)]: '0x' + '00'.repeat(31) + '01' }, returnData: '0x', refund: 0, error: 'Some(OutOfGas)' }] };
-  const gethForm = { gas: 1, failed: true, returnValue: '', structLogs: [{ pc: 5, op: 'SLOAD', gas: 9, gasCost: 9, depth: 1, memory: ['00'.repeat(32)], storage: { ['00'.repeat(32)]: '00'.repeat(31) + '01' }, error: 'out of gas' }] };
+  const anvilForm = { gas: 1, failed: false, returnValue: '0x', structLogs: [{ pc: 4, op: 'PUSH0', gas: 11, gasCost: 2, depth: 1, memory: [], returnData: '0x', refund: 0 }, { pc: 5, op: 'SSTORE', gas: 9, gasCost: 9, depth: 1, memory: ['0x' + '00'.repeat(32)], storage: { ['0x' + '00'.repeat(32)]: '0x' + '00'.repeat(31) + '01' }, returnData: '0x', refund: 0 }] };
+  const gethForm = { gas: 1, failed: false, returnValue: '0x', structLogs: [{ pc: 4, op: 'PUSH0', gas: 11, gasCost: 2, depth: 1 }, { pc: 5, op: 'SSTORE', gas: 9, gasCost: 9, depth: 1, memory: ['00'.repeat(32)], storage: { ['00'.repeat(32)]: '00'.repeat(31) + '01' } }] };
   const ctxOf = { coinbase: '0x0100000000000000000000000000000000000000' };
   const traced = (r: unknown): TracedTx => ({ label: 'x', hash: '0x1', ctx: ctxOf, answers: { structLogger: { result: r } } });
   assert.equal(compareTraces([traced(anvilForm)], [traced(gethForm)]), []);
-  const otherValue = { ...gethForm, structLogs: [{ ...gethForm.structLogs[0]!, storage: { ['00'.repeat(32)]: '00'.repeat(31) + '02' } }] };
+  const otherValue = { ...gethForm, structLogs: [gethForm.structLogs[0]!, { ...gethForm.structLogs[1]!, storage: { ['00'.repeat(32)]: '00'.repeat(31) + '02' } }] };
   assert.is(compareTraces([traced(anvilForm)], [traced(otherValue)]).length, 1);
+  // A step out of gas: anvil's Rust-worded error, its cost the gas left and the SLOAD's storage {};
+  // geth's the opcode's cost and the slot read. Only those two fields of that step are let go.
+  const anvilOog = { gas: 1, failed: true, returnValue: '0x', structLogs: [{ pc: 1, op: 'SLOAD', gas: 99, gasCost: 99, depth: 1, storage: {}, refund: 0, error: 'Some(OutOfGas)' }] };
+  const gethOog = { gas: 1, failed: true, returnValue: '0x', structLogs: [{ pc: 1, op: 'SLOAD', gas: 99, gasCost: 2100, depth: 1, storage: { ['00'.repeat(32)]: '00'.repeat(32) }, error: 'out of gas' }] };
+  assert.equal(compareTraces([traced(anvilOog)], [traced(gethOog)]), []);
+  assert.is(compareTraces([traced(anvilOog)], [traced({ ...gethOog, structLogs: [{ ...gethOog.structLogs[0]!, gas: 98 }] })]).length, 1);
+});
+
+twoAnvils('the CREATE cost, callTracer, prestate and 4byte allowances let go of anvil\'s departures from geth only', () => {
+  const ctxOf = { coinbase: '0x0100000000000000000000000000000000000000' };
+  const one = (variant: string, r: unknown, c: object = ctxOf): TracedTx => ({ label: 'x', hash: '0x1', ctx: { ...ctxOf, ...c }, answers: { [variant]: { result: r } } });
+  // CREATE: anvil's cost holds the 904,080 the init code's first step gets; geth's does not.
+  const create = (cost: number) => ({ gas: 1, failed: false, returnValue: '0x', structLogs: [{ pc: 9, op: 'CREATE2', gas: 950_510, gasCost: cost, depth: 1 }, { pc: 0, op: 'PUSH1', gas: 904_080, gasCost: 3, depth: 2 }] });
+  assert.equal(compareTraces([one('structLogger', create(936_160))], [one('structLogger', create(32_080))]), []);
+  assert.is(compareTraces([one('structLogger', create(936_160))], [one('structLogger', create(32_008))]).length, 1);
+  // callTracer: the top frame's gas and the logs' index go; an inner frame's gas stays.
+  const frame = (topGas: string, innerGas: string, index?: string) => ({ from: '0x1', gas: topGas, gasUsed: '0x5', to: '0x2', input: '0x', calls: [{ from: '0x2', gas: innerGas, gasUsed: '0x1', to: '0x3', input: '0x', type: 'CALL' }], logs: [{ address: '0x2', topics: [], data: '0x', position: '0x1', ...(index && { index }) }], value: '0x0', type: 'CALL' });
+  assert.equal(compareTraces([one('callTracer{withLog}', frame('0x5208', '0x10', '0x0'))], [one('callTracer{withLog}', frame('0x0', '0x10'))]), []);
+  assert.is(compareTraces([one('callTracer{withLog}', frame('0x5208', '0x10', '0x0'))], [one('callTracer{withLog}', frame('0x0', '0x11'))]).length, 1);
+  // onlyTopCall: SELFDESTRUCT frames alone go, a CALL frame stays.
+  const top = { from: '0x1', gas: '0x1', gasUsed: '0x1', to: '0x2', input: '0x', value: '0x0', type: 'CALL' };
+  const selfDestruct = { from: '0x2', gas: '0x0', gasUsed: '0x0', to: '0x3', input: '0x', value: '0x1', type: 'SELFDESTRUCT' };
+  assert.equal(compareTraces([one('callTracer{onlyTopCall}', { ...top, calls: [selfDestruct] })], [one('callTracer{onlyTopCall}', top)]), []);
+  assert.is(compareTraces([one('callTracer{onlyTopCall}', { ...top, calls: [{ ...selfDestruct, type: 'CALL' }] })], [one('callTracer{onlyTopCall}', top)]).length, 1);
+  // prestate: an empty account the tx created goes; one not created, or not empty, stays.
+  const made = '0x00000000000000000000000000000000000000aa';
+  const emptyMade = { [made]: { balance: '0x0', storage: { ['0x' + '00'.repeat(32)]: '0x' + '00'.repeat(32) } } };
+  assert.equal(compareTraces([one('prestateTracer', emptyMade, { created: [made] })], [one('prestateTracer', {}, { created: [made] })]), []);
+  assert.is(compareTraces([one('prestateTracer', emptyMade)], [one('prestateTracer', {})]).length, 1);
+  assert.is(compareTraces([one('prestateTracer', { [made]: { balance: '0x1' } }, { created: [made] })], [one('prestateTracer', {}, { created: [made] })]).length, 1);
+  // 4byte: the side's own precompile calls are taken out of its counts, nothing else.
+  const calls = { precompileCalls: { '0x74686520-51': 2 } };
+  assert.equal(compareTraces([one('4byteTracer', { '0x74686520-51': 2, '0xa9059cbb-64': 1 }, calls)], [one('4byteTracer', { '0xa9059cbb-64': 1 })]), []);
+  assert.is(compareTraces([one('4byteTracer', { '0x74686520-51': 3 }, calls)], [one('4byteTracer', {})]).length, 1);
+  assert.equal(
+    callTreeFacts({ type: 'CREATE', to: '0xAB', input: '0x', calls: [{ type: 'STATICCALL', to: '0x0000000000000000000000000000000000000002', input: '0x7468652071' }, { type: 'CREATE2', to: '0xCD', input: '0x' }] }),
+    { created: ['0xab', '0xcd'], precompileCalls: { '0x74686520-1': 1 } },
+  );
 });
 
 twoAnvils.run();
 
 const vs: { dir?: string; node?: EvmTarget; anvil?: Anvil } = {};
-const versusCornice = suite('evm trace: cornice vs anvil (fails until the node serves debug_trace*, issue 35)');
+const versusCornice = suite('evm trace: cornice vs anvil');
 
 versusCornice.before(
   setupReporting(async () => {
@@ -160,9 +198,11 @@ versusCornice.before(
     vs.node = await startEvmTarget({ dataDir: vs.dir, dbType: 'memory' });
     const chainId = BigInt(await ok(vs.node, 'eth_chainId'));
     const balance = BigInt(await ok(vs.node, 'eth_getBalance', [EWOQ_EVM_ADDRESS, 'latest']));
-    const coinbase = (await ok(vs.node, 'eth_getBlockByNumber', ['latest', false])).miner;
     vs.anvil = await startAnvil({ chainId, stepsTracing: true });
-    await prepareAnvil(vs.anvil, { balance, coinbase });
+    // anvil's coinbase is the node's blocks' (C_CHAIN_COINBASE, prepareAnvil's default), not its
+    // genesis block's miner (the zero address, as coreth's genesis): the test below checks each
+    // traced block's miner is the same on both.
+    await prepareAnvil(vs.anvil, { balance });
   }),
 );
 
@@ -171,7 +211,7 @@ versusCornice.after(async () => {
   if (vs.dir) await rm(vs.dir, { recursive: true, force: true });
 });
 
-versusCornice('cornice vs anvil: every trace of the sequence equals anvil’s, field by field (fails until tracing lands)', async () => {
+versusCornice('cornice vs anvil: every trace of the sequence equals anvil’s, field by field', async () => {
   const seqNode = await runTraceSequence(vs.node!);
   const seqAnvil = await runTraceSequence(vs.anvil!);
   assert.equal(
@@ -187,6 +227,11 @@ versusCornice('cornice vs anvil: every trace of the sequence equals anvil’s, f
   );
   const tracesAnvil = await traceSequence(vs.anvil!, seqAnvil, 'anvil');
   const tracesNode = await traceSequence(vs.node!, seqNode, 'cornice');
+  assert.equal(
+    tracesNode.map((t) => t.ctx.coinbase.toLowerCase()),
+    tracesAnvil.map((t) => t.ctx.coinbase.toLowerCase()),
+    'the same coinbase in every traced block',
+  );
   const ms = compareTraces(tracesNode, tracesAnvil);
   assert.is(ms.length, 0, `cornice vs anvil (${ms.length} differences):\n${formatMismatches(ms, 'cornice', 'anvil')}`);
 });

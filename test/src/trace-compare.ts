@@ -16,6 +16,8 @@ export interface TraceVariant {
   readonly config: Readonly<Record<string, unknown>>;
 }
 
+const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
+
 export const TRACE_VARIANTS: readonly TraceVariant[] = [
   { name: 'structLogger', config: {} },
   { name: 'structLogger{enableMemory,enableReturnData}', config: { enableMemory: true, enableReturnData: true } },
@@ -28,9 +30,38 @@ export const TRACE_VARIANTS: readonly TraceVariant[] = [
   { name: '4byteTracer', config: { tracer: '4byteTracer' } },
 ];
 
-/** What a trace is compared in: the block's coinbase (from eth_getBlockByNumber) on each side. */
+/**
+ * What a trace is compared in, on each side: the block's coinbase (from eth_getBlockByNumber), and
+ * what the side's own callTracer answer for the tx shows (the accounts the tx created, its calls to
+ * precompiles), for the allowances that need them.
+ */
 export interface TraceContext {
   readonly coinbase: string;
+  /** Addresses (lower case) of the contracts the tx created (its CREATE/CREATE2 frames and a deploy's top frame). */
+  readonly created?: readonly string[];
+  /** 4byteTracer keys (`0x<selector>-<size>`) of the tx's calls to precompiles, with their counts. */
+  readonly precompileCalls?: Readonly<Record<string, number>>;
+}
+
+/** The Ethereum precompiles of cancun, the fork both chains run: 0x01 to 0x0a. */
+const isPrecompile = (address: unknown): boolean => typeof address === 'string' && /^0x0{38}(0[1-9a])$/i.test(address);
+
+/** The created accounts and precompile calls of a callTracer answer (TraceContext's facts). */
+export function callTreeFacts(tree: unknown): Pick<TraceContext, 'created' | 'precompileCalls'> {
+  const created: string[] = [];
+  const precompileCalls: Record<string, number> = {};
+  const visit = (f: any): void => {
+    if (!isObject(f)) return;
+    if ((f.type === 'CREATE' || f.type === 'CREATE2') && typeof f.to === 'string') created.push(f.to.toLowerCase());
+    const input = typeof f.input === 'string' ? f.input : '';
+    if (['CALL', 'CALLCODE', 'DELEGATECALL', 'STATICCALL'].includes(String(f.type)) && isPrecompile(f.to) && input.length >= 10) {
+      const key = `${input.slice(0, 10).toLowerCase()}-${(input.length - 10) / 2}`;
+      precompileCalls[key] = (precompileCalls[key] ?? 0) + 1;
+    }
+    if (Array.isArray(f.calls)) f.calls.forEach(visit);
+  };
+  visit(tree);
+  return { created, precompileCalls };
 }
 
 /** A difference the comparison removes from both sides, with why two honest chains differ there. */
@@ -43,7 +74,6 @@ export interface AllowedDifference {
   normalise(trace: any, ctx: TraceContext): any;
 }
 
-const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
 
 /** Removes `field` of the account `address` (any hex case) of a prestate map, keeping the entry. */
 function withoutAccountField(accounts: any, address: string, field: string): any {
@@ -67,7 +97,8 @@ const ANVIL_STEP_ERRORS: Readonly<Record<string, string>> = { 'Some(OutOfGas)': 
 function gethStep(step: any): any {
   if (!isObject(step)) return step;
   const out: Record<string, unknown> = { ...step };
-  if (Array.isArray(step.memory)) out.memory = step.memory.map(strip0x);
+  if (Array.isArray(step.memory) && step.memory.length === 0) delete out.memory;
+  else if (Array.isArray(step.memory)) out.memory = step.memory.map(strip0x);
   if (isObject(step.storage)) out.storage = Object.fromEntries(Object.entries(step.storage).map(([k, v]) => [strip0x(k), strip0x(v)]));
   if (step.refund === 0) delete out.refund;
   if (step.returnData === '0x' || step.returnData === '') delete out.returnData;
@@ -75,8 +106,33 @@ function gethStep(step: any): any {
   return out;
 }
 
+/** Drops `field` of the struct log steps `which` picks (given the step and the one after it). */
+function withoutStepField(trace: any, field: string, which: (step: any, next: any) => boolean): any {
+  if (!isObject(trace) || !Array.isArray(trace.structLogs)) return trace;
+  const logs: unknown[] = trace.structLogs;
+  return {
+    ...trace,
+    structLogs: logs.map((step: any, i) => {
+      if (!isObject(step) || !which(step, logs[i + 1])) return step;
+      const { [field]: _dropped, ...rest } = step;
+      return rest;
+    }),
+  };
+}
+
+/** An account as geth's prestateTracer finds one that did not exist: no balance, nonce or code (storage all zero). */
+function emptyAccount(account: any): boolean {
+  if (!isObject(account)) return false;
+  if (account.balance !== undefined && BigInt(String(account.balance)) !== 0n) return false;
+  if (account.nonce !== undefined && Number(account.nonce) !== 0) return false;
+  if (account.code !== undefined && account.code !== '0x') return false;
+  const storage = isObject(account.storage) ? Object.values(account.storage) : [];
+  return storage.every((v) => /^0x0*$/.test(String(v)));
+}
+
 /**
- * The allowed differences: keep this list minimal, each with its reason. The anvil-vs-anvil test
+ * The allowed differences: keep this list minimal, each with its reason. They apply in this order
+ * (the struct logger's later ones read a step's error in geth's words, as the encoding one leaves it). The anvil-vs-anvil test
  * (e2e/evm-trace-anvil.test.ts) passes with or without them; they exist for the node, which answers
  * as geth where anvil departs from geth.
  *
@@ -84,11 +140,38 @@ function gethStep(step: any): any {
  *   same tx price, but the tip the coinbase receives is price - base fee, and the base fee is each
  *   chain's own (the C-Chain's floor is 25 gwei, anvil's EIP-1559 base fee falls block by block),
  *   so the coinbase's pre- and post-balances differ. Its nonce, code and storage are compared.
- * - struct logger encoding: anvil encodes `returnValue`, memory words and storage slots with a 0x
- *   prefix, writes `refund: 0` and `returnData: "0x"` on every step, and words a failed step's
- *   error in Rust's debug form (`Some(OutOfGas)`); geth writes them bare, omits a zero refund and
- *   empty return data (omitempty), and says `out of gas`. Both sides are brought to geth's form, so
- *   the values themselves are still compared.
+ * - struct logger encoding: anvil encodes memory words and storage slots with a 0x prefix, writes
+ *   `refund: 0`, `returnData: "0x"` and `memory: []` (enableMemory, before the first MSTORE) on
+ *   every step, and words a failed step's error in Rust's debug form (`Some(OutOfGas)`); geth
+ *   writes memory words and slots bare, omits a zero refund, empty return data and empty memory
+ *   (omitempty), and says `out of gas`. Both sides are brought to geth's form, so the values
+ *   themselves are still compared.
+ * - struct logger CREATE cost: geth's `gasCost` of a CREATE or CREATE2 is the opcode's own cost
+ *   (32,000, the init code's words, memory); the gas it passes to the init code is taken inside the
+ *   opcode and not counted (unlike a CALL's). anvil adds the passed gas, which is the `gas` of the
+ *   init code's first step: that step's gas is taken back out of anvil's cost. A cost below 32,000
+ *   plus that gas cannot hold it, and is left as it is.
+ * - struct logger out-of-gas step: geth logs a step that runs out of gas with the opcode's full cost
+ *   (more than the gas left, which is why it failed); anvil logs the gas left. That step's `gasCost`
+ *   is dropped on both sides; its `gas`, `op` and `error` are compared.
+ * - struct logger failed SLOAD's storage: geth reads the slot an SLOAD would load when it logs the
+ *   opcode, also one that then runs out of gas, so that step's `storage` holds the slot; anvil logs
+ *   `{}`. That step's `storage` is dropped on both sides.
+ * - callTracer top frame's gas: geth's top frame carries the tx's gas limit; anvil's carries the gas
+ *   left after the intrinsic gas. The top frame's `gas` is dropped; its `gasUsed` (the receipt's, in
+ *   both) and every inner frame's `gas` are compared.
+ * - callTracer log index: geth's callTracer logs have `address`, `topics`, `data` and `position`;
+ *   anvil adds `index` (the log's index in the tx). It is dropped from every log.
+ * - callTracer onlyTopCall: geth keeps no inner frame with onlyTopCall, a SELFDESTRUCT's neither
+ *   (it enters at depth 1); anvil keeps the top frame's SELFDESTRUCT frames. A top frame's `calls`
+ *   made of SELFDESTRUCT frames only is dropped under onlyTopCall.
+ * - prestateTracer created accounts: geth removes from `pre` an account the tx created that was
+ *   empty before it (no balance, nonce or code), in both modes; anvil keeps it in the default mode
+ *   (balance 0x0 and the slots the constructor wrote, as zeros). Such an account is dropped from the
+ *   default mode's answer when the side's callTracer shows the tx created it.
+ * - 4byteTracer precompile calls: geth's 4byteTracer skips calls to precompiles; anvil counts them.
+ *   The counts of the side's own precompile calls (from its callTracer answer) are taken out of its
+ *   4byteTracer answer.
  */
 export const ALLOWED_DIFFERENCES: readonly AllowedDifference[] = [
   {
@@ -103,11 +186,100 @@ export const ALLOWED_DIFFERENCES: readonly AllowedDifference[] = [
   },
   {
     name: 'struct logger encoding',
-    why: "anvil's 0x prefixes, zero refunds, empty return data and Rust-worded step errors where geth writes bare hex, omits the empty fields and says `out of gas`",
+    why: "anvil's 0x-prefixed memory words and slots, zero refunds, empty return data and memory, and Rust-worded step errors where geth writes bare hex, omits the empty fields and says `out of gas`",
     variants: /^structLogger/,
     normalise: (trace) => {
+      if (!isObject(trace) || !Array.isArray(trace.structLogs)) return trace;
+      return { ...trace, structLogs: trace.structLogs.map(gethStep) };
+    },
+  },
+  {
+    name: 'struct logger CREATE cost',
+    why: "geth's CREATE/CREATE2 gasCost leaves out the gas passed to the init code; anvil's includes it",
+    variants: /^structLogger/,
+    normalise: (trace) => {
+      if (!isObject(trace) || !Array.isArray(trace.structLogs)) return trace;
+      const logs: any[] = trace.structLogs;
+      return {
+        ...trace,
+        structLogs: logs.map((step, i) => {
+          const next = logs[i + 1];
+          if (!isObject(step) || (step.op !== 'CREATE' && step.op !== 'CREATE2') || !isObject(next) || next.depth !== Number(step.depth) + 1) return step;
+          const passed = Number(next.gas);
+          return Number(step.gasCost) >= 32_000 + passed ? { ...step, gasCost: Number(step.gasCost) - passed } : step;
+        }),
+      };
+    },
+  },
+  {
+    name: 'struct logger out-of-gas step cost',
+    why: "geth's step that runs out of gas costs the opcode's full cost; anvil's costs the gas left",
+    variants: /^structLogger/,
+    normalise: (trace) => withoutStepField(trace, 'gasCost', (step) => step.error === 'out of gas'),
+  },
+  {
+    name: 'struct logger failed SLOAD storage',
+    why: "geth logs the slot an SLOAD that runs out of gas would read; anvil logs {}",
+    variants: /^structLogger/,
+    normalise: (trace) => withoutStepField(trace, 'storage', (step) => step.op === 'SLOAD' && step.error !== undefined),
+  },
+  {
+    name: 'callTracer top frame gas',
+    why: "geth's top frame gas is the tx's gas limit; anvil's is the gas left after the intrinsic gas",
+    variants: /^callTracer/,
+    normalise: (trace) => {
       if (!isObject(trace)) return trace;
-      return { ...trace, returnValue: strip0x(trace.returnValue), ...(Array.isArray(trace.structLogs) ? { structLogs: trace.structLogs.map(gethStep) } : {}) };
+      const { gas: _dropped, ...rest } = trace;
+      return rest;
+    },
+  },
+  {
+    name: 'callTracer log index',
+    why: "geth's callTracer logs have no index; anvil adds one",
+    variants: /^callTracer\{withLog\}$/,
+    normalise: (trace) => {
+      const visit = (f: any): any => {
+        if (!isObject(f)) return f;
+        const out: Record<string, unknown> = { ...f };
+        if (Array.isArray(f.logs)) out.logs = f.logs.map((l: any) => (isObject(l) ? (({ index: _dropped, ...rest }) => rest)(l) : l));
+        if (Array.isArray(f.calls)) out.calls = f.calls.map(visit);
+        return out;
+      };
+      return visit(trace);
+    },
+  },
+  {
+    name: 'callTracer onlyTopCall SELFDESTRUCT',
+    why: 'geth keeps no inner frame under onlyTopCall; anvil keeps the SELFDESTRUCT frames',
+    variants: /^callTracer\{onlyTopCall\}$/,
+    normalise: (trace) => {
+      if (!isObject(trace) || !Array.isArray(trace.calls) || !trace.calls.every((c: any) => isObject(c) && c.type === 'SELFDESTRUCT')) return trace;
+      const { calls: _dropped, ...rest } = trace;
+      return rest;
+    },
+  },
+  {
+    name: 'prestateTracer created accounts',
+    why: 'geth drops from pre an account the tx created that was empty before it; anvil keeps it in the default mode',
+    variants: /^prestateTracer$/,
+    normalise: (trace, ctx) => {
+      if (!isObject(trace)) return trace;
+      const created = new Set(ctx.created ?? []);
+      return Object.fromEntries(Object.entries(trace).filter(([addr, account]) => !(created.has(addr.toLowerCase()) && emptyAccount(account))));
+    },
+  },
+  {
+    name: '4byteTracer precompile calls',
+    why: "geth's 4byteTracer skips calls to precompiles; anvil counts them",
+    variants: /^4byteTracer$/,
+    normalise: (trace, ctx) => {
+      if (!isObject(trace)) return trace;
+      const out: Record<string, unknown> = {};
+      for (const [key, count] of Object.entries(trace)) {
+        const left = Number(count) - (ctx.precompileCalls?.[key] ?? 0);
+        if (left > 0) out[key] = left;
+      }
+      return out;
     },
   },
 ];
@@ -148,7 +320,8 @@ export async function traceSequence(rpc: Rpc, seq: SequenceResult, target: strin
       if (r.error?.code === -32601) throw new TracingNotServedError(target, r.error);
       answers[v.name] = r.error ? { error: r.error } : { result: r.result };
     }
-    out.push({ label: tx.label, hash: tx.hash, ctx: { coinbase }, answers });
+    const tree = answers.callTracer;
+    out.push({ label: tx.label, hash: tx.hash, ctx: { coinbase, ...(tree && 'result' in tree ? callTreeFacts(tree.result) : {}) }, answers });
   }
   return out;
 }

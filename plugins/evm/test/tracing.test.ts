@@ -51,6 +51,34 @@ test('struct logger: PUSH1 2 PUSH1 3 ADD PUSH0 SSTORE STOP, gas and stack and st
   }
 });
 
+const READER = at(0xab);
+
+test('struct logger: an SLOAD out of gas logs the slot it would read, as geth reads it when it logs the opcode', async () => {
+  const slot0 = '00'.repeat(32);
+  const five = '00'.repeat(31) + '05';
+  // PUSH0 SLOAD STOP, its slot 0 holding 5.
+  const alloc = { [hex(READER)]: { balance: '0x0', code: '0x5f5400', storage: { ['0x' + slot0]: '0x' + five } } };
+  const vm = await startVM({ genesis: utf8Encode(JSON.stringify(genesisJson(alloc))) });
+  try {
+    const be = vm.backend;
+    // 2,101 after the intrinsic gas: PUSH0 takes 2, the cold SLOAD needs 2,100 of the 2,099 left.
+    const hash = await be.sendRawTransaction(signedTx({ nonce: 0n, to: READER, gas: 23_101n }).serialize());
+    await buildAndAccept(vm);
+    const out = JSON.parse(await be.traceTransaction(hash, req()));
+    assert.equal(out, {
+      gas: 23_101,
+      failed: true,
+      returnValue: '0x',
+      structLogs: [
+        { pc: 0, op: 'PUSH0', gas: 2_101, gasCost: 2, depth: 1, stack: [] },
+        { pc: 1, op: 'SLOAD', gas: 2_099, gasCost: 2_100, depth: 1, error: 'out of gas', stack: ['0x0'], storage: { [slot0]: five } },
+      ],
+    });
+  } finally {
+    await vm.shutdown();
+  }
+});
+
 const REVERTER = at(0xbb);
 const CALLER = at(0xcc);
 /** PUSH1 1 PUSH0 MSTORE PUSH1 0x20 PUSH0 REVERT: reverts with the word 1 (16 gas). */
@@ -92,6 +120,40 @@ test('callTracer: a call that reverts inside a tx, its gas as geth counts it, lo
     assert.is(pop.op, 'POP');
     assert.is(pop.returnData, '0x' + '00'.repeat(31) + '01');
     assert.is(pop.gas, 75_990);
+  } finally {
+    await vm.shutdown();
+  }
+});
+
+const ECHO = at(0xdd);
+const OVERWRITER = at(0xde);
+/** PUSH1 0xff PUSH0 MSTORE PUSH1 0x20 PUSH0 RETURN: returns the word 0xff. */
+const ECHO_CODE = '0x60ff5f5260205ff3';
+/**
+ * MSTORE 0x2a at 0, CALL ECHO with memory[0..32] as input and as output (the answer overwrites the
+ * input, as a Solidity call's usually does), POP; then MSTORE8 0 at 0, CREATE with the 1-byte init
+ * code memory[0..1] (STOP), POP, and MSTORE8 0xff over that init code; STOP.
+ */
+const OVERWRITER_CODE = `0x602a5f52 6020 5f 6020 5f 5f 73${'dd'.repeat(20)} 5a f1 50 5f5f53 6001 5f 5f f0 50 60ff5f53 00`.replace(/\s+/g, '');
+
+test('callTracer: a frame\'s input is what the opcode read, not what its caller later wrote over that memory', async () => {
+  const vm = await startVM({ genesis: genesis({ [hex(ECHO)]: ECHO_CODE, [hex(OVERWRITER)]: OVERWRITER_CODE }) });
+  try {
+    const be = vm.backend;
+    const hash = await be.sendRawTransaction(signedTx({ nonce: 0n, to: OVERWRITER, gas: 200_000n }).serialize());
+    await buildAndAccept(vm);
+    const top = JSON.parse(await be.traceTransaction(hash, req({ tracer: 'callTracer' })));
+    assert.equal(
+      top.calls.map((c: Record<string, unknown>) => [c.type, c.input]),
+      [
+        ['CALL', '0x' + '00'.repeat(31) + '2a'],
+        ['CREATE', '0x00'],
+      ],
+    );
+    assert.is(top.calls[0].output, '0x' + '00'.repeat(31) + 'ff');
+    const flat = JSON.parse(await be.traceTransaction(hash, req({ tracer: 'flatCallTracer' })));
+    assert.equal(flat[1].action.input, '0x' + '00'.repeat(31) + '2a');
+    assert.equal(flat[2].action.init, '0x00');
   } finally {
     await vm.shutdown();
   }

@@ -24,6 +24,7 @@ export interface FrameRequest {
   /** The callee (the code's address for CALLCODE and DELEGATECALL); undefined for a create. */
   readonly to?: Uint8Array;
   readonly value: bigint;
+  /** The call's input or the create's init code, as the opcode read it (a copy, not a view of memory). */
   readonly input: Uint8Array;
   readonly gas: bigint;
 }
@@ -75,8 +76,9 @@ function callWrapper(type: Exclude<FrameType, 'CREATE' | 'CREATE2'>) {
       const sink = sinks.get(this._evm);
       if (!sink) return original.call(this, gasLimit, address, value, data);
       const env = this._env;
-      // geth's frame: a DELEGATECALL carries its caller's value; a STATICCALL has none.
-      const req: FrameRequest = { type, from: env.address.bytes, to: address.bytes, value: type === 'DELEGATECALL' ? env.callValue : value, input: data, gas: gasLimit };
+      // geth's frame: a DELEGATECALL carries its caller's value; a STATICCALL has none. The input is
+      // copied: `data` is a view of the caller's memory, which the call's output overwrites.
+      const req: FrameRequest = { type, from: env.address.bytes, to: address.bytes, value: type === 'DELEGATECALL' ? env.callValue : value, input: data.slice(), gas: gasLimit };
       let refused: string | undefined;
       if (env.depth >= MAX_DEPTH) refused = 'max call depth exceeded';
       else if (type !== 'DELEGATECALL' && type !== 'STATICCALL' && env.contract.balance < value) refused = 'insufficient balance for transfer';
@@ -95,7 +97,8 @@ const createWrapper = (original: CreateMethod): CreateMethod =>
     const sink = sinks.get(this._evm);
     if (!sink) return original.call(this, gasLimit, value, code, salt, eofCallData);
     const env = this._env;
-    const req: FrameRequest = { type: salt ? 'CREATE2' : 'CREATE', from: env.address.bytes, value, input: code, gas: gasLimit };
+    // The init code is copied: `code` is a view of the creator's memory, which it may write after.
+    const req: FrameRequest = { type: salt ? 'CREATE2' : 'CREATE', from: env.address.bytes, value, input: code.slice(), gas: gasLimit };
     let refused: string | undefined;
     if (env.depth >= MAX_DEPTH) refused = 'max call depth exceeded';
     else if (env.contract.balance < value) refused = 'insufficient balance for transfer';

@@ -17,6 +17,7 @@
  */
 import { toHex } from '@cornice/sdk';
 import type { EVMResult, InterpreterStep, Message } from '@ethereumjs/evm';
+import type { Address } from '@ethereumjs/util';
 import type { RunTxResult } from '@ethereumjs/vm';
 import { hex, opName } from './geth-text.js';
 import { count, flag, JsonText } from './options.js';
@@ -56,6 +57,8 @@ interface PendingLog {
   readonly address: string;
   storage?: boolean;
   sloadSlot?: string;
+  /** An SLOAD's contract: the slot's value is read from its state if the SLOAD fails. */
+  sloadAddress?: Address;
   error?: string;
 }
 
@@ -88,7 +91,13 @@ export class StructLogger implements EvmTracer {
     this.#returnData[m.depth] = EMPTY;
   };
 
-  readonly #exit = (r: EVMResult): void => {
+  // Two parameters: the EVM awaits the listener until `done` (a failed SLOAD's slot is read from the state).
+  readonly #exit = (r: EVMResult, done?: (result?: unknown) => void): void => {
+    const read = this.#exitFrame(r);
+    if (done) done(read);
+  };
+
+  async #exitFrame(r: EVMResult): Promise<void> {
     const depth = this.#depths.pop();
     if (depth === undefined) return;
     const err = r.execResult.exceptionError?.error;
@@ -100,12 +109,27 @@ export class StructLogger implements EvmTracer {
         const { inputs, outputs } = stackInputsOutputs(p.code);
         p.error = err === 'stack underflow' ? `stack underflow (${p.stackLength} <=> ${inputs})` : `stack limit reached ${p.stackLength} (${1024 + inputs - outputs})`;
       }
+      if (p.error !== undefined && p.sloadSlot !== undefined && p.sloadAddress) await this.#readFailedSload(p, p.sloadAddress, p.sloadSlot);
     }
     if (depth > 0) {
       const created = r.createdAddress !== undefined && err === undefined;
       this.#returnData[depth - 1] = created || (err !== undefined && err !== 'revert') ? EMPTY : r.execResult.returnValue;
     }
-  };
+  }
+
+  /**
+   * geth logs the slot an SLOAD reads also when the SLOAD then fails (out of gas): it reads the
+   * value from the state when it logs the opcode. No next step shows it on the stack here, so it is
+   * read now. A slot this tx wrote is in the logger's map already; any other holds its value from
+   * before the tx, which the frame's revert (done by now) does not change.
+   * Test: tracing.test.ts "struct logger: an SLOAD out of gas logs the slot it would read".
+   */
+  async #readFailedSload(p: PendingLog, address: Address, slot: string): Promise<void> {
+    const slots = this.#slots(p.address);
+    if (slots.has(slot)) return;
+    const value = await this.#ctx!.vm.stateManager.getStorage(address, Buffer.from(slot, 'hex'));
+    slots.set(slot, Buffer.from(value).toString('hex').padStart(64, '0'));
+  }
 
   readonly #step = (e: InterpreterStep): void => {
     this.#flush(e);
@@ -142,6 +166,7 @@ export class StructLogger implements EvmTracer {
       if (code === SLOAD && stack.length >= 1) {
         p.storage = true;
         p.sloadSlot = word(stack[stack.length - 1]!);
+        p.sloadAddress = e.address;
       } else if (code === SSTORE && stack.length >= 2) {
         this.#slots(address).set(word(stack[stack.length - 1]!), word(stack[stack.length - 2]!));
         p.storage = true;
