@@ -6,7 +6,7 @@
 // traced with each (ms); the 30M-gas loop with the struct logger: answered (ms, bytes) or refused
 // (the error, ms), while a worker thread asks the cornice node's /ext/health every 20 ms.
 // One JSON line per figure: cornice's value, anvil's beside it, the ratio cornice/anvil.
-//   node bench/trace.mjs   (BENCH_QUICK=1: shorter series; BENCH_TRACE_CORNICE=0 / BENCH_TRACE_ANVIL=0: one side only)
+//   npm run bench:trace, or node bench/trace.mjs once built   (BENCH_QUICK=1: shorter series; BENCH_TRACE_CORNICE=0 / BENCH_TRACE_ANVIL=0: one side only)
 import { loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
@@ -289,10 +289,14 @@ function mergeAnvil(call, struct) {
 
 const ratio = (c, a) => (typeof c === 'number' && typeof a === 'number' && a > 0 ? round(c / a, 2) : null);
 
-/** `cornice: false` / `anvil: false` (BENCH_TRACE_CORNICE=0 / BENCH_TRACE_ANVIL=0 when run alone) leave that side out. */
-export async function benchTrace({ quick = false, cornice: withCornice = true, anvil: withAnvil = true } = {}) {
+/**
+ * `cornice: false` / `anvil: false` (BENCH_TRACE_CORNICE=0 / BENCH_TRACE_ANVIL=0 when run alone)
+ * leave that side out; `startCornice` starts cornice's side another way (other flags or chain config),
+ * resolving as evm.mjs's startCornice does.
+ */
+export async function benchTrace({ quick = false, cornice: withCornice = true, anvil: withAnvil = true, startCornice: start = startCornice } = {}) {
   const load = loadavg()[0];
-  const c = withCornice ? await onTarget(startCornice, { quick }) : { error: 'not run' };
+  const c = withCornice ? await onTarget(start, { quick }) : { error: 'not run' };
   const a = withAnvil
     ? mergeAnvil(await onTarget(() => startAnvil(ANVIL_CALL_TRACER_ARGS), { quick }, ['callTracer']), await onTarget(() => startAnvil(ANVIL_STRUCT_LOGGER_ARGS), { quick }, ['structLogger']))
     : { error: 'not run' };
