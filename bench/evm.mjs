@@ -63,7 +63,8 @@ async function peer(name, version, proc, url) {
   return { name, version, url, key: DEV_KEY, pid: proc.pid, stop };
 }
 
-async function startCornice() {
+/** A cornice node with the `npm start` flags, once its C-Chain answers (funded key: ewoq). */
+export async function startCornice() {
   const dir = await mkdtemp(join(tmpdir(), 'cornice-bench-evm-'));
   const node = await startNode(devNodeArgs(dir));
   const url = `${node.url}/ext/bc/C/rpc`;
@@ -101,10 +102,11 @@ function anvilBinary() {
   }
 }
 
-async function startAnvil() {
+/** anvil once it answers (funded key: DEV_KEY); `extraArgs` are more anvil flags (`--hardfork cancun`). */
+export async function startAnvil(extraArgs = []) {
   const port = await freePort();
   const bin = anvilBinary();
-  const args = ['--host', '127.0.0.1', '--port', String(port), '--silent'];
+  const args = ['--host', '127.0.0.1', '--port', String(port), '--silent', ...extraArgs];
   const proc = track(
     bin
       ? spawn(bin, args, { stdio: ['ignore', 'ignore', 'inherit'] })

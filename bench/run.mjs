@@ -11,6 +11,7 @@ import { benchEngine } from './engine.mjs';
 import { benchPlatform } from './platform.mjs';
 import { benchAvm } from './avm.mjs';
 import { benchEvm } from './evm.mjs';
+import { benchTrace } from './trace.mjs';
 import { benchNetwork } from './network.mjs';
 import { benchNetworkFaults } from './network-faults.mjs';
 import { benchAttack } from './attack.mjs';
@@ -91,6 +92,9 @@ try {
   // 10. C-Chain JSON-RPC: transfers, latency, eth_call, eth_getBalance; hardhat's node and anvil
   //     started here and driven with the same load, one node at a time.
   await benchEvm({ quick });
+
+  // 10a. debug_traceTransaction (callTracer, struct logger) beside anvil started here, one node at a time.
+  await benchTrace({ quick });
 
   // 10b. One node under the mixed API attack: health latency and RSS beside the same without it.
   await benchAttack({ seconds: quick ? 10 : 20 });
