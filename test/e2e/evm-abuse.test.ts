@@ -251,7 +251,11 @@ test('20 WebSockets x 256 logs subscriptions, then a tx of 1,000 logs: confirmed
   const health = await stop();
   for (const ws of sockets) ws.terminate();
   assert.ok(confirmMs < 10_000, `confirmed in ${Math.round(confirmMs)} ms (before: 22-36 s)`);
-  assert.equal([...new Set(closes)], ['1008 subscription queue overflow']);
+  // A socket is closed with the reason when its queue overflows, or terminated without a close
+  // frame (1006 at the client) when the bytes already sent but unread pass the buffer bound first:
+  // which comes first depends on how fast this client reads on a loaded machine.
+  const reasons = new Set(closes);
+  assert.ok([...reasons].every((r) => r === '1008 subscription queue overflow' || r === '1006 '), [...reasons].join(', '));
   assert.ok(health.maxMs < 1_000, `health answered within ${health.maxMs} ms at worst`);
 });
 
