@@ -8,7 +8,8 @@
  * Traces run in a lane of their own (bounded, fair between clients, like eth_call's), within the
  * request's `timeout` (geth's duration text, default 5 s) and an output bound: the smaller of
  * `maxTraceChars` (64 MiB) and what is left of the request's reply budget. A trace is JSON text
- * built by the chain (RawJson). Off (`enabled` false): each answers -32601 naming the chain config key.
+ * built by the chain (RawJson). Off (`enabled` false): each answers -32601 naming the node flag and
+ * the chain config key.
  * Tests: rpc-debug.test.ts.
  */
 import { EvmRpcError, type BlockOverrides, type BlockRef, type CallRequest, type EvmBackend, type StateOverrides, type TraceRequest } from '../evm-backend.js';
@@ -34,8 +35,8 @@ export const DEFAULT_TRACE_LIMITS: TraceLimits = {
 /** geth's default trace timeout. */
 export const DEFAULT_TRACE_TIMEOUT_MS = 5_000;
 
-/** The chain config key and names that turn the debug API on (API.md "Tracing"). */
-export const DEBUG_API_HINT = 'the debug API is off on this chain (chain config key "eth-apis" must list "debug-tracer")';
+/** The node flag and the chain config key that turn the debug API on (API.md "Tracing"). */
+export const DEBUG_API_HINT = 'the debug API is off on this chain (start the node with --evm-debug-api, or list "debug-tracer" in the chain config key "eth-apis")';
 
 /** A trace config as the front end checked it (the chain checks the tracer and its config). */
 interface TraceConfig {
