@@ -47,6 +47,8 @@ const METHODS: ReadonlyArray<[string, unknown[]]> = [
   ['debug_getRawHeader', ['0x0']],
   ['debug_getRawBlock', ['0x0']],
   ['debug_getRawReceipts', ['0x0']],
+  ['trace_transaction', [HASH]],
+  ['trace_block', ['latest']],
 ];
 
 test('off without the flag and without eth-apis (on the local network too): every debug_/trace_ method -32601 naming --evm-debug-api and the chain config key', async () => {
