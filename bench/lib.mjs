@@ -56,6 +56,7 @@ export function devNodeArgs(dataDir) {
     `--staking-tls-cert-file=${fixture('staker1.crt')}`,
     `--staking-tls-key-file=${fixture('staker1.key')}`,
     '--sybil-protection-enabled=false',
+    '--evm-debug-api',
   ];
 }
 

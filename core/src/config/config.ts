@@ -47,6 +47,8 @@ export interface NodeConfig {
   apiIpcsEnabled: boolean;
   apiHealthEnabled: boolean;
   apiMetricsEnabled: boolean;
+  /** Developer/debug APIs of every chain's VM (the EVM's debug_ and trace_): each VM's ChainContext.debugApis. */
+  evmDebugApi: boolean;
   stakingTlsCertFile: string;
   stakingTlsKeyFile: string;
   /** The staking (peer-to-peer) server: listen address ('' = every interface) and port (0 = ephemeral). */

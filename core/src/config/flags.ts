@@ -448,6 +448,13 @@ export const flags: readonly Flag[] = [
     default: true,
     description: 'Serve Prometheus metrics (/ext/metrics).',
   }),
+  field('evmDebugApi', {
+    name: 'evm-debug-api',
+    type: boolType,
+    default: false,
+    description:
+      'Serve the debug API on every EVM chain (C-Chain and subnet-EVM chains: debug_trace*, debug_getRaw*, trace_transaction, trace_block), as on a dev node; npm start and cornice network start set it. Off: one chain turns it on with its config.json "eth-apis" listing "debug-tracer". Every VM sees it as ChainContext.debugApis.',
+  }),
   field('stakingTlsCertFile', {
     name: 'staking-tls-cert-file',
     type: pathType,

@@ -281,6 +281,7 @@ function chainPartsFactory(root: DependencyContainer): (def: ChainDefinition, vm
           nativeAsset: { id: genesis.nativeAssetId, symbol: NATIVE_SYMBOL },
           validators: get(r, TOKENS.validators),
           network: { gossip: (payload: Uint8Array) => link.gossip(payload) },
+          debugApis: get(r, TOKENS.config).evmDebugApi,
         },
         link,
       };

@@ -10,9 +10,13 @@ import {
   type Logger,
 } from '@cornice/sdk';
 
-/** A ChainContext for unit tests of a VM: memory store, fixed IDs, no-op metrics and keystore; gossip goes to `network` (default: nowhere). */
+/**
+ * A ChainContext for unit tests of a VM: memory store, fixed IDs, no-op metrics and keystore; gossip
+ * goes to `network` (default: nowhere); `debugApis` as the node's --evm-debug-api (default false, a
+ * node started without it).
+ */
 export function testChainContext(
-  o: { db?: KeyValueStore; clock?: Clock; log?: Logger; chainId?: Id; vmId?: Id; signal?: AbortSignal; network?: ChainNetwork } = {},
+  o: { db?: KeyValueStore; clock?: Clock; log?: Logger; chainId?: Id; vmId?: Id; signal?: AbortSignal; network?: ChainNetwork; debugApis?: boolean } = {},
 ): ChainContext {
   const noop = { inc() {}, set() {}, observe() {} };
   return {
@@ -38,6 +42,7 @@ export function testChainContext(
     nativeAsset: { id: undefined, symbol: 'AVA' },
     validators: { list: async () => [] },
     network: o.network ?? { gossip: () => {} },
+    debugApis: o.debugApis ?? false,
   };
 }
 

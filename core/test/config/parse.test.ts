@@ -50,6 +50,7 @@ test('defaults', () => {
     apiIpcsEnabled: false,
     apiHealthEnabled: true,
     apiMetricsEnabled: true,
+    evmDebugApi: false,
     stakingTlsCertFile: '/home/op/.cornice/staking/staker.crt',
     stakingTlsKeyFile: '/home/op/.cornice/staking/staker.key',
     stakingHost: '',
@@ -391,6 +392,18 @@ test('--vms is a comma-separated list (a JSON array in a config file); empty mea
   assert.throws(() => run(['--vms=a,,b']), /invalid value "a,,b" for --vms/);
   assert.throws(() => run(['--config-file=/c.json'], { readFile: () => '{"vms": "a"}' }), /vms/);
   assert.is(run(['--sybil-protection-enabled=false']).sybilProtectionEnabled, false);
+});
+
+test('--evm-debug-api: off by default (whatever the network, local included), on bare or =true, from the environment and a config file; not a value', () => {
+  assert.is(run([]).evmDebugApi, false);
+  assert.is(run(['--network-id=local']).evmDebugApi, false);
+  assert.is(run(['--evm-debug-api']).evmDebugApi, true);
+  assert.is(run(['--evm-debug-api=true']).evmDebugApi, true);
+  assert.is(run(['--evm-debug-api', '--evm-debug-api=false']).evmDebugApi, false);
+  assert.is(run([], { CORNICE_EVM_DEBUG_API: 'true' }).evmDebugApi, true);
+  assert.is(run(['--config-file=/c.json'], {}, { readFile: () => '{"evm-debug-api": true}' }).evmDebugApi, true);
+  assert.throws(() => run(['--evm-debug-api=yes please']), /--evm-debug-api/);
+  assert.throws(() => run(['--config-file=/c.json'], {}, { readFile: () => '{"evm-debug-api": "on"}' }), /evm-debug-api/);
 });
 
 test('--vm-isolation: <vmID or alias>=worker entries or all; anything else is refused naming the entry', () => {

@@ -44,8 +44,8 @@ test.before.each(async () => {
 test.after.each(() => rm(dir, { recursive: true, force: true }));
 
 /** A node with the default leveldb store type, so a store opened on disk would show. */
-function start(overrides: NodeDeps['overrides'], builtinVMs: VMFactory[] = [factory]) {
-  const parsed = parseConfig(['--http-port=0', '--staking-port=0', `--data-dir=${dir}`, '--log-level=off', '--sybil-protection-enabled=false', '--vms='], {});
+function start(overrides: NodeDeps['overrides'], builtinVMs: VMFactory[] = [factory], flags: string[] = []) {
+  const parsed = parseConfig(['--http-port=0', '--staking-port=0', `--data-dir=${dir}`, '--log-level=off', '--sybil-protection-enabled=false', '--vms=', ...flags], {});
   if (parsed.kind !== 'run') throw new TypeError('run');
   return startNode(parsed.config, {
     log: silentLogger,
@@ -79,6 +79,19 @@ test('a clock and a store registered before start are the ones the node and its 
     await node.stop();
   }
   assert.is(await store.get(new TextEncoder().encode('nothing')), undefined, 'the store was not closed');
+});
+
+test("--evm-debug-api is each chain's ChainContext.debugApis; without it, false on the local network", async () => {
+  for (const [flags, want] of [[[], false], [['--evm-debug-api'], true]] as const) {
+    made.length = 0;
+    const node = await start((c) => provide(c, TOKENS.db, new MemoryStore()), [factory], [...flags]);
+    try {
+      assert.is(made[0]!.ctx!.networkId, 12345);
+      assert.is(made[0]!.ctx!.debugApis, want, flags.join(' ') || 'no flag');
+    } finally {
+      await node.stop();
+    }
+  }
 });
 
 test('a replaced network transport is the one chains open their links on', async () => {

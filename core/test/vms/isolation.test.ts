@@ -93,7 +93,7 @@ async function setup(o: { callTimeoutMs?: number; shutdownTimeoutMs?: number; no
     writeFailure: undefined as Error | undefined,
   };
   const chainDb = new PrefixedStore(root, 'chain');
-  const base = testChainContext({ chainId: CHAIN, log, signal: abort.signal, network: { gossip: (p) => s.gossip.push(p) } });
+  const base = testChainContext({ chainId: CHAIN, log, signal: abort.signal, network: { gossip: (p) => s.gossip.push(p) }, debugApis: true });
   const ctx: ChainContext = {
     ...base,
     db: counting(chainDb, s),
@@ -155,7 +155,7 @@ const until = async (cond: () => boolean, ms = 5000) => {
   }
 };
 
-test('the context crosses: IDs, aliases, native asset, clock (the host clock), validators', async () => {
+test('the context crosses: IDs, aliases, native asset, debugApis (--evm-debug-api), clock (the host clock), validators', async () => {
   let now = 1_700_000_000_000;
   const t = await setup({ now: () => now });
   try {
@@ -168,6 +168,7 @@ test('the context crosses: IDs, aliases, native asset, clock (the host clock), v
       aliases: ['tiny', 'T'],
       nativeAsset: { id: Id.fromBytes(new Uint8Array(32).fill(3)).toString(), symbol: 'AVA' },
       aborted: false,
+      debugApis: true,
     });
     assert.equal(await t.call('now'), { now: 1_700_000_000_000 });
     now += 5_000;

@@ -27,8 +27,6 @@ import { createEthRpc, DEFAULT_ETH_RPC_LIMITS, type EthMethod, type EthRpc, type
 
 /** Longest a gossip payload's admissions run before the event loop gets a turn, ms. */
 const GOSSIP_SLICE_MS = 10;
-/** The local network's ID (`npm start`, `cornice network start`): a dev node, with the debug API on by default. */
-const LOCAL_NETWORK_ID = 12345;
 
 export interface EvmVMOptions extends EvmChainOptions {
   /**
@@ -194,8 +192,9 @@ export class EvmVM implements ChainVM {
       log: chain.log,
       clock: ctx.clock,
       personal: { enabled: chain.options.personalApi ?? false, allowInsecureUnlock: chain.options.allowInsecureUnlock ?? false },
-      // On by default on the local network (what `npm start` and `cornice network start` run), as a dev node.
-      debugApi: chain.options.debugApi ?? ctx.networkId === LOCAL_NETWORK_ID,
+      // On for every EVM chain of a node started with --evm-debug-api (npm start, cornice network
+      // start: a dev node), or for this chain by its config's eth-apis. Test: vm-debug-api.test.ts.
+      debugApi: ctx.debugApis === true || chain.options.debugApi === true,
       limits: this.#rpcLimits,
       ...(this.opts.extraMethods ? { extraMethods: this.opts.extraMethods(this.#backend!, chain) } : {}),
     });

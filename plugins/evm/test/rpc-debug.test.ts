@@ -113,7 +113,7 @@ test('off: every debug_ method is -32601 naming the chain config key', async () 
     for (const method of ['debug_traceTransaction', 'debug_traceCall', 'debug_traceBlockByNumber', 'debug_traceBlockByHash', 'debug_traceBlock', 'debug_getRawBlock', 'debug_getRawHeader', 'debug_getRawReceipts', 'debug_getRawTransaction']) {
       const r = await off.call(method, [H]);
       assert.is(r.error?.code, -32601, method);
-      assert.match(r.error!.message, /debug API is off on this chain \(chain config key "eth-apis" must list "debug-tracer"\)/);
+      assert.match(r.error!.message, /debug API is off on this chain \(start the node with --evm-debug-api, or list "debug-tracer" in the chain config key "eth-apis"\)/);
     }
   } finally {
     await off.close();

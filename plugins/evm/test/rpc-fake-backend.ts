@@ -379,7 +379,7 @@ export class FakeBackend implements EvmBackend {
   async traceBlock(ref: TraceBlockRef, req: TraceRequest, signal?: StopSignal): Promise<readonly TxTraceJson[]> {
     this.#check('traceBlock', [ref, req]);
     await this.traceGate?.(signal);
-    const b = typeof ref === 'object' && 'rlp' in ref ? this.blocks.at(-1) : this.blocks.find((x) => (typeof ref === 'bigint' ? x.block.header.number === ref : true));
+    const b = typeof ref === 'object' && 'rlp' in ref ? this.blocks.at(-1) : this.#resolve(ref);
     return (b?.block.transactions ?? []).map((tx) => ({ txHash: tx.hash, json: this.traceJson }));
   }
   async traceCall(call: CallRequest, ref: BlockRef, req: TraceRequest, overrides?: StateOverrides, blockOverrides?: BlockOverrides, signal?: StopSignal): Promise<string> {

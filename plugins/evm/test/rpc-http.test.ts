@@ -118,7 +118,7 @@ test('invalid requests: -32600 naming the problem', async () => {
 });
 
 test('unknown method and foreign namespaces: -32601 in geth words', async () => {
-  for (const m of ['eth_nope', 'debug_traceTransaction', 'admin_peers', 'txpool_nope', 'avax.getUTXOs', 'constructor', '__proto__', 'toString']) {
+  for (const m of ['eth_nope', 'debug_nope', 'trace_nope', 'admin_peers', 'txpool_nope', 'avax.getUTXOs', 'constructor', '__proto__', 'toString']) {
     const r = await s.call(m);
     assert.is(r.error?.code, -32601, m);
     assert.is(r.error?.message, `the method ${m} does not exist/is not available`);

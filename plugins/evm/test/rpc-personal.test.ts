@@ -335,8 +335,8 @@ test('sweep with personal_ on: malformed params to every personal_ method never 
 
 test('chain config: eth-apis listing "internal-personal" turns personal_ on (also coreth\'s deprecated name and geth\'s "personal"), keystore-insecure-unlock-allowed allows HTTP unlocks; an unknown API name or a wrong type fails naming the key; the VM serves what it says', async () => {
   const parse = (o: unknown) => parseChainConfig(utf8Encode(JSON.stringify(o))).options;
-  assert.equal(parse({ 'eth-apis': ['eth', 'eth-filter', 'net', 'web3', 'internal-eth', 'internal-blockchain', 'internal-transaction'] }), { personalApi: false });
-  for (const name of ['internal-personal', 'internal-private-personal', 'personal']) assert.equal(parse({ 'eth-apis': ['eth', name] }), { personalApi: true }, name);
+  assert.equal(parse({ 'eth-apis': ['eth', 'eth-filter', 'net', 'web3', 'internal-eth', 'internal-blockchain', 'internal-transaction'] }), { personalApi: false, debugApi: false });
+  for (const name of ['internal-personal', 'internal-private-personal', 'personal']) assert.equal(parse({ 'eth-apis': ['eth', name] }), { personalApi: true, debugApi: false }, name);
   assert.equal(parse({ 'keystore-insecure-unlock-allowed': true }), { allowInsecureUnlock: true });
   for (const [config, want] of [
     [{ 'eth-apis': 'personal' }, /^invalid chain config file: eth-apis: must be a list of API names$/],

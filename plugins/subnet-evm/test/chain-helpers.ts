@@ -67,12 +67,14 @@ export interface StartOptions {
   config?: string;
   db?: KeyValueStore;
   opts?: EvmVMOptions;
+  /** ChainContext.debugApis: as a node started with --evm-debug-api (default false). */
+  debugApis?: boolean;
 }
 
 /** A subnet-EVM VM (subnetEvmOptions unless `opts`) in normal operation. */
 export async function startSubnetVM(o: StartOptions): Promise<EvmVM> {
   const vm = new EvmVM(o.opts ?? subnetEvmOptions);
-  await vm.initialize(testChainContext({ db: o.db ?? new MemoryStore(), clock: o.clock }), {
+  await vm.initialize(testChainContext({ db: o.db ?? new MemoryStore(), clock: o.clock, debugApis: o.debugApis ?? false }), {
     genesis: o.genesis,
     ...(o.upgrade !== undefined ? { upgrade: utf8Encode(o.upgrade) } : {}),
     ...(o.config !== undefined ? { config: utf8Encode(o.config) } : {}),

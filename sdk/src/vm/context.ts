@@ -70,6 +70,13 @@ export interface ChainContext {
   readonly validators: ValidatorsView;
   /** The chain's other nodes. */
   readonly network: ChainNetwork;
+  /**
+   * The operator asked for developer/debug APIs (the node's `--evm-debug-api`, which `npm start` and
+   * `cornice network start` pass): a VM that has such methods (the EVM's debug_trace*, trace_*)
+   * serves them on this chain. False on a production node; a VM may still turn them on per chain from
+   * its own chain config.
+   */
+  readonly debugApis: boolean;
 }
 
 /** What a VM may send to its chain's other nodes. */

@@ -47,6 +47,8 @@ export const USAGE = `usage: cornice network start [--nodes N] [--dir D] [--base
   --base-port  HTTP port of node 1 (default 9650); node i uses base+2(i-1) for HTTP and base+2(i-1)+1 for peers
   -h, --help   this text
 Values: --flag=value or --flag value. Flags after -- go to every node (start only).
+Every node runs as a dev node: --network-id=local --evm-debug-api (the EVM's debug_ and trace_
+methods on); -- --evm-debug-api=false turns them off.
 `;
 
 export type RunnerArgs =

@@ -99,7 +99,7 @@ export function nodeCommand(o: RunnerOptions, i: number): { argv: string[]; http
   const httpPort = o.baseHttpPort + 2 * (i - 1);
   const stakingPort = httpPort + 1;
   const dataDir = join(o.dir, `node${i}`);
-  const args = [`--data-dir=${dataDir}`, `--http-port=${httpPort}`, `--staking-port=${stakingPort}`, '--staking-host=127.0.0.1', '--network-id=local'];
+  const args = [`--data-dir=${dataDir}`, `--http-port=${httpPort}`, `--staking-port=${stakingPort}`, '--staking-host=127.0.0.1', '--network-id=local', '--evm-debug-api'];
   if (i <= LOCAL_STAKER_NODE_IDS.length) {
     args.push(`--staking-tls-cert-file=${join(FIXTURES, `staker${i}.crt`)}`, `--staking-tls-key-file=${join(FIXTURES, `staker${i}.key`)}`);
   }

@@ -154,6 +154,7 @@ export class WorkerVM implements ChainVM, FaultSource {
       vmId: ctx.vmId.bytes,
       nativeAssetId: ctx.nativeAsset.id?.bytes,
       nativeSymbol: ctx.nativeAsset.symbol,
+      debugApis: ctx.debugApis,
       logLevels: emittingLevels.filter((level) => !dropsLevel(ctx.log, level)),
     };
     await this.#call('vm.load', 'load', [], true, this.o.startTimeoutMs ?? Math.max(this.o.callTimeoutMs, 60_000));

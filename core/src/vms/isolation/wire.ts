@@ -32,6 +32,7 @@ export interface ContextWire {
   vmId: Uint8Array;
   nativeAssetId: Uint8Array | undefined;
   nativeSymbol: string;
+  debugApis: boolean;
   /** The levels the chain's logger writes: the worker drops the others without crossing. */
   logLevels: Array<Exclude<LogLevel, 'off'>>;
 }

@@ -209,6 +209,7 @@ function chainContext(w: ContextWire): ChainContext {
       },
     },
     network: { gossip: (payload) => channel.event('gossip', [payload]) },
+    debugApis: w.debugApis === true,
   };
 }
 

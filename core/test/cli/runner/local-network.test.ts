@@ -37,6 +37,12 @@ test("node i's ports, data dir, certificate and beacon", () => {
   assert.not.ok(nodeCommand(options([]), 1).argv.some((a) => a.startsWith('--bootstrap-ips')));
 });
 
+test('every node is a dev node: --evm-debug-api (the EVM debug API on); -- --evm-debug-api=false comes after it and wins', () => {
+  for (const i of [1, 2, 6]) assert.ok(nodeCommand(options([]), i).argv.includes('--evm-debug-api'), `node ${i}`);
+  const { argv } = nodeCommand(options(['--evm-debug-api=false']), 1);
+  assert.ok(argv.lastIndexOf('--evm-debug-api=false') > argv.indexOf('--evm-debug-api'));
+});
+
 test("flags after -- come after the runner's own, so they win (the last of a repeated flag does)", () => {
   const { argv } = nodeCommand(options(['--log-level=debug']), 2);
   assert.ok(argv.indexOf('--log-level=debug') > argv.indexOf('--log-level=warn'));

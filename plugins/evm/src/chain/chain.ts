@@ -89,8 +89,9 @@ export interface EvmChainOptions {
   /** personal_unlockAccount over HTTP, for every caller, is allowed (default false: coreth's keystore-insecure-unlock-allowed, geth's --allow-insecure-unlock). */
   allowInsecureUnlock?: boolean;
   /**
-   * Serve debug_trace*, debug_getRaw* (chain config `eth-apis` listing "debug-tracer", "internal-debug"
-   * or geth's "debug"); unset: on for the local network (a dev node), off elsewhere.
+   * Serve debug_trace*, debug_getRaw*, trace_transaction and trace_block (chain config `eth-apis`
+   * listing "debug-tracer", "internal-debug" or geth's "debug"); the node's --evm-debug-api
+   * (ChainContext.debugApis) turns them on whatever this says.
    */
   debugApi?: boolean;
   /**

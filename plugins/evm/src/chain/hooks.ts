@@ -11,6 +11,7 @@ import { Account, Address, bytesToHex, equalsBytes } from '@ethereumjs/util';
 import type { VM } from '@ethereumjs/vm';
 import { EvmChainError } from '../errors.js';
 import type { CustomPrecompiles } from './precompiles/guarded.js';
+import { precompileLogs } from './tracing/interpreter-hooks.js';
 import type { FeeRules, ParentFeeInfo } from './fees.js';
 import type { BlockInfo, ChainRules, HeaderFields, HookState, ParentHeader, PrecompileResult, StatefulPrecompile } from './rules.js';
 
@@ -256,6 +257,8 @@ async function runStateful(p: StatefulPrecompile, input: { gasLimit: bigint; dat
   if (result.ok) {
     if (result.gasUsed > gasLimit) return { executionGasUsed: gasLimit, returnValue: new Uint8Array(), exceptionError: new EVMError(EVMError.errorMessages.OUT_OF_GAS) };
     const logs = result.logs?.map((l) => [codeAddress.bytes, [...l.topics], l.data] as [Uint8Array, Uint8Array[], Uint8Array]);
+    // A traced run's callTracer puts them in this precompile's frame (withLog).
+    if (logs && logs.length > 0) precompileLogs(evm, logs);
     return { executionGasUsed: result.gasUsed, returnValue: result.output, ...(logs && logs.length > 0 ? { logs } : {}) };
   }
   if (result.revert) {

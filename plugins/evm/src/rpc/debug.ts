@@ -3,12 +3,14 @@
  * debug_traceBlockByNumber, debug_traceBlockByHash, debug_traceBlock (a block's RLP) with geth's
  * trace config (`{tracer, tracerConfig, timeout, disableStack, disableStorage, enableMemory,
  * enableReturnData, limit}`; debug_traceCall's also `stateOverrides` and `blockOverrides`), and
- * debug_getRawTransaction, debug_getRawReceipts, debug_getRawBlock, debug_getRawHeader.
+ * debug_getRawTransaction, debug_getRawReceipts, debug_getRawBlock, debug_getRawHeader; and behind
+ * the same switch trace_transaction and trace_block (rpc/trace.ts).
  *
  * Traces run in a lane of their own (bounded, fair between clients, like eth_call's), within the
  * request's `timeout` (geth's duration text, default 5 s) and an output bound: the smaller of
  * `maxTraceChars` (64 MiB) and what is left of the request's reply budget. A trace is JSON text
- * built by the chain (RawJson). Off (`enabled` false): each answers -32601 naming the chain config key.
+ * built by the chain (RawJson). Off (`enabled` false): each answers -32601 naming the node flag and
+ * the chain config key.
  * Tests: rpc-debug.test.ts.
  */
 import { EvmRpcError, type BlockOverrides, type BlockRef, type CallRequest, type EvmBackend, type StateOverrides, type TraceRequest } from '../evm-backend.js';
@@ -18,6 +20,7 @@ import { optional, required, type MethodSpec } from './dispatch.js';
 import { ArgumentError, hexData, kindOf, parseBlockNumber, parseBlockRef, parseData, parseHash } from './hex.js';
 import { Lane, type LaneLimits } from './lanes.js';
 import { RawJson, type CallContext } from './request.js';
+import { parityTraceMethods } from './trace.js';
 
 export interface TraceLimits {
   /** Traces running at once and waiting (debug_trace*). */
@@ -34,8 +37,8 @@ export const DEFAULT_TRACE_LIMITS: TraceLimits = {
 /** geth's default trace timeout. */
 export const DEFAULT_TRACE_TIMEOUT_MS = 5_000;
 
-/** The chain config key and names that turn the debug API on (API.md "Tracing"). */
-export const DEBUG_API_HINT = 'the debug API is off on this chain (chain config key "eth-apis" must list "debug-tracer")';
+/** The node flag and the chain config key that turn the debug API on (API.md "Tracing"). */
+export const DEBUG_API_HINT = 'the debug API is off on this chain (start the node with --evm-debug-api, or list "debug-tracer" in the chain config key "eth-apis")';
 
 /** A trace config as the front end checked it (the chain checks the tracer and its config). */
 interface TraceConfig {
@@ -136,6 +139,10 @@ export function debugMethods(backend: EvmBackend, opts: DebugMethodsOptions): { 
   def('debug_traceBlockByNumber', [required(parseBlockNumber), optional(traceConfig(false))], (a, ctx) => blockTraces(a[0] as BlockRef, a[1] as TraceConfig | undefined, ctx));
   def('debug_traceBlockByHash', [required(parseHash), optional(traceConfig(false))], (a, ctx) => blockTraces({ hash: a[0] as Uint8Array }, a[1] as TraceConfig | undefined, ctx));
   def('debug_traceBlock', [required(parseData), optional(traceConfig(false))], (a, ctx) => blockTraces({ rlp: a[0] as Uint8Array }, a[1] as TraceConfig | undefined, ctx));
+
+  // trace_transaction and trace_block: flatCallTracer in the same lane and bounds (rpc/trace.ts).
+  const traceRunner = { inLane, request: (choice: Pick<TraceRequest, 'tracer' | 'tracerConfig'>, ctx: CallContext) => request({ trace: { ...choice, logger: {}, timeoutMs: DEFAULT_TRACE_TIMEOUT_MS } }, ctx) };
+  for (const [name, spec] of parityTraceMethods(backend, traceRunner)) def(name, spec.args, spec.run);
 
   def('debug_getRawTransaction', [required(parseHash)], async (a) => {
     const raw = await backend.rawTransaction(a[0] as Uint8Array);

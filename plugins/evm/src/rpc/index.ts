@@ -1,7 +1,7 @@
 /**
  * The Ethereum JSON-RPC front end of an EVM chain: `/rpc` (HTTP POST, single calls and batches) and
  * `/ws` (the same methods plus eth_subscribe / eth_unsubscribe), over an `EvmBackend`.
- * Methods are in the web3_, net_, eth_, personal_, txpool_ and debug_ namespaces only (API.md lists them).
+ * Methods are in the web3_, net_, eth_, personal_, txpool_, debug_ and trace_ namespaces only (API.md lists them).
  */
 import { NodeError, type Clock, type HttpHandler, type KeyValueStore, type Logger, type WebSocketHandler } from '@cornice/sdk';
 import { EvmRpcError, type EvmBackend } from '../evm-backend.js';

@@ -154,6 +154,17 @@ export async function attachSink(evm: object, sink: InterpreterSink): Promise<vo
   sinks.set(evm, sink);
 }
 
+/**
+ * The logs a stateful precompile emits (they never pass the interpreter's LOG method): sent to
+ * `evm`'s sink while the precompile's frame is the innermost one, as geth's tracer sees a
+ * precompile's logs. Called by the chain's stateful precompile runner (chain/hooks.ts). Test:
+ * subnet-evm trace-precompile.test.ts.
+ */
+export function precompileLogs(evm: object, logs: ReadonlyArray<readonly [Uint8Array, Uint8Array[], Uint8Array]>): void {
+  const sink = sinks.get(evm);
+  if (sink) for (const [address, topics, data] of logs) sink.log(address, topics, data);
+}
+
 export function detachSink(evm: object, sink: InterpreterSink): void {
   if (sinks.get(evm) === sink) sinks.delete(evm);
 }
