@@ -223,4 +223,37 @@ test('replay: unknown tx, genesis, a trace past its output bound or its timeout,
   }
 });
 
+test('traces share a kept VM yet see nothing another left: a debug_traceCall\'s state overrides, a trace refused past its bound', async () => {
+  const vm = await startVM({ genesis: genesis({ [hex(ADDER)]: '0x60026003015f5500' }) });
+  try {
+    const be = vm.backend;
+    const hash = await be.sendRawTransaction(signedTx({ nonce: 0n, to: ADDER, gas: 100_000n }).serialize());
+    await buildAndAccept(vm);
+    const want = await be.traceTransaction(hash, req());
+    const OTHER = at(0x77);
+    // PUSH1 7 PUSH0 SSTORE STOP at OTHER, and ADDER's slot 0 preset: only for this call.
+    const overrides = new Map([
+      [hex(OTHER), { code: Uint8Array.from([0x60, 0x07, 0x5f, 0x55, 0x00]), balance: 5n }],
+      [hex(ADDER), { stateDiff: new Map([[`0x${'00'.repeat(32)}`, new Uint8Array(32).fill(9)]]) }],
+    ]);
+    const overridden = JSON.parse(await be.traceCall({ to: OTHER, gas: 100_000n }, 'latest', req(), overrides));
+    assert.is(overridden.structLogs.length, 4);
+    // The same call without overrides: no code at OTHER; ADDER's transaction traced as before.
+    const plain = JSON.parse(await be.traceCall({ to: OTHER, gas: 100_000n }, 'latest', req()));
+    assert.is(plain.structLogs.length, 0);
+    assert.is(await be.traceTransaction(hash, req()), want);
+    const prestate = JSON.parse(await be.traceCall({ to: ADDER, gas: 100_000n }, 'latest', req({ tracer: 'prestateTracer' })));
+    assert.is(prestate[hex(ADDER)].storage?.[`0x${'00'.repeat(32)}`], `0x${'00'.repeat(31)}05`, 'the slot as the block left it');
+    assert.is(prestate[hex(OTHER)], undefined);
+    // A trace refused past its output bound ends mid-frame: the next trace is as before.
+    await be.traceTransaction(hash, req({ maxChars: 10 })).then(
+      () => assert.unreachable('answered'),
+      (e: EvmRpcError) => assert.is(e.rpcCode, -32003),
+    );
+    assert.is(await be.traceTransaction(hash, req()), want);
+  } finally {
+    await vm.shutdown();
+  }
+});
+
 test.run();
