@@ -256,4 +256,37 @@ test('traces share a kept VM yet see nothing another left: a debug_traceCall\'s 
   }
 });
 
+const COUNTER = at(0x13);
+
+test('struct logger: a storage loop of hundreds of logs, in order, each storage and stack as the step saw it, with and without the stack', async () => {
+  // JUMPDEST PUSH1 0 SLOAD PUSH1 1 ADD PUSH1 0 SSTORE PUSH2 5000 GAS GT PUSH1 0 JUMPI STOP: slot 0 counts up until < 5,000 gas is left.
+  const vm = await startVM({ genesis: genesis({ [hex(COUNTER)]: '0x5b6000546001016000556113885a1160005700' }) });
+  try {
+    const be = vm.backend;
+    const hash = await be.sendRawTransaction(signedTx({ nonce: 0n, to: COUNTER, gas: 70_000n }).serialize());
+    await buildAndAccept(vm);
+    const ops = ['JUMPDEST', 'PUSH1', 'SLOAD', 'PUSH1', 'ADD', 'PUSH1', 'SSTORE', 'PUSH2', 'GAS', 'GT', 'PUSH1', 'JUMPI'];
+    const pcs = [0, 1, 3, 4, 6, 7, 9, 10, 13, 14, 15, 17];
+    const slot = (n: number) => ({ ['00'.repeat(32)]: n.toString(16).padStart(64, '0') });
+    for (const logger of [{}, { disableStack: true }]) {
+      const logs = JSON.parse(await be.traceTransaction(hash, req({ logger }))).structLogs as Array<Record<string, unknown>>;
+      assert.ok(logs.length > 600, `${logs.length} logs`);
+      assert.is(logs[logs.length - 1]!.op, 'STOP');
+      for (let i = 0; i < logs.length - 1; i++) {
+        const log = logs[i]!;
+        const n = Math.floor(i / 12);
+        assert.is(log.op, ops[i % 12], `log ${i}`);
+        assert.is(log.pc, pcs[i % 12]);
+        assert.is(logs[i + 1]!.gas, (log.gas as number) - (log.gasCost as number), `gas after log ${i}`);
+        if (log.op === 'SLOAD') assert.equal(log.storage, slot(n), `SLOAD ${n}`);
+        if (log.op === 'SSTORE') assert.equal(log.storage, slot(n + 1), `SSTORE ${n}`);
+        if ('disableStack' in logger) assert.is(log.stack, undefined);
+        else if (log.op === 'SSTORE') assert.equal(log.stack, [`0x${(n + 1).toString(16)}`, '0x0']);
+      }
+    }
+  } finally {
+    await vm.shutdown();
+  }
+});
+
 test.run();
