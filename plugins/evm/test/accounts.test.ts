@@ -136,4 +136,33 @@ test('an account found absent is not looked up again while the trie has not gain
   assert.ok(fast.perRound[5]! >= 1, 'and after that real deletion, once more');
 });
 
+test('a slot write waits for the flush: no trie put per SSTORE, and the roots, reads and reverts are the stock ones', async () => {
+  const contract = new Address(new Uint8Array(20).fill(0xc0));
+  const slot = (i: number) => Uint8Array.from({ length: 32 }, (_, j) => (j === 31 ? i : 0));
+  const run = async (Sm: typeof MerkleStateManager) => {
+    const sm = new Sm({ trie: await createMPT({ useKeyHashing: true }), caches: new Caches() });
+    const seen: string[] = [];
+    await sm.putAccount(contract, new Account(1n, 0n));
+    for (let r = 0; r < 3; r++) {
+      await sm.checkpoint();
+      // A loop's writes: the same slots again and again, one set to zero (a deletion).
+      for (let i = 0; i < 50; i++) await sm.putStorage(contract, slot(i % 5), Uint8Array.of(0, r, i));
+      await sm.putStorage(contract, slot(1), new Uint8Array(32));
+      await sm.checkpoint();
+      await sm.putStorage(contract, slot(2), Uint8Array.of(0xee));
+      await sm.revert();
+      for (let i = 0; i < 5; i++) seen.push(hex(await sm.getStorage(contract, slot(i))));
+      await sm.commit();
+      seen.push(hex(await sm.getStateRoot()));
+      seen.push(hex((await sm.getAccount(contract))!.storageRoot));
+    }
+    return seen;
+  };
+  const fast = await countingPuts(() => run(FastAccountStateManager));
+  const stock = await countingPuts(() => run(MerkleStateManager));
+  assert.equal(fast.result, stock.result);
+  assert.ok(stock.puts > 150, `stock puts ${stock.puts}`);
+  assert.ok(fast.puts <= 3 * 5, `a put per slot per flush at most: ${fast.puts}`);
+});
+
 test.run();

@@ -141,4 +141,85 @@ test('readState: the live view at the accepted root; at another root one state m
   assert.is(await reader.readState(root1, async (view) => (await view.getAccount(addrs[0]!))?.balance), 1000n);
 });
 
+test('trace views: kept from one trace to the next, left as found; a trace that throws or leaves a checkpoint open gets its view replaced', async () => {
+  const { addrs, root1, root2, reader } = await twoRoots(3, new Account(1n, 5n));
+  reader.setAcceptedRoot(root2);
+  const balance = async (view: { sm: { getAccount(a: Address): Promise<Account | undefined> } }) => (await view.sm.getAccount(addrs[0]!))?.balance;
+  // A trace's writes, inside a checkpoint it reverts.
+  const first = await reader.trace(root1, async (view) => {
+    await view.vm.evm.journal.checkpoint();
+    await view.sm.putAccount(addrs[0]!, new Account(0n, 77n));
+    assert.is(await balance(view), 77n);
+    await view.vm.evm.journal.revert();
+    return view.vm;
+  });
+  assert.ok((await reader.trace(root2, async (view) => (assert.is(await balance(view), 5n), view.vm))) === first, 'the same VM at another root');
+  assert.ok((await reader.trace(root1, async (view) => (assert.is(await balance(view), 1000n), view.vm))) === first, 'nothing the first trace wrote is left');
+  // A throw: the view is dropped.
+  try {
+    await reader.trace(root1, async () => {
+      throw new Error('halted mid-frame');
+    });
+    assert.unreachable();
+  } catch (e) {
+    assert.is((e as Error).message, 'halted mid-frame');
+  }
+  const second = await reader.trace(root1, async (view) => view.vm);
+  assert.ok(second !== first, 'a new VM after a throw');
+  // A checkpoint left open: dropped too, its write seen by no later trace.
+  await reader.trace(root1, async (view) => {
+    await view.sm.checkpoint();
+    await view.sm.putAccount(addrs[0]!, new Account(0n, 66n));
+  });
+  const third = await reader.trace(root1, async (view) => (assert.is(await balance(view), 1000n), view.vm));
+  assert.ok(third !== second, 'a new VM after a checkpoint left open');
+  // Traces at once: two VMs at most, the rest wait for one.
+  let release!: () => void;
+  const gate = new Promise<void>((r) => (release = r));
+  const held = [0, 1, 2].map(() => reader.trace(root1, async (view) => (await gate, view.vm)));
+  release();
+  const vms = await Promise.all(held);
+  assert.is(new Set(vms).size, 2);
+});
+
+test('a trace view follows the parents of the blocks traced through the accepted blocks\' steps, a block behind the accepted root', async () => {
+  const { common, store, db, addrs, sm, root: start } = await funded(4);
+  sm.takeFlushed();
+  await persist(store, db);
+  const reader = await StateReader.create(common, db, {} as ExecutionHooks, async () => undefined);
+  reader.setAcceptedRoot(start);
+  const roots = [start];
+  const accept = async (b: number) => {
+    await sm.checkpoint();
+    await sm.putAccount(addrs[0]!, new Account(BigInt(b), 100n + BigInt(b)));
+    await sm.commit();
+    const root = await sm.getStateRoot();
+    const accounts = sm.takeFlushed()!;
+    await persist(store, db);
+    reader.setAcceptedRoot(root, { from: roots[roots.length - 1]!, accounts });
+    roots.push(root);
+  };
+  const traceAt = (root: Uint8Array) => reader.trace(root, async (view) => [(await view.sm.getAccount(addrs[0]!))?.balance, (await view.sm.getAccount(addrs[1]!))?.balance]);
+  assert.equal(await traceAt(roots[0]!), [1000n, 1001n]);
+  await accept(1);
+  await accept(2);
+  const checkRoot = MerklePatriciaTrie.prototype.checkRoot;
+  let rootChecks = 0;
+  MerklePatriciaTrie.prototype.checkRoot = function (this: MerklePatriciaTrie, ...args: Parameters<typeof checkRoot>) {
+    rootChecks++;
+    return checkRoot.apply(this, args);
+  };
+  const gets = countTrieGets();
+  try {
+    // The latest block's parent (a step), then the next block's (the step kept from that move).
+    assert.equal(await traceAt(roots[1]!), [101n, 1001n]);
+    assert.equal(await traceAt(roots[2]!), [102n, 1001n]);
+    assert.is(rootChecks, 0, 'no move afresh');
+    assert.is(gets.n, 0, 'the accounts read before are kept, updated with what each block wrote');
+  } finally {
+    gets.stop();
+    MerklePatriciaTrie.prototype.checkRoot = checkRoot;
+  }
+});
+
 test.run();

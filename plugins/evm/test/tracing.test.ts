@@ -223,4 +223,70 @@ test('replay: unknown tx, genesis, a trace past its output bound or its timeout,
   }
 });
 
+test('traces share a kept VM yet see nothing another left: a debug_traceCall\'s state overrides, a trace refused past its bound', async () => {
+  const vm = await startVM({ genesis: genesis({ [hex(ADDER)]: '0x60026003015f5500' }) });
+  try {
+    const be = vm.backend;
+    const hash = await be.sendRawTransaction(signedTx({ nonce: 0n, to: ADDER, gas: 100_000n }).serialize());
+    await buildAndAccept(vm);
+    const want = await be.traceTransaction(hash, req());
+    const OTHER = at(0x77);
+    // PUSH1 7 PUSH0 SSTORE STOP at OTHER, and ADDER's slot 0 preset: only for this call.
+    const overrides = new Map([
+      [hex(OTHER), { code: Uint8Array.from([0x60, 0x07, 0x5f, 0x55, 0x00]), balance: 5n }],
+      [hex(ADDER), { stateDiff: new Map([[`0x${'00'.repeat(32)}`, new Uint8Array(32).fill(9)]]) }],
+    ]);
+    const overridden = JSON.parse(await be.traceCall({ to: OTHER, gas: 100_000n }, 'latest', req(), overrides));
+    assert.is(overridden.structLogs.length, 4);
+    // The same call without overrides: no code at OTHER; ADDER's transaction traced as before.
+    const plain = JSON.parse(await be.traceCall({ to: OTHER, gas: 100_000n }, 'latest', req()));
+    assert.is(plain.structLogs.length, 0);
+    assert.is(await be.traceTransaction(hash, req()), want);
+    const prestate = JSON.parse(await be.traceCall({ to: ADDER, gas: 100_000n }, 'latest', req({ tracer: 'prestateTracer' })));
+    assert.is(prestate[hex(ADDER)].storage?.[`0x${'00'.repeat(32)}`], `0x${'00'.repeat(31)}05`, 'the slot as the block left it');
+    assert.is(prestate[hex(OTHER)], undefined);
+    // A trace refused past its output bound ends mid-frame: the next trace is as before.
+    await be.traceTransaction(hash, req({ maxChars: 10 })).then(
+      () => assert.unreachable('answered'),
+      (e: EvmRpcError) => assert.is(e.rpcCode, -32003),
+    );
+    assert.is(await be.traceTransaction(hash, req()), want);
+  } finally {
+    await vm.shutdown();
+  }
+});
+
+const COUNTER = at(0x13);
+
+test('struct logger: a storage loop of hundreds of logs, in order, each storage and stack as the step saw it, with and without the stack', async () => {
+  // JUMPDEST PUSH1 0 SLOAD PUSH1 1 ADD PUSH1 0 SSTORE PUSH2 5000 GAS GT PUSH1 0 JUMPI STOP: slot 0 counts up until < 5,000 gas is left.
+  const vm = await startVM({ genesis: genesis({ [hex(COUNTER)]: '0x5b6000546001016000556113885a1160005700' }) });
+  try {
+    const be = vm.backend;
+    const hash = await be.sendRawTransaction(signedTx({ nonce: 0n, to: COUNTER, gas: 70_000n }).serialize());
+    await buildAndAccept(vm);
+    const ops = ['JUMPDEST', 'PUSH1', 'SLOAD', 'PUSH1', 'ADD', 'PUSH1', 'SSTORE', 'PUSH2', 'GAS', 'GT', 'PUSH1', 'JUMPI'];
+    const pcs = [0, 1, 3, 4, 6, 7, 9, 10, 13, 14, 15, 17];
+    const slot = (n: number) => ({ ['00'.repeat(32)]: n.toString(16).padStart(64, '0') });
+    for (const logger of [{}, { disableStack: true }]) {
+      const logs = JSON.parse(await be.traceTransaction(hash, req({ logger }))).structLogs as Array<Record<string, unknown>>;
+      assert.ok(logs.length > 600, `${logs.length} logs`);
+      assert.is(logs[logs.length - 1]!.op, 'STOP');
+      for (let i = 0; i < logs.length - 1; i++) {
+        const log = logs[i]!;
+        const n = Math.floor(i / 12);
+        assert.is(log.op, ops[i % 12], `log ${i}`);
+        assert.is(log.pc, pcs[i % 12]);
+        assert.is(logs[i + 1]!.gas, (log.gas as number) - (log.gasCost as number), `gas after log ${i}`);
+        if (log.op === 'SLOAD') assert.equal(log.storage, slot(n), `SLOAD ${n}`);
+        if (log.op === 'SSTORE') assert.equal(log.storage, slot(n + 1), `SSTORE ${n}`);
+        if ('disableStack' in logger) assert.is(log.stack, undefined);
+        else if (log.op === 'SSTORE') assert.equal(log.stack, [`0x${(n + 1).toString(16)}`, '0x0']);
+      }
+    }
+  } finally {
+    await vm.shutdown();
+  }
+});
+
 test.run();

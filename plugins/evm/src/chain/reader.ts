@@ -31,6 +31,11 @@ class ReaderStateManager extends FastAccountStateManager {
   #accounts = new Map<string, Uint8Array | null>();
   readonly #slots = new Map<string, Uint8Array | null>();
 
+  /** Checkpoints open: 0 once a use left the state as it found it. */
+  get checkpointDepth(): number {
+    return this._checkpointCount;
+  }
+
   #remember(map: Map<string, Uint8Array | null>, k: string, v: Uint8Array | null): void {
     if (this.#accounts.size + this.#slots.size >= MEMO_MAX) {
       this.#accounts.clear();
@@ -170,25 +175,44 @@ class LiveView {
     }
   }
 
-  /** Moves the view to `root`: through the steps from where it is when they lead there, else afresh. */
+  /**
+   * Moves the view to `root`: through the steps from where it is when they lead there (the steps
+   * after `root` kept for a later move: a trace view follows the parents of the blocks traced,
+   * a block behind the accepted root), else afresh.
+   */
   async #move(root: Uint8Array): Promise<void> {
     const steps = this.steps;
     this.steps = [];
     let at = this.current;
     const path: Array<ReadonlyMap<string, Uint8Array | null>> = [];
+    let used = 0;
     for (const s of steps) {
+      if (at && equalsBytes(at, root)) break;
+      used++;
       if (!at || !equalsBytes(s.from, at)) continue;
       path.push(s.accounts);
       at = s.to;
     }
-    if (path.length > 0 && at && equalsBytes(at, root)) await this.view.sm.advance(root, path);
-    else await this.view.sm.setStateRoot(root);
+    if (path.length > 0 && at && equalsBytes(at, root)) {
+      await this.view.sm.advance(root, path);
+      this.steps = steps.slice(used);
+    } else await this.view.sm.setStateRoot(root);
     this.current = root;
   }
 }
 
 /** Default number of VMs eth_call and eth_estimateGas run on at the accepted state, apart from reads. */
 export const DEFAULT_CALL_VIEWS = 3;
+
+/** Default number of VMs traces replay on (debug_trace*; the trace lane runs two at once). */
+export const DEFAULT_TRACE_VIEWS = 2;
+
+/** A trace VM: made at first use, and again after a trace left it unfit; its traces run one at a time. */
+interface TraceSlot {
+  load: number;
+  view: Promise<LiveView> | undefined;
+  readonly queue: ReturnType<typeof serializer>;
+}
 
 /** A call VM: made at first use; `load` counts the calls given to it (running or waiting). */
 interface CallSlot {
@@ -199,6 +223,7 @@ interface CallSlot {
 export class StateReader {
   #accepted: Uint8Array | undefined;
   readonly #slots: CallSlot[] = [];
+  readonly #traceSlots: TraceSlot[] = [];
   /** Every live view: each follows the accepted root. */
   readonly #made: LiveView[] = [];
 
@@ -269,6 +294,51 @@ export class StateReader {
       return await (await slot!.view).run(root, fn);
     } finally {
       slot!.load--;
+    }
+  }
+
+  /**
+   * Runs `fn` (a trace's replay: debug_trace*) alone on a trace VM moved to `root`, any root: the
+   * least loaded of at most DEFAULT_TRACE_VIEWS, kept from one trace to the next with its Common,
+   * opcode tables and what it read. Making a VM per trace was most of the cost of tracing an ERC-20
+   * transfer (bench/trace.mjs). `fn` must leave the state as it found it (its writes inside a journal
+   * checkpoint it reverts). A view left otherwise, or by a throw (@ethereumjs leaves the checkpoints of
+   * the frames an error escapes open), is dropped: the next trace gets a new one.
+   * Test: reader.test.ts "trace views".
+   */
+  async trace<T>(root: Uint8Array, fn: (view: StateView) => Promise<T>): Promise<T> {
+    let slot: TraceSlot | undefined;
+    for (const s of this.#traceSlots) if (!slot || s.load < slot.load) slot = s;
+    if ((!slot || slot.load > 0) && this.#traceSlots.length < DEFAULT_TRACE_VIEWS) {
+      slot = { load: 0, view: undefined, queue: serializer() };
+      this.#traceSlots.push(slot);
+    }
+    const s = slot!;
+    s.load++;
+    try {
+      return await s.queue(async () => {
+        const made = (s.view ??= LiveView.create(this.common, this.db, this.hooks, this.blockHash).then((v) => (this.#made.push(v), v)));
+        let view: LiveView;
+        try {
+          view = await made;
+        } catch (e) {
+          s.view = undefined;
+          throw e;
+        }
+        let fit = false;
+        try {
+          const out = await view.run(root, fn);
+          fit = view.view.sm.checkpointDepth === 0;
+          return out;
+        } finally {
+          if (!fit) {
+            s.view = undefined;
+            this.#made.splice(this.#made.indexOf(view), 1);
+          }
+        }
+      });
+    } finally {
+      s.load--;
     }
   }
 

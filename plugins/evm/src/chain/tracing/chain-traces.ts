@@ -49,7 +49,7 @@ export class ChainTraces {
       blockOpts: chain.blockOpts,
       rules: chain.rules,
       creditBaseFee: chain.rules?.creditBaseFee ?? chain.fees.creditBaseFee ?? false,
-      scratch: (root, fn) => chain.reader.scratch(root, async () => undefined, fn),
+      replayAt: (root, fn) => chain.reader.trace(root, fn),
     };
   }
 

@@ -1,6 +1,6 @@
 /**
- * Runs transactions under tracers (debug_traceTransaction, debug_traceBlock*, debug_traceCall) on a VM
- * of their own whose writes stay in memory (StateReader.scratch, as eth_simulateV1's): tx i of a
+ * Runs transactions under tracers (debug_traceTransaction, debug_traceBlock*, debug_traceCall) on a
+ * trace VM (StateReader.trace), inside a journal checkpoint reverted at the end: tx i of a
  * block is traced on its parent's state after txs 0..i-1 ran untraced, each as the block ran it
  * (the block's header fields, the chain rules' beforeBlock and block info, base fees credited to the
  * coinbase where the rules say so). Nothing is stored.
@@ -33,8 +33,11 @@ export interface ReplayChain {
   readonly rules: ChainRules | undefined;
   /** Base fees go to the coinbase instead of being burned. */
   readonly creditBaseFee: boolean;
-  /** Runs `fn` on a VM of its own at `root` whose writes stay in memory. */
-  scratch<T>(root: Uint8Array, fn: (view: StateView) => Promise<T>): Promise<T>;
+  /**
+   * Runs `fn` alone on a trace VM at `root` (StateReader.trace: kept from one trace to the next);
+   * `fn` leaves the state as it found it: its writes inside a journal checkpoint it reverts.
+   */
+  replayAt<T>(root: Uint8Array, fn: (view: StateView) => Promise<T>): Promise<T>;
 }
 
 export interface TraceBounds {
@@ -76,6 +79,22 @@ function traceFailure(e: unknown, view: StateView, bounds: TraceBounds): unknown
   return new EvmRpcError(-32000, `tracing failed: ${shortReason(e)}`);
 }
 
+/**
+ * `fn` inside a journal checkpoint reverted after it, so the trace VM is left as found (the state
+ * overrides of a debug_traceCall, the replayed txs' writes). A throw skips the revert: the frames it
+ * escaped left theirs open, and StateReader.trace drops a view left with any checkpoint open.
+ */
+function inCheckpoint<T>(view: StateView, fn: () => Promise<T>): () => Promise<T> {
+  return async () => {
+    const { journal } = view.vm.evm;
+    await journal.checkpoint();
+    const out = await fn();
+    await journal.revert();
+    journal.cleanJournal();
+    return out;
+  };
+}
+
 /** Runs one tx under `tracer` (undefined: untraced); the tracer's JSON text. */
 async function runTraced(view: StateView, tx: TypedTransaction, block: Block, blockGasUsed: bigint, tracer: EvmTracer | undefined, grow: (n: number) => void, txIndex?: number): Promise<{ r: RunTxResult; json?: string }> {
   const { vm } = view;
@@ -103,14 +122,13 @@ export async function traceBlockTxs(chain: ReplayChain, parent: Block, block: Bl
   const ctxBlock = createBlock({ header: hdr }, chain.blockOpts);
   const rules = chain.rules;
   const info = rules ? withBlockInfo(ctxBlock, parent.header.timestamp) : undefined;
-  return chain.scratch(parent.header.stateRoot, async (view) => {
+  return chain.replayAt(parent.header.stateRoot, async (view) => {
     const { vm, sm, guard } = view;
     try {
       return await guard.run(
         bounds.timeoutMs,
-        async () => {
+        inCheckpoint(view, async () => {
           const traces: TxTrace[] = [];
-          await vm.evm.journal.checkpoint();
           if (rules?.beforeBlock) {
             await rules.beforeBlock(info!, hookState(sm, vm.evm.journal));
             await vm.evm.journal.cleanup();
@@ -130,7 +148,7 @@ export async function traceBlockTxs(chain: ReplayChain, parent: Block, block: Bl
             if (json !== undefined) traces.push({ txHash: tx.hash(), json });
           }
           return traces;
-        },
+        }),
         bounds.signal,
       );
     } catch (e) {
@@ -146,15 +164,15 @@ export async function traceBlockTxs(chain: ReplayChain, parent: Block, block: Bl
 export async function traceOneCall(chain: ReplayChain, root: Uint8Array, block: Block, prepare: (view: StateView) => Promise<TypedTransaction>, make: () => EvmTracer, bounds: TraceBounds): Promise<string> {
   if (bounds.signal?.aborted) throw bounds.signal.reason;
   const out = new OutputBound(bounds.maxChars);
-  return chain.scratch(root, async (view) => {
+  return chain.replayAt(root, async (view) => {
     try {
       return await view.guard.run(
         bounds.timeoutMs,
-        async () => {
+        inCheckpoint(view, async () => {
           const tx = await prepare(view);
           const { json } = await runTraced(view, tx, block, 0n, make(), out.grow);
           return json!;
-        },
+        }),
         bounds.signal,
       );
     } catch (e) {

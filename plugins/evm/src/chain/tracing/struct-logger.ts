@@ -16,12 +16,13 @@
  * Test: tracing.test.ts "struct logger".
  */
 import { toHex } from '@cornice/sdk';
-import type { EVMResult, InterpreterStep, Message } from '@ethereumjs/evm';
+import type { EVMResult, Message } from '@ethereumjs/evm';
 import type { Address } from '@ethereumjs/util';
 import type { RunTxResult } from '@ethereumjs/vm';
 import { hex, opName } from './geth-text.js';
 import { count, flag, JsonText } from './options.js';
 import type { EvmTracer, TraceContext, TracerFactory } from './tracer.js';
+import { attachStepSink, detachStepSink, type StepView } from './lean-step.js';
 import { loadStackTable, stackInputsOutputs } from './stack-table.js';
 
 export interface StructLoggerConfig {
@@ -39,6 +40,9 @@ const CALLCODE = 0xf2;
 const DELEGATECALL = 0xf4;
 const STATICCALL = 0xfa;
 const EMPTY = new Uint8Array();
+const EMPTY_STACK: readonly bigint[] = [];
+/** Logs joined into one flat text at a time (#recent). */
+const CHUNK_LOGS = 256;
 
 /** A log not rendered yet: an SLOAD's value is on the stack at the next step; a halt's error comes with its frame's end. */
 interface PendingLog {
@@ -66,7 +70,15 @@ const word = (n: bigint): string => n.toString(16).padStart(64, '0');
 
 export class StructLogger implements EvmTracer {
   #ctx: TraceContext | undefined;
-  readonly #logs: string[] = [];
+  /**
+   * The logs' JSON: the latest ones each as rendered (a string built by concatenation, a tree of
+   * pieces for the collector to walk), the earlier ones joined CHUNK_LOGS at a time into flat text.
+   * A 30M-gas loop's log kept as 250,000 such trees till its bound spent a third of the run in the
+   * collector and held the event loop for 100 ms at a time.
+   */
+  readonly #recent: string[] = [];
+  readonly #chunks: string[] = [];
+  #count = 0;
   #pending: PendingLog | undefined;
   /** Slots the tx touched, per storage address (hex). */
   readonly #storage = new Map<string, Map<string, string>>();
@@ -81,7 +93,7 @@ export class StructLogger implements EvmTracer {
     this.#ctx = ctx;
     const events = ctx.vm.evm.events;
     if (!events) throw new TypeError('the EVM has no events');
-    events.on('step', this.#step);
+    if (!(await attachStepSink(ctx.vm.evm, this.#step))) events.on('step', this.#step);
     events.on('beforeMessage', this.#enter);
     events.on('afterMessage', this.#exit);
   }
@@ -131,14 +143,17 @@ export class StructLogger implements EvmTracer {
     slots.set(slot, Buffer.from(value).toString('hex').padStart(64, '0'));
   }
 
-  readonly #step = (e: InterpreterStep): void => {
+  // The stack is read (copied) only when logged or when the opcode's log needs its top.
+  readonly #step = (e: StepView): void => {
     this.#flush(e);
     const cfg = this.config;
-    if (cfg.limit !== 0 && this.#logs.length >= cfg.limit) return;
+    if (cfg.limit !== 0 && this.#count >= cfg.limit) return;
     const code = e.opcode.code;
-    const stack = e.stack;
+    const isCall = code === CALL || code === CALLCODE || code === DELEGATECALL || code === STATICCALL;
+    const storageOp = !cfg.disableStorage && (code === SLOAD || code === SSTORE);
+    const stack = !cfg.disableStack || isCall || storageOp ? e.stack : EMPTY_STACK;
     let gasCost = e.opcode.dynamicFee ?? BigInt(e.opcode.fee);
-    if ((code === CALL || code === CALLCODE || code === DELEGATECALL || code === STATICCALL) && stack.length > 0) {
+    if (isCall && stack.length > 0) {
       // geth counts the gas the call passes in its cost (the 63/64 rule on what is left after the opcode's own cost).
       const available = e.gasLeft - gasCost;
       if (available > 0n) {
@@ -147,7 +162,7 @@ export class StructLogger implements EvmTracer {
         gasCost += asked < allButOne ? asked : allButOne;
       }
     }
-    const address = toHex(e.address.bytes);
+    const address = this.#addressHex(e.address);
     const p: PendingLog = {
       pc: e.pc,
       op: opName(code, e.opcode.name),
@@ -155,14 +170,14 @@ export class StructLogger implements EvmTracer {
       gas: e.gasLeft,
       gasCost,
       depth: e.depth + 1,
-      stackLength: stack.length,
+      stackLength: e.stackHeight ?? e.stack.length,
       refund: e.gasRefund,
       address,
       ...(!cfg.disableStack && { stack: stackText(stack) }),
       ...(cfg.enableMemory && e.memory.length > 0 && { memory: memoryText(e.memory) }),
       ...(cfg.enableReturnData && (this.#returnData[e.depth]?.length ?? 0) > 0 && { returnData: hex(this.#returnData[e.depth]!) }),
     };
-    if (!cfg.disableStorage && (code === SLOAD || code === SSTORE)) {
+    if (storageOp) {
       if (code === SLOAD && stack.length >= 1) {
         p.storage = true;
         p.sloadSlot = word(stack[stack.length - 1]!);
@@ -175,6 +190,18 @@ export class StructLogger implements EvmTracer {
     this.#pending = p;
   };
 
+  /** The running frame's address object, and its hex: a frame's steps share the object. */
+  #lastAddress: Address | undefined;
+  #lastAddressHex = '';
+
+  #addressHex(a: Address): string {
+    if (a !== this.#lastAddress) {
+      this.#lastAddress = a;
+      this.#lastAddressHex = toHex(a.bytes);
+    }
+    return this.#lastAddressHex;
+  }
+
   #slots(address: string): Map<string, string> {
     let slots = this.#storage.get(address);
     if (!slots) this.#storage.set(address, (slots = new Map()));
@@ -182,12 +209,13 @@ export class StructLogger implements EvmTracer {
   }
 
   /** Renders the pending log; `next` (the following step) holds an SLOAD's value on its stack. */
-  #flush(next?: InterpreterStep): void {
+  #flush(next?: StepView): void {
     const p = this.#pending;
     if (!p) return;
     this.#pending = undefined;
-    if (p.sloadSlot !== undefined && next && next.depth + 1 === p.depth && next.stack.length > 0) {
-      this.#slots(p.address).set(p.sloadSlot, word(next.stack[next.stack.length - 1]!));
+    if (p.sloadSlot !== undefined && next && next.depth + 1 === p.depth) {
+      const stack = next.stack;
+      if (stack.length > 0) this.#slots(p.address).set(p.sloadSlot, word(stack[stack.length - 1]!));
     }
     let text = `{"pc":${p.pc},"op":"${p.op}","gas":${p.gas},"gasCost":${p.gasCost},"depth":${p.depth}`;
     if (p.error !== undefined) text += `,"error":${JSON.stringify(p.error)}`;
@@ -198,7 +226,12 @@ export class StructLogger implements EvmTracer {
     if (p.refund !== 0n) text += `,"refund":${p.refund}`;
     text += '}';
     this.#ctx!.grow(text.length + 1);
-    this.#logs.push(text);
+    this.#count++;
+    this.#recent.push(text);
+    if (this.#recent.length >= CHUNK_LOGS) {
+      this.#chunks.push(this.#recent.join(','));
+      this.#recent.length = 0;
+    }
   }
 
   finish(result: RunTxResult): unknown {
@@ -207,7 +240,7 @@ export class StructLogger implements EvmTracer {
     const er = result.execResult;
     const err = er.exceptionError?.error;
     const returnValue = err !== undefined && err !== 'revert' ? '0x' : hex(er.returnValue);
-    return new JsonText(`{"gas":${result.totalGasSpent},"failed":${err !== undefined},"returnValue":"${returnValue}","structLogs":[${this.#logs.join(',')}]}`);
+    return new JsonText(`{"gas":${result.totalGasSpent},"failed":${err !== undefined},"returnValue":"${returnValue}","structLogs":[${[...this.#chunks, ...this.#recent].join(',')}]}`);
   }
 
   abort(): void {
@@ -216,6 +249,7 @@ export class StructLogger implements EvmTracer {
 
   #detach(): void {
     const events = this.#ctx!.vm.evm.events!;
+    detachStepSink(this.#ctx!.vm.evm, this.#step);
     events.off('step', this.#step);
     events.off('beforeMessage', this.#enter);
     events.off('afterMessage', this.#exit);
