@@ -6,6 +6,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { utf8Encode } from '@cornice/sdk';
 import { EvmRpcError, type TraceRequest } from '../src/index.js';
+import { tracerMaker } from '../src/chain/tracing/registry.js';
 import { BlockContexts } from '../src/chain/tracing/replay.js';
 import { EWOQ, buildAndAccept, genesisJson, hex, signedTx, startVM } from './helpers.js';
 
@@ -179,6 +180,10 @@ test('registry: an unknown tracer, a JavaScript tracer and a malformed config ar
     await refused(req({ tracer: 'callTracer', tracerConfig: { onlyTopCall: 'yes' } }), /tracerConfig.onlyTopCall: want a boolean/);
     await refused(req({ logger: { limit: -1 } }), /limit: want a non-negative integer/);
     await refused(req({ logger: { disableStack: 1 } }), /disableStack: want a boolean/);
+    // The tracer made to check the config is the first one handed out; each later call makes a new one.
+    const make = tracerMaker({ tracer: 'callTracer' });
+    const made = [make(), make(), make()];
+    assert.is(new Set(made).size, 3);
   } finally {
     await vm.shutdown();
   }
