@@ -6,6 +6,8 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { utf8Encode } from '@cornice/sdk';
 import { EvmRpcError, type TraceRequest } from '../src/index.js';
+import { tracerMaker } from '../src/chain/tracing/registry.js';
+import { BlockContexts } from '../src/chain/tracing/replay.js';
 import { EWOQ, buildAndAccept, genesisJson, hex, signedTx, startVM } from './helpers.js';
 
 const at = (b: number): Uint8Array => new Uint8Array(20).fill(b);
@@ -178,6 +180,10 @@ test('registry: an unknown tracer, a JavaScript tracer and a malformed config ar
     await refused(req({ tracer: 'callTracer', tracerConfig: { onlyTopCall: 'yes' } }), /tracerConfig.onlyTopCall: want a boolean/);
     await refused(req({ logger: { limit: -1 } }), /limit: want a non-negative integer/);
     await refused(req({ logger: { disableStack: 1 } }), /disableStack: want a boolean/);
+    // The tracer made to check the config is the first one handed out; each later call makes a new one.
+    const make = tracerMaker({ tracer: 'callTracer' });
+    const made = [make(), make(), make()];
+    assert.is(new Set(made).size, 3);
   } finally {
     await vm.shutdown();
   }
@@ -251,6 +257,36 @@ test('traces share a kept VM yet see nothing another left: a debug_traceCall\'s 
       (e: EvmRpcError) => assert.is(e.rpcCode, -32003),
     );
     assert.is(await be.traceTransaction(hash, req()), want);
+  } finally {
+    await vm.shutdown();
+  }
+});
+
+test('replay: a block\'s context is made once and kept, as the block ran (its number, time, coinbase, base fee, parent)', async () => {
+  const vm = await startVM({ genesis: genesis({ [hex(ADDER)]: '0x60026003015f5500' }) });
+  try {
+    const be = vm.backend;
+    const first = await be.sendRawTransaction(signedTx({ nonce: 0n, to: ADDER, gas: 100_000n }).serialize());
+    await buildAndAccept(vm);
+    const second = await be.sendRawTransaction(signedTx({ nonce: 1n, to: ADDER, gas: 100_000n }).serialize());
+    await buildAndAccept(vm);
+    const b1 = (await vm.chain.acceptedAt(1n))!.eth;
+    const b2 = (await vm.chain.acceptedAt(2n))!.eth;
+    const genesisBlock = (await vm.chain.acceptedAt(0n))!.eth;
+    const contexts = new BlockContexts();
+    const c2 = contexts.of(b1, b2, vm.chain.blockOpts, true);
+    assert.is(contexts.of(b1, b2, vm.chain.blockOpts, true), c2, 'kept');
+    assert.is.not(contexts.of(genesisBlock, b1, vm.chain.blockOpts, true), c2);
+    const h = c2.block.header;
+    assert.is(h.number, 2n);
+    assert.is(h.timestamp, b2.header.timestamp);
+    assert.is(hex(h.parentHash), hex(b1.hash()));
+    assert.is(hex(h.coinbase.bytes), hex(b2.header.coinbase.bytes));
+    assert.is(h.baseFeePerGas, b2.header.baseFeePerGas);
+    assert.is(c2.info?.parentTimestamp, b1.header.timestamp);
+    // Traced again, through the kept context: the same answers.
+    const want = [await be.traceTransaction(first, req()), await be.traceTransaction(second, req())];
+    assert.equal([await be.traceTransaction(first, req()), await be.traceTransaction(second, req())], want);
   } finally {
     await vm.shutdown();
   }

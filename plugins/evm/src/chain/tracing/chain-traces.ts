@@ -15,7 +15,7 @@ import { callTx } from '../call-tx.js';
 import type { EvmChain } from '../chain.js';
 import type { StateView } from '../reader.js';
 import { tracerMaker } from './registry.js';
-import { traceBlockTxs, traceOneCall, type ReplayChain, type TraceBounds } from './replay.js';
+import { BlockContexts, traceBlockTxs, traceOneCall, type ReplayChain, type TraceBounds } from './replay.js';
 
 /** What ChainBackend lends the traces (its eth_call rules). */
 export interface CallRules {
@@ -50,6 +50,7 @@ export class ChainTraces {
       rules: chain.rules,
       creditBaseFee: chain.rules?.creditBaseFee ?? chain.fees.creditBaseFee ?? false,
       replayAt: (root, fn) => chain.reader.trace(root, fn),
+      contexts: new BlockContexts(),
     };
   }
 

@@ -38,7 +38,8 @@ function builtIns(): string {
 
 /**
  * A maker of fresh tracers (one per traced tx) for `choice`; throws -32602 for an unknown tracer or a
- * malformed config (checked once here, by making one).
+ * malformed config (checked once here, by making the first). Each call answers a tracer no one
+ * started yet (test: tracing.test.ts "registry").
  */
 export function tracerMaker(choice: TracerChoice): () => EvmTracer {
   const name = choice.tracer;
@@ -67,6 +68,11 @@ export function tracerMaker(choice: TracerChoice): () => EvmTracer {
       throw e;
     }
   };
-  make();
-  return make;
+  // The tracer made to check the config serves the first traced tx: a trace of one tx makes one.
+  let checked: EvmTracer | undefined = make();
+  return () => {
+    const t = checked ?? make();
+    checked = undefined;
+    return t;
+  };
 }

@@ -14,7 +14,8 @@
  * A recent block's parent state is read from the state database's node cache (accepted blocks'
  * nodes stay there), so a trace right after a receipt walks no trie on disk.
  */
-import { createBlock, type Block } from '@ethereumjs/block';
+import { toHex } from '@cornice/sdk';
+import { createBlock, type Block, type HeaderData } from '@ethereumjs/block';
 import type { TypedTransaction } from '@ethereumjs/tx';
 import { Account, Address } from '@ethereumjs/util';
 import { runTx, type RunTxResult } from '@ethereumjs/vm';
@@ -24,7 +25,7 @@ import { shortReason } from '../eth-errors.js';
 import { nextHeaderData } from '../executor.js';
 import { hookState, withBlockInfo } from '../hooks.js';
 import type { StateView } from '../reader.js';
-import type { ChainRules } from '../rules.js';
+import type { BlockInfo, ChainRules } from '../rules.js';
 import { jsonTextOf } from './options.js';
 import { TraceLimitError, type EvmTracer } from './tracer.js';
 
@@ -38,6 +39,45 @@ export interface ReplayChain {
    * `fn` leaves the state as it found it: its writes inside a journal checkpoint it reverts.
    */
   replayAt<T>(root: Uint8Array, fn: (view: StateView) => Promise<T>): Promise<T>;
+  /** The block contexts of the blocks traced last (BlockContexts: one per chain). */
+  readonly contexts: BlockContexts;
+}
+
+/** The context a block's txs replay in: its header as the block ran it, and the chain rules' block info. */
+interface BlockContext {
+  readonly hdr: HeaderData;
+  readonly block: Block;
+  readonly info: BlockInfo | undefined;
+}
+
+/** Block contexts kept: a client traces the txs of the last few blocks over and over. */
+const KEPT_CONTEXTS = 16;
+
+/**
+ * The block contexts of the blocks traced last, by block hash (the hash fixes the header, hence its
+ * parent): made once per block, not per trace (making the context block was ~7% of tracing an ERC-20
+ * transfer, bench/trace.mjs). Its Block is frozen; nothing a replay does changes it.
+ * Test: tracing.test.ts "replay" (the same block traced twice answers the same).
+ */
+export class BlockContexts {
+  readonly #kept = new Map<string, BlockContext>();
+
+  of(parent: Block, block: Block, blockOpts: BlockOpts, withRules: boolean): BlockContext {
+    const key = toHex(block.hash());
+    const kept = this.#kept.get(key);
+    if (kept) {
+      this.#kept.delete(key);
+      this.#kept.set(key, kept);
+      return kept;
+    }
+    const h = block.header;
+    const hdr = nextHeaderData(parent, h.timestamp, { baseFeePerGas: h.baseFeePerGas ?? 0n, gasLimit: h.gasLimit, coinbase: h.coinbase.bytes, extraData: h.extraData });
+    const ctxBlock = createBlock({ header: hdr }, blockOpts);
+    const made: BlockContext = { hdr, block: ctxBlock, info: withRules ? withBlockInfo(ctxBlock, parent.header.timestamp) : undefined };
+    this.#kept.set(key, made);
+    if (this.#kept.size > KEPT_CONTEXTS) this.#kept.delete(this.#kept.keys().next().value!);
+    return made;
+  }
 }
 
 export interface TraceBounds {
@@ -117,11 +157,8 @@ async function runTraced(view: StateView, tx: TypedTransaction, block: Block, bl
 export async function traceBlockTxs(chain: ReplayChain, parent: Block, block: Block, lastIndex: number, traced: (i: number) => boolean, make: () => EvmTracer, bounds: TraceBounds): Promise<TxTrace[]> {
   if (bounds.signal?.aborted) throw bounds.signal.reason;
   const out = new OutputBound(bounds.maxChars);
-  const h = block.header;
-  const hdr = nextHeaderData(parent, h.timestamp, { baseFeePerGas: h.baseFeePerGas ?? 0n, gasLimit: h.gasLimit, coinbase: h.coinbase.bytes, extraData: h.extraData });
-  const ctxBlock = createBlock({ header: hdr }, chain.blockOpts);
   const rules = chain.rules;
-  const info = rules ? withBlockInfo(ctxBlock, parent.header.timestamp) : undefined;
+  const { hdr, block: ctxBlock, info } = chain.contexts.of(parent, block, chain.blockOpts, rules !== undefined);
   return chain.replayAt(parent.header.stateRoot, async (view) => {
     const { vm, sm, guard } = view;
     try {
