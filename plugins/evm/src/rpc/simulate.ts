@@ -16,7 +16,7 @@ import {
 import { parseCallRequest, parseStateOverrides } from './args.js';
 import { parseBlockOverrides } from './block-overrides.js';
 import { optional, required, type MethodSpec } from './dispatch.js';
-import { revertReason } from './eth.js';
+import { revertReason } from '../revert-reason.js';
 import { blockJson, logJson, type Json } from './format.js';
 import { ArgumentError, field, hexData, kindOf, parseBlockRef, parseBool, quantity } from './hex.js';
 import type { Lane } from './lanes.js';
