@@ -30,6 +30,7 @@ export type {
 } from './chain/rules.js';
 export type { MempoolOptions } from './chain/mempool.js';
 export * from './rpc/index.js';
+export { checksumAddress } from './checksum.js';
 export { revertReason } from './revert-reason.js';
 // For extension methods (options.extraMethods): argument parsing and formats with geth's texts.
 export { parseArgs, required, optional, type Arg } from './rpc/dispatch.js';

@@ -77,18 +77,8 @@ export function wordToAddress(word: Uint8Array): Uint8Array {
   return word.slice(word.length - ADDRESS_BYTES);
 }
 
-/** An address in EIP-55 mixed case, as Go prints a common.Address in error texts. */
-export function checksumAddress(address: Uint8Array): string {
-  const lower = toHex(address);
-  const hash = keccak256(utf8Encode(lower));
-  let out = '0x';
-  for (let i = 0; i < lower.length; i++) {
-    const c = lower[i]!;
-    const nibble = (hash[i >> 1]! >> (i % 2 === 0 ? 4 : 0)) & 0xf;
-    out += nibble >= 8 ? c.toUpperCase() : c;
-  }
-  return out;
-}
+/** An address in EIP-55 mixed case, as Go prints a common.Address in error texts (the EVM's). */
+export { checksumAddress } from '@cornice/evm';
 
 /**
  * Reads `count` static words from ABI arguments (after the selector), failing as go-ethereum's
