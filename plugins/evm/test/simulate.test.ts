@@ -4,7 +4,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { EvmRpcError, type StateOverrides } from '../src/index.js';
-import { EWOQ, RUNTIME, STORED_TOPIC, hex, startVM, word } from './helpers.js';
+import { CHAIN_ID, EWOQ, RUNTIME, STORED_TOPIC, hex, startVM, word } from './helpers.js';
 import { MemoryStore } from '@cornice/sdk';
 import { OverlayDB } from '../src/chain/state/overlay-db.js';
 import { StateDB } from '../src/chain/state/state-db.js';
@@ -231,6 +231,10 @@ test('eth_simulateV1: blocks chain on each other (state carries over, numbers +1
     assert.is(b1.block.header.gasUsed, set.gasUsed);
     assert.equal(b1.block.transactions[0]!.from, EWOQ);
     assert.is(b1.block.transactions[0]!.nonce, 0n);
+    // An unsigned call as a tx object: EIP-1559, the chain's ID, a zero signature, gasPrice the fee it paid.
+    const t0 = b1.block.transactions[0]!;
+    assert.equal([t0.type, t0.chainId, t0.v, t0.r, t0.s, t0.yParity, t0.accessList], [2, CHAIN_ID, 0n, 0n, 0n, 0, []]);
+    assert.is(t0.gasPrice, (t0.maxFeePerGas! < b1.block.header.baseFeePerGas + t0.maxPriorityFeePerGas! ? t0.maxFeePerGas! : b1.block.header.baseFeePerGas + t0.maxPriorityFeePerGas!));
     // Block 2: the value stored in block 1, then a revert with its data; the sender's nonce went on.
     assert.equal(b2.calls[0]!.returnData, word(42n));
     assert.is(b2.block.transactions[0]!.nonce, 1n);

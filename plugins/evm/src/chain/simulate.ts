@@ -42,7 +42,7 @@ import { withBlockInfo } from './hooks.js';
 import type { StateView } from './reader.js';
 import { orderedTrieRoot } from './state/trie-root.js';
 import { TransferTracer } from './transfer-logs.js';
-import { headerView } from './views.js';
+import { headerView, txView } from './views.js';
 
 /** The most blocks one request simulates, counted from the base (geth's, the BLOCKHASH window). */
 export const MAX_SIMULATE_BLOCKS = 256n;
@@ -256,29 +256,10 @@ export class Simulation {
     const calls: SimulatedCall[] = [];
     let logIndex = 0;
     for (let i = 0; i < txs.length; i++) {
-      const tx = txs[i]! as TypedTransaction & { maxFeePerGas: bigint; maxPriorityFeePerGas: bigint; accessList: Array<[Uint8Array, Uint8Array[]]> };
+      const tx = txs[i]!;
       const r = results[i]!;
       const txHash = callTxHash(tx);
-      const tipped = baseFee + tx.maxPriorityFeePerGas;
-      txViews.push({
-        hash: txHash,
-        type: tx.type,
-        from: tx.getSenderAddress().bytes,
-        to: tx.to ? tx.to.bytes : null,
-        nonce: tx.nonce,
-        value: tx.value,
-        input: tx.data,
-        gas: tx.gasLimit,
-        gasPrice: tipped < tx.maxFeePerGas ? tipped : tx.maxFeePerGas,
-        maxFeePerGas: tx.maxFeePerGas,
-        maxPriorityFeePerGas: tx.maxPriorityFeePerGas,
-        accessList: tx.accessList.map(([address, storageKeys]) => ({ address, storageKeys })),
-        chainId: this.chain.chainId,
-        v: 0n,
-        r: 0n,
-        s: 0n,
-        yParity: 0,
-      });
+      txViews.push(txView(tx, baseFee, txHash));
       const logs: LogView[] = callLogs[i]!.map(([address, topics, data]) => ({
         address,
         topics,

@@ -47,13 +47,14 @@ export function effectiveGasPrice(tx: TypedTransaction, baseFee: bigint | undefi
   return (tx as TypedTransaction & { gasPrice: bigint }).gasPrice;
 }
 
-export function txView(tx: TypedTransaction, baseFee?: bigint): TxView {
+/** `hash`: given for a tx that has none of its own (an unsigned call of eth_simulateV1). */
+export function txView(tx: TypedTransaction, baseFee?: bigint, hash: Uint8Array = tx.hash()): TxView {
   const typed = tx.type !== 0;
   const accessList: AccessListEntry[] | undefined =
     'accessList' in tx ? (tx.accessList as Array<[Uint8Array, Uint8Array[]]>).map(([address, storageKeys]) => ({ address, storageKeys })) : undefined;
   const chainId = typed || tx.supports(Capability.EIP155ReplayProtection) ? tx.common.chainId() : undefined;
   const base: TxView = {
-    hash: tx.hash(),
+    hash,
     type: tx.type,
     from: tx.getSenderAddress().bytes,
     to: tx.to ? tx.to.bytes : null,
