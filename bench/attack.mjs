@@ -9,10 +9,9 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Worker } from 'node:worker_threads';
 import WebSocket from 'ws';
 import { Wallet } from 'ethers';
-import { devNodeArgs, report, startNode } from './lib.mjs';
+import { devNodeArgs, report, sampleHealth, startNode } from './lib.mjs';
 
 const EWOQ = new Wallet('0x56289e99c94b6912bfc12adc093c9b51124f0dc54ac7a766b2bc5ccf558d8027');
 const TOPIC = '0x' + '00'.repeat(31) + '01';
@@ -35,15 +34,9 @@ function percentile(xs, p) {
 
 /** Samples health latency every 100 ms and RSS (health-sampler.mjs, in a worker thread) until `stop()`; the figures. */
 function sampler(url, pid) {
-  const worker = new Worker(new URL('./health-sampler.mjs', import.meta.url), { workerData: { url, pid } });
-  const result = new Promise((resolve, reject) => {
-    worker.once('message', resolve);
-    worker.once('error', reject);
-  });
+  const stop = sampleHealth({ url, pid });
   return async () => {
-    worker.postMessage('stop');
-    const { lat, rss } = await result;
-    await worker.terminate();
+    const { lat, rss } = await stop();
     return { p50: percentile(lat, 0.5), p99: percentile(lat, 0.99), samples: lat.length, rssMaxMb: Math.round(rss) };
   };
 }

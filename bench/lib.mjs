@@ -1,7 +1,8 @@
-// Shared helpers for benchmarks: free ports, starting a built `cornice` process, RSS, medians.
+// Shared helpers for benchmarks: free ports, starting a built `cornice` process, RSS, medians, health sampling.
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { Worker } from 'node:worker_threads';
 import { fileURLToPath } from 'node:url';
 
 export const CORNICE_BIN = fileURLToPath(new URL('../core/bin/cornice.js', import.meta.url));
@@ -109,4 +110,22 @@ export const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length
 
 export function report(figure) {
   process.stdout.write(`${JSON.stringify(figure)}\n`);
+}
+
+/**
+ * Starts health-sampler.mjs in a worker thread (GET /ext/health every `intervalMs`, and `pid`'s RSS);
+ * the returned stop() ends it and resolves with the latencies (ms) and the largest RSS (MB).
+ */
+export function sampleHealth({ url, pid, intervalMs }) {
+  const worker = new Worker(new URL('./health-sampler.mjs', import.meta.url), { workerData: { url, pid, intervalMs } });
+  const result = new Promise((resolve, reject) => {
+    worker.once('message', resolve);
+    worker.once('error', reject);
+  });
+  return async () => {
+    worker.postMessage('stop');
+    const out = await result;
+    await worker.terminate();
+    return out;
+  };
 }

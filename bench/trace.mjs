@@ -9,11 +9,10 @@
 //   npm run bench:trace, or node bench/trace.mjs once built   (BENCH_QUICK=1: shorter series; BENCH_TRACE_CORNICE=0 / BENCH_TRACE_ANVIL=0: one side only)
 import { loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { Worker } from 'node:worker_threads';
 import { Interface, Wallet } from 'ethers';
 import { TOKEN_BYTECODE } from './bench-token.mjs';
 import { startAnvil, startCornice } from './evm.mjs';
-import { report } from './lib.mjs';
+import { report, sampleHealth } from './lib.mjs';
 
 const tokenIface = new Interface(['constructor(uint256 supply)', 'function transfer(address to, uint256 value) returns (bool)']);
 
@@ -132,25 +131,8 @@ async function prepare(node) {
   };
 }
 
-/** `n` traces one after another after `warmup` untimed ones: traces/s, p50/p99 ms. */
-async function sequential(url, hash, config, { n, warmup }) {
-  for (let i = 0; i < warmup; i++) await trace(url, hash, config);
-  const lat = [];
-  let errors = 0;
-  let firstError;
-  const t0 = performance.now();
-  for (let i = 0; i < n; i++) {
-    const r = await trace(url, hash, config);
-    if (r.error) {
-      errors++;
-      firstError ??= describe(r.error);
-    } else lat.push(r.ms);
-  }
-  return summary(lat, performance.now() - t0, errors, firstError);
-}
-
-/** `clients` loops of `n` traces each at once (each its own connection, as fetch opens them). */
-async function concurrent(url, hash, config, { clients, n }) {
+/** `clients` loops of `n` traces each at once (each its own connection, as fetch opens them): traces/s, p50/p99 ms. */
+async function timed(url, hash, config, { clients, n }) {
   const lat = [];
   let errors = 0;
   let firstError;
@@ -166,7 +148,17 @@ async function concurrent(url, hash, config, { clients, n }) {
       }
     }),
   );
-  return { clients, ...summary(lat, performance.now() - t0, errors, firstError) };
+  return summary(lat, performance.now() - t0, errors, firstError);
+}
+
+/** `n` traces one after another after `warmup` untimed ones. */
+async function sequential(url, hash, config, { n, warmup }) {
+  for (let i = 0; i < warmup; i++) await trace(url, hash, config);
+  return timed(url, hash, config, { clients: 1, n });
+}
+
+async function concurrent(url, hash, config, { clients, n }) {
+  return { clients, ...(await timed(url, hash, config, { clients, n })) };
 }
 
 function summary(lat, wallMs, errors, firstError) {
@@ -203,15 +195,9 @@ function shape(result) {
 
 /** Samples GET /ext/health every HEALTH_EVERY_MS from a worker thread (health-sampler.mjs) until the returned stop(). */
 function healthSampler(node) {
-  const worker = new Worker(new URL('./health-sampler.mjs', import.meta.url), { workerData: { url: node.baseUrl, pid: node.pid, intervalMs: HEALTH_EVERY_MS } });
-  const result = new Promise((resolve, reject) => {
-    worker.once('message', resolve);
-    worker.once('error', reject);
-  });
+  const stop = sampleHealth({ url: node.baseUrl, pid: node.pid, intervalMs: HEALTH_EVERY_MS });
   return async () => {
-    worker.postMessage('stop');
-    const { lat, rss } = await result;
-    await worker.terminate();
+    const { lat, rss } = await stop();
     return { p50ms: round(median(lat), 1), p99ms: round(percentile(lat, 0.99), 1), maxMs: round(Math.max(...lat), 1), samples: lat.length, rssMaxMb: Math.round(rss) };
   };
 }
