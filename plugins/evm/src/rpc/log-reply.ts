@@ -8,7 +8,7 @@
  */
 import type { LogView, StopSignal } from '../evm-backend.js';
 import { logText } from './format.js';
-import { poolFull, RawJson, Slicer, tooLarge, type ReplyBudget } from './request.js';
+import { RawJson, Slicer, type ReplyBudget } from './request.js';
 
 /** Logs formatted between two looks at the clock. */
 const PIECE = 256;
@@ -25,15 +25,7 @@ export function logJsonBound(l: LogView): number {
 export async function logsReply(logs: readonly LogView[], budget: ReplyBudget, signal?: StopSignal): Promise<RawJson> {
   let bound = 2;
   for (const l of logs) bound += logJsonBound(l);
-  // Refused before it is built; the budget is spent, so the rest of a batch is not run (dispatch.ts).
-  if (bound > budget.remaining) {
-    budget.spent = 'size';
-    throw tooLarge();
-  }
-  if (bound > budget.pool.free) {
-    budget.spent = 'pool';
-    throw poolFull(budget.pool.size);
-  }
+  budget.reserve(bound);
   const slicer = new Slicer();
   const pieces: string[] = [];
   for (let i = 0; i < logs.length; i += PIECE) {

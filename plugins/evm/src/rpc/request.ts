@@ -73,6 +73,22 @@ export class ReplyBudget {
     return true;
   }
 
+  /**
+   * Refuses, before it is built, a reply of at most `bound` characters that cannot fit what is left
+   * here (-32003) or in the pool (-32005), spending the budget so the rest of a batch is not run
+   * (dispatch.ts); nothing is charged.
+   */
+  reserve(bound: number): void {
+    if (bound > this.remaining) {
+      this.spent = 'size';
+      throw tooLarge();
+    }
+    if (bound > this.pool.free) {
+      this.spent = 'pool';
+      throw poolFull(this.pool.size);
+    }
+  }
+
   /** Charges `chars` to this budget only (error replies, separators: small). */
   charge(chars: number): void {
     this.remaining -= chars;

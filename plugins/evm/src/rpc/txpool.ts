@@ -18,7 +18,7 @@ import type { Address, EvmBackend, StopSignal, TxView } from '../evm-backend.js'
 import { required, type MethodSpec } from './dispatch.js';
 import { txJson } from './format.js';
 import { hexData, parseAddress, quantity } from './hex.js';
-import { poolFull, RawJson, Slicer, tooLarge, type ReplyBudget } from './request.js';
+import { RawJson, Slicer } from './request.js';
 
 export { checksumAddress };
 
@@ -41,18 +41,6 @@ export function inspectText(t: TxView): string {
   const price = t.maxFeePerGas ?? t.gasPrice;
   const head = t.to ? checksumAddress(t.to) : 'contract creation';
   return `${head}: ${t.value} wei + ${t.gas} gas × ${price} wei`;
-}
-
-/** Refuses a reply of at most `bound` characters that cannot fit what `budget` has left (the rest of a batch is then not run). */
-function reserve(bound: number, budget: ReplyBudget): void {
-  if (bound > budget.remaining) {
-    budget.spent = 'size';
-    throw tooLarge();
-  }
-  if (bound > budget.pool.free) {
-    budget.spent = 'pool';
-    throw poolFull(budget.pool.size);
-  }
 }
 
 /** Txs per piece of a reply between two looks at the clock. */
@@ -106,7 +94,7 @@ export function txpoolMethods(backend: EvmBackend, accounts: () => Promise<reado
     let bound = 64;
     for (const t of pending) bound += txJsonBound(t);
     for (const t of queued) bound += txJsonBound(t);
-    reserve(bound, ctx.budget);
+    ctx.budget.reserve(bound);
     const slicer = new Slicer();
     const p = await bySender(pending, pendingTxText, slicer, ctx.signal);
     const q = await bySender(queued, pendingTxText, slicer, ctx.signal);
@@ -118,13 +106,13 @@ export function txpoolMethods(backend: EvmBackend, accounts: () => Promise<reado
     let bound = 64;
     for (const t of pending) bound += txJsonBound(t);
     for (const t of queued) bound += txJsonBound(t);
-    reserve(bound, ctx.budget);
+    ctx.budget.reserve(bound);
     return new RawJson(`{"pending":${byNonce(pending, pendingTxText)},"queued":${byNonce(queued, pendingTxText)}}`);
   });
 
   def('txpool_inspect', [], async (_a, ctx) => {
     const { pending, queued } = backend.poolContent();
-    reserve(64 + INSPECT_BOUND * (pending.length + queued.length), ctx.budget);
+    ctx.budget.reserve(64 + INSPECT_BOUND * (pending.length + queued.length));
     const slicer = new Slicer();
     const p = await bySender(pending, inspectValue, slicer, ctx.signal);
     const q = await bySender(queued, inspectValue, slicer, ctx.signal);
@@ -137,7 +125,7 @@ export function txpoolMethods(backend: EvmBackend, accounts: () => Promise<reado
     for (const account of await accounts()) txs.push(...backend.poolContent(account).pending);
     let bound = 2;
     for (const t of txs) bound += txJsonBound(t);
-    reserve(bound, ctx.budget);
+    ctx.budget.reserve(bound);
     const slicer = new Slicer();
     const pieces: string[] = [];
     for (let i = 0; i < txs.length; i += PIECE) {
