@@ -1,10 +1,11 @@
 // debug_traceTransaction on the C-Chain beside anvil (`--hardfork cancun`) started here in the same
-// run, one node at a time. On each: BenchToken (an ERC-20) and a loop contract deployed, a 1M-gas
-// loop tx, a 30M-gas one (the block gas limit if lower), then an ERC-20 transfer, so that it is in
-// the latest block. Figures: callTracer traces/s of the transfer (sequential and from 4 concurrent
-// clients) with p50/p99; the struct logger's (default options) traces/s and p50; the 1M-gas loop
-// traced with each (ms); the 30M-gas loop with the struct logger: answered (ms, bytes) or refused
-// (the error, ms), while a worker thread asks the cornice node's /ext/health every 20 ms.
+// run, all up at once (cornice and two anvils, see ANVIL_*_ARGS). On each: BenchToken (an ERC-20) and
+// a loop contract deployed, a 1M-gas loop tx, a 30M-gas one (the block gas limit if lower), then an
+// ERC-20 transfer, so that it is in the latest block. Figures: callTracer traces/s of the transfer
+// with p50/p99, sequential (after a warm-up, interleaved with anvil's: see interleaved()) and from 4
+// concurrent clients; the struct logger's (default options) the same way, sequential only; the 1M-gas
+// loop traced with each (ms); the 30M-gas loop with the struct logger: answered (ms, bytes) or
+// refused (the error, ms), while a worker thread asks the cornice node's /ext/health every 20 ms.
 // One JSON line per figure: cornice's value, anvil's beside it, the ratio cornice/anvil.
 //   npm run bench:trace, or node bench/trace.mjs once built   (BENCH_QUICK=1: shorter series; BENCH_TRACE_CORNICE=0 / BENCH_TRACE_ANVIL=0: one side only)
 import { loadavg } from 'node:os';
@@ -151,10 +152,36 @@ async function timed(url, hash, config, { clients, n }) {
   return summary(lat, performance.now() - t0, errors, firstError);
 }
 
-/** `n` traces one after another after `warmup` untimed ones. */
-async function sequential(url, hash, config, { n, warmup }) {
-  for (let i = 0; i < warmup; i++) await trace(url, hash, config);
-  return timed(url, hash, config, { clients: 1, n });
+/**
+ * The same trace on each of `targets` ({url, hash}) in turn, `rounds` rounds of `perRound` each,
+ * after `warmup` untimed ones on each: per target, traces/s and p50/p99 of its timed traces, and
+ * the p50 of its untimed ones (`warmup`: a node still compiling its trace path). Interleaved, the
+ * targets are timed under the same load and CPU placement of the machine, which drift over a run
+ * (one after the other, a node's p50 moved by ~30 % between runs here).
+ */
+async function interleaved(targets, config, { rounds, perRound, warmup }) {
+  const warm = [];
+  for (const { url, hash } of targets) {
+    const lat = [];
+    for (let i = 0; i < warmup; i++) lat.push((await trace(url, hash, config)).ms);
+    warm.push({ traces: warmup, p50ms: round(median(lat)) });
+  }
+  const runs = targets.map(() => ({ lat: [], wallMs: 0, errors: 0, firstError: undefined }));
+  for (let r = 0; r < rounds; r++) {
+    for (const [i, { url, hash }] of targets.entries()) {
+      const run = runs[i];
+      const t0 = performance.now();
+      for (let k = 0; k < perRound; k++) {
+        const t = await trace(url, hash, config);
+        if (t.error) {
+          run.errors++;
+          run.firstError ??= describe(t.error);
+        } else run.lat.push(t.ms);
+      }
+      run.wallMs += performance.now() - t0;
+    }
+  }
+  return runs.map((run, i) => ({ ...summary(run.lat, run.wallMs, run.errors, run.firstError), rounds, warmup: warm[i] }));
 }
 
 async function concurrent(url, hash, config, { clients, n }) {
@@ -225,54 +252,97 @@ async function heavyTrace(node, hash) {
   return out;
 }
 
-/** Everything on one node, or the `parts` named (`callTracer`, `structLogger`): setup, then each figure (a node that does not serve the method: its error, no figures). */
-async function onTarget(start, { quick }, parts = ['callTracer', 'structLogger']) {
+/** A node started and prepared (prepare()), with the result its figures go into; or the start's or setup's error. */
+async function ready(start) {
   let node;
   try {
     node = await start();
   } catch (e) {
-    return { error: `start: ${e.message}` };
+    return { out: { error: `start: ${e.message}` } };
   }
   try {
     const setup = await prepare(node);
-    const { transfer, loop1m, heavy } = setup.hashes;
-    const probe = await trace(node.url, transfer, parts.includes('callTracer') ? { tracer: 'callTracer' } : undefined);
-    if (probe.error) return { version: node.version, setup, error: describe(probe.error) };
-    const out = { version: node.version, setup, erc20: {}, loop1m: {} };
-    if (parts.includes('callTracer')) {
-      out.erc20.callTracerShape = shape(probe.result);
-      // Steady state: V8 compiles the EVM's hot paths over the first few hundred traces (in-process, a
-      // trace falls from ~11 ms to ~0.3 ms by the 300th), anvil is compiled ahead of time; both sides
-      // get the same untimed warm-up.
-      out.erc20.callTracer = await sequential(node.url, transfer, { tracer: 'callTracer' }, { n: quick ? 60 : 300, warmup: quick ? 10 : 500 });
-      out.erc20.callTracerConcurrent = await concurrent(node.url, transfer, { tracer: 'callTracer' }, { clients: CONCURRENT_CLIENTS, n: quick ? 15 : 75 });
-      out.loop1m.callTracer = await repeated(node.url, loop1m, { tracer: 'callTracer' }, quick ? 2 : 5);
-    }
-    if (parts.includes('structLogger')) {
-      const structProbe = await trace(node.url, transfer, undefined);
-      out.erc20.structLoggerShape = structProbe.error ? { error: describe(structProbe.error) } : { ...shape(structProbe.result), bytes: structProbe.bytes };
-      out.erc20.structLogger = await sequential(node.url, transfer, undefined, { n: quick ? 40 : 200, warmup: quick ? 5 : 300 });
-      out.loop1m.structLogger = await repeated(node.url, loop1m, undefined, quick ? 1 : 3);
-      out.heavy = await heavyTrace(node, heavy);
-    }
-    return out;
+    return { node, setup, out: { version: node.version, setup, erc20: {}, loop1m: {} } };
   } catch (e) {
-    return { version: node.version, error: e.message };
-  } finally {
     await node.stop();
+    return { out: { version: node.version, error: e.message } };
   }
 }
 
-/** One result from the two anvil runs: the callTracer figures of the first, the struct logger's of the second. */
+/** The sides that serve `config`'s trace of their transfer (the first trace's shape kept as `shapeKey`); the others get the error. */
+async function serving(sides, config, shapeKey) {
+  const ok = [];
+  for (const side of sides) {
+    if (!side.node) continue;
+    const probe = await trace(side.node.url, side.setup.hashes.transfer, config);
+    if (probe.error) side.out.error ??= describe(probe.error);
+    else {
+      side.out.erc20[shapeKey] = { ...shape(probe.result), bytes: probe.bytes };
+      ok.push(side);
+    }
+  }
+  return ok;
+}
+
+/**
+ * All figures, with the nodes up together (cornice and the two anvils, each idle while another is
+ * measured): the ERC-20 series interleaved between cornice and the anvil of that tracer, the others
+ * one node after the other.
+ */
+async function measure({ quick, withCornice, withAnvil, start }) {
+  const none = { out: { error: 'not run' } };
+  const c = withCornice ? await ready(start) : none;
+  const ac = withAnvil ? await ready(() => startAnvil(ANVIL_CALL_TRACER_ARGS)) : none;
+  const as = withAnvil ? await ready(() => startAnvil(ANVIL_STRUCT_LOGGER_ARGS)) : none;
+  try {
+    const callTracer = { tracer: 'callTracer' };
+    const forCall = await serving([c, ac], callTracer, 'callTracerShape');
+    // Steady state on both sides: anvil is compiled ahead of time; cornice's node keeps getting
+    // faster until V8 has compiled its trace path, ~2,500 traces of this transfer (its time per
+    // request, request to reply written, measured in the node: ~1.2 ms over the first 250 traces,
+    // ~0.85 ms at the 500th, ~0.45 ms from the 2,500th on). Both get the same untimed warm-up.
+    const seq = await interleaved(
+      forCall.map((s) => ({ url: s.node.url, hash: s.setup.hashes.transfer })),
+      callTracer,
+      { rounds: 10, perRound: quick ? 10 : 100, warmup: quick ? 300 : 3_000 },
+    );
+    for (const [i, side] of forCall.entries()) {
+      const { url } = side.node;
+      const { transfer, loop1m } = side.setup.hashes;
+      side.out.erc20.callTracer = seq[i];
+      side.out.erc20.callTracerConcurrent = await concurrent(url, transfer, callTracer, { clients: CONCURRENT_CLIENTS, n: quick ? 15 : 75 });
+      side.out.loop1m.callTracer = await repeated(url, loop1m, callTracer, quick ? 2 : 5);
+    }
+    const forStruct = await serving([c, as], undefined, 'structLoggerShape');
+    const structSeq = await interleaved(
+      forStruct.map((s) => ({ url: s.node.url, hash: s.setup.hashes.transfer })),
+      undefined,
+      { rounds: 10, perRound: quick ? 6 : 50, warmup: quick ? 150 : 1_500 },
+    );
+    for (const [i, side] of forStruct.entries()) {
+      side.out.erc20.structLogger = structSeq[i];
+      side.out.loop1m.structLogger = await repeated(side.node.url, side.setup.hashes.loop1m, undefined, quick ? 1 : 3);
+      side.out.heavy = await heavyTrace(side.node, side.setup.hashes.heavy);
+    }
+  } catch (e) {
+    for (const side of [c, ac, as]) if (side.node) side.out.error ??= e.message;
+  } finally {
+    await Promise.all([c, ac, as].map((side) => side.node?.stop()));
+  }
+  return { c: c.out, a: mergeAnvil(ac.out, as.out) };
+}
+
+/** One result from the two anvils: the callTracer figures of the first, the struct logger's of the second. */
 function mergeAnvil(call, struct) {
-  const errors = [call.error && `callTracer run (${ANVIL_CALL_TRACER_ARGS.join(' ')}): ${call.error}`, struct.error && `struct logger run (${ANVIL_STRUCT_LOGGER_ARGS.join(' ')}): ${struct.error}`].filter(Boolean);
+  const notRun = call.error === 'not run' && struct.error === 'not run';
+  const errors = [call.error && `callTracer anvil (${ANVIL_CALL_TRACER_ARGS.join(' ')}): ${call.error}`, struct.error && `struct logger anvil (${ANVIL_STRUCT_LOGGER_ARGS.join(' ')}): ${struct.error}`].filter(Boolean);
   return {
     version: call.version ?? struct.version,
     setup: struct.setup ?? call.setup,
     erc20: { ...call.erc20, ...struct.erc20 },
     loop1m: { ...call.loop1m, ...struct.loop1m },
     heavy: struct.heavy,
-    ...(errors.length ? { error: errors.join('; ') } : {}),
+    ...(notRun ? { error: 'not run' } : errors.length ? { error: errors.join('; ') } : {}),
   };
 }
 
@@ -285,10 +355,7 @@ const ratio = (c, a) => (typeof c === 'number' && typeof a === 'number' && a > 0
  */
 export async function benchTrace({ quick = false, cornice: withCornice = true, anvil: withAnvil = true, startCornice: start = startCornice } = {}) {
   const load = loadavg()[0];
-  const c = withCornice ? await onTarget(start, { quick }) : { error: 'not run' };
-  const a = withAnvil
-    ? mergeAnvil(await onTarget(() => startAnvil(ANVIL_CALL_TRACER_ARGS), { quick }, ['callTracer']), await onTarget(() => startAnvil(ANVIL_STRUCT_LOGGER_ARGS), { quick }, ['structLogger']))
-    : { error: 'not run' };
+  const { c, a } = await measure({ quick, withCornice, withAnvil, start });
   const common = {
     anvilVersion: a.version ?? null,
     anvilFlags: { callTracer: ANVIL_CALL_TRACER_ARGS.join(' '), structLogger: ANVIL_STRUCT_LOGGER_ARGS.join(' ') },
@@ -309,6 +376,7 @@ export async function benchTrace({ quick = false, cornice: withCornice = true, a
     meetsTarget: ct.ratioToAnvil == null ? null : ct.ratioToAnvil <= 2,
     p99ms: side('erc20.callTracer.p99ms'),
     tracesPerSec: side('erc20.callTracer.tracesPerSec'),
+    warmup: { traces: pick(c, 'erc20.callTracer.warmup.traces') ?? pick(a, 'erc20.callTracer.warmup.traces'), p50ms: side('erc20.callTracer.warmup.p50ms') },
     concurrent: { clients: CONCURRENT_CLIENTS, tracesPerSec: side('erc20.callTracerConcurrent.tracesPerSec'), p50ms: side('erc20.callTracerConcurrent.p50ms'), p99ms: side('erc20.callTracerConcurrent.p99ms') },
     shape: { cornice: pick(c, 'erc20.callTracerShape'), anvil: pick(a, 'erc20.callTracerShape') },
     errors: errorsOf(c, a, ['erc20.callTracer', 'erc20.callTracerConcurrent']),
@@ -320,6 +388,7 @@ export async function benchTrace({ quick = false, cornice: withCornice = true, a
     unit: 'ms',
     p99ms: side('erc20.structLogger.p99ms'),
     tracesPerSec: side('erc20.structLogger.tracesPerSec'),
+    warmup: { traces: pick(c, 'erc20.structLogger.warmup.traces') ?? pick(a, 'erc20.structLogger.warmup.traces'), p50ms: side('erc20.structLogger.warmup.p50ms') },
     shape: { cornice: pick(c, 'erc20.structLoggerShape'), anvil: pick(a, 'erc20.structLoggerShape') },
     errors: errorsOf(c, a, ['erc20.structLogger']),
     ...common,
