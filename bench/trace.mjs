@@ -153,13 +153,14 @@ async function timed(url, hash, config, { clients, n }) {
 }
 
 /**
- * The same trace on each of `targets` ({url, hash}) in turn, `rounds` rounds of `perRound` each,
- * after `warmup` untimed ones on each: per target, traces/s and p50/p99 of its timed traces, and
+ * The trace of the transfer on each of `sides` (ready()'s) in turn, `rounds` rounds of `perRound`
+ * each, after `warmup` untimed ones on each: per side, traces/s and p50/p99 of its timed traces, and
  * the p50 of its untimed ones (`warmup`: a node still compiling its trace path). Interleaved, the
  * targets are timed under the same load and CPU placement of the machine, which drift over a run
  * (one after the other, a node's p50 moved by ~30 % between runs here).
  */
-async function interleaved(targets, config, { rounds, perRound, warmup }) {
+async function interleaved(sides, config, { rounds, perRound, warmup }) {
+  const targets = sides.map((side) => ({ url: side.node.url, hash: side.setup.hashes.transfer }));
   const warm = [];
   for (const { url, hash } of targets) {
     const lat = [];
@@ -297,15 +298,10 @@ async function measure({ quick, withCornice, withAnvil, start }) {
   try {
     const callTracer = { tracer: 'callTracer' };
     const forCall = await serving([c, ac], callTracer, 'callTracerShape');
-    // Steady state on both sides: anvil is compiled ahead of time; cornice's node keeps getting
-    // faster until V8 has compiled its trace path, ~2,500 traces of this transfer (its time per
-    // request, request to reply written, measured in the node: ~1.2 ms over the first 250 traces,
-    // ~0.85 ms at the 500th, ~0.45 ms from the 2,500th on). Both get the same untimed warm-up.
-    const seq = await interleaved(
-      forCall.map((s) => ({ url: s.node.url, hash: s.setup.hashes.transfer })),
-      callTracer,
-      { rounds: 10, perRound: quick ? 10 : 100, warmup: quick ? 300 : 3_000 },
-    );
+    // Steady state on both sides: anvil is compiled ahead of time; cornice's node gets faster until
+    // V8 has compiled its trace path, ~2,500 traces of this transfer (plugins/evm/bench/trace-bench.mjs
+    // shows it without HTTP). Both get the same untimed warm-up.
+    const seq = await interleaved(forCall, callTracer, { rounds: 10, perRound: quick ? 10 : 100, warmup: quick ? 300 : 3_000 });
     for (const [i, side] of forCall.entries()) {
       const { url } = side.node;
       const { transfer, loop1m } = side.setup.hashes;
@@ -314,11 +310,7 @@ async function measure({ quick, withCornice, withAnvil, start }) {
       side.out.loop1m.callTracer = await repeated(url, loop1m, callTracer, quick ? 2 : 5);
     }
     const forStruct = await serving([c, as], undefined, 'structLoggerShape');
-    const structSeq = await interleaved(
-      forStruct.map((s) => ({ url: s.node.url, hash: s.setup.hashes.transfer })),
-      undefined,
-      { rounds: 10, perRound: quick ? 6 : 50, warmup: quick ? 150 : 1_500 },
-    );
+    const structSeq = await interleaved(forStruct, undefined, { rounds: 10, perRound: quick ? 6 : 50, warmup: quick ? 150 : 1_500 });
     for (const [i, side] of forStruct.entries()) {
       side.out.erc20.structLogger = structSeq[i];
       side.out.loop1m.structLogger = await repeated(side.node.url, side.setup.hashes.loop1m, undefined, quick ? 1 : 3);
