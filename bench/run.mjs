@@ -93,7 +93,7 @@ try {
   //     started here and driven with the same load, one node at a time.
   await benchEvm({ quick });
 
-  // 10a. debug_traceTransaction (callTracer, struct logger) beside anvil started here, one node at a time.
+  // 10a. debug_traceTransaction (callTracer, struct logger) beside two anvils started here, all up at once.
   await benchTrace({ quick });
 
   // 10b. One node under the mixed API attack: health latency and RSS beside the same without it.
