@@ -22,6 +22,7 @@ import { NodeError, type Logger } from '@cornice/sdk';
 import { CorsPolicy, DEFAULT_ALLOWED_HOSTS, HostCheck } from './access.js';
 import { ConnectionTable, DEFAULT_CONNECTION_LIMITS } from './connections.js';
 import { RpcCode } from './errors.js';
+import { lingerWhileBodyArrives } from './linger.js';
 import { writeReply } from './reply-writer.js';
 import { clientKey, withClient } from './request-context.js';
 import type { RouteTable } from './routes.js';
@@ -121,6 +122,7 @@ export class HttpApiServer {
       (req, res) => {
         const socket = req.socket;
         this.#table.requestStarted(socket);
+        lingerWhileBodyArrives(req);
         res.once('close', () => this.#table.requestFinished(socket));
         this.#handle(req, res).catch((e: unknown) => {
           opts.log.error('http handler failed', { error: e, url: req.url?.slice(0, 256) });

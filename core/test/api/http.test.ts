@@ -1,3 +1,5 @@
+import { once } from 'node:events';
+import { connect } from 'node:net';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { RpcCallError, createClient, httpTransport } from '@cornice/sdk';
@@ -122,6 +124,36 @@ test('body limit: larger bodies -> 413, the node keeps serving', async () => {
   assert.match(JSON.parse(r.text).error.message, /4096 bytes/);
   const after = await node.call('admin', 'admin.getNodeID');
   assert.ok(after.result);
+});
+
+test('a 413 answered before its body arrives reaches a client still sending it: the rest is read and dropped, then the node closes', async () => {
+  const socket = connect({ port: Number(new URL(node.url).port), host: '127.0.0.1', allowHalfOpen: true });
+  const errors: string[] = [];
+  socket.on('error', (e) => errors.push(e.message));
+  const closed = new Promise((r) => socket.once('close', r));
+  await once(socket, 'connect');
+  const size = 1 << 20;
+  socket.write(`POST /ext/admin HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\ncontent-length: ${size}\r\n\r\n`);
+  let reply = '';
+  socket.setEncoding('utf8');
+  await new Promise<void>((resolve) => {
+    socket.on('data', (d: string) => {
+      reply += d;
+      if (/\r\n\r\n\{.*\}$/s.test(reply)) resolve();
+    });
+  });
+  assert.match(reply, /^HTTP\/1\.1 413 /);
+  assert.match(reply, /\r\nconnection: close\r\n/i);
+  assert.match(reply, /4096 bytes/);
+  // Only now does the body follow, as from a client that writes it after its headers.
+  const chunk = Buffer.alloc(64 * 1024, 0x20);
+  for (let sent = 0; sent < size && errors.length === 0; sent += chunk.length) {
+    if (!socket.write(chunk)) await Promise.race([new Promise((r) => socket.once('drain', r)), closed]);
+  }
+  socket.end();
+  await closed;
+  assert.equal(errors, [], 'the node reset the connection under the client');
+  assert.ok((await node.call('admin', 'admin.getNodeID')).result);
 });
 
 test('a body that is not valid UTF-8 -> -32700 naming it, and never reaches the method', async () => {
