@@ -47,6 +47,7 @@ import { ChainTraces } from './tracing/chain-traces.js';
 import { DEFAULT_CALL_TIMEOUT_MS, SLICE_MS } from './call-guard.js';
 import type { EvmChain } from './chain.js';
 import { rpcErr, shortReason } from './eth-errors.js';
+import { listenToEvm } from './evm-events.js';
 import { nextHeaderData } from './executor.js';
 import { proveAccount } from './state/proof.js';
 import { RulesHalt, withBlockInfo } from './hooks.js';
@@ -535,8 +536,6 @@ export class ChainBackend implements EvmBackend {
     const ctxBlock = overriddenBlock(b.eth, { baseFeePerGas: 0n }, this.chain.blockOpts);
     if (this.chain.rules) await this.#registerBlockInfo(b, ctxBlock);
     return this.#execute(b, signal, async ({ sm, vm, guard }) => {
-      const events = vm.evm.events;
-      if (!events) throw new TypeError('the EVM has no step events');
       const withOverrides = async <T>(fn: () => Promise<T>): Promise<T> => {
         await vm.evm.journal.checkpoint();
         try {
@@ -555,7 +554,7 @@ export class ChainBackend implements EvmBackend {
       return findAccessList(req.accessList ?? [], excluded, (accessList, tracer) =>
         withOverrides(async () => {
           const tx = callTx(req, { from, gas, nonce, chainId: this.chainId, common: this.chain.common, accessList, free: true });
-          events.on('step', tracer.onStep);
+          const unlisten = listenToEvm(vm.evm, { step: tracer.onStep });
           let r: RunTxResult;
           try {
             r = await runTx(vm, { tx, block: ctxBlock, skipNonce: true, skipBlockGasLimitValidation: true, skipHardForkValidation: true });
@@ -563,7 +562,7 @@ export class ChainBackend implements EvmBackend {
             if (guard.expired) throw rpcErr(guard.message);
             throw rpcErr(`failed to apply transaction: ${shortReason(e)}`);
           } finally {
-            events.off('step', tracer.onStep);
+            unlisten();
           }
           if (guard.expired) throw rpcErr(guard.message);
           const err = r.execResult.exceptionError;

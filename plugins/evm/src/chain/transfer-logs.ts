@@ -10,9 +10,9 @@
  * memory per opcode, so only a request asking for transfers pays it.
  * Test: simulate.test.ts "eth_simulateV1 traceTransfers".
  */
-import type { InterpreterStep, Message } from '@ethereumjs/evm';
-import type { EVMResult } from '@ethereumjs/evm';
+import type { EVMResult, InterpreterStep, Message } from '@ethereumjs/evm';
 import type { VM } from '@ethereumjs/vm';
+import { listenToEvm } from './evm-events.js';
 
 type RawLog = [Uint8Array, Uint8Array[], Uint8Array];
 
@@ -51,23 +51,11 @@ interface Frame {
 export class TransferTracer {
   #frames: Frame[] = [];
   #root: RawLog[] = [];
-  readonly #events: NonNullable<VM['evm']['events']>;
+  /** Stops listening to the VM. */
+  readonly close: () => void;
 
   constructor(vm: VM) {
-    const events = vm.evm.events;
-    if (!events) throw new TypeError('the EVM has no events');
-    this.#events = events;
-    events.on('beforeMessage', this.#enter);
-    events.on('afterMessage', this.#exit);
-    events.on('newContract', this.#created);
-    events.on('step', this.#step);
-  }
-
-  close(): void {
-    this.#events.off('beforeMessage', this.#enter);
-    this.#events.off('afterMessage', this.#exit);
-    this.#events.off('newContract', this.#created);
-    this.#events.off('step', this.#step);
+    this.close = listenToEvm(vm.evm, { beforeMessage: this.#enter, afterMessage: this.#exit, newContract: this.#created, step: this.#step });
   }
 
   /** The logs of the call just run (none when it failed), and a fresh start for the next. */

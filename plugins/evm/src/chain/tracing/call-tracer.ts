@@ -14,6 +14,7 @@
  */
 import type { EVMResult, Message } from '@ethereumjs/evm';
 import type { RunTxResult } from '@ethereumjs/vm';
+import { listenToEvm } from '../evm-events.js';
 import { gethError, hex, quantity, revertReason, REVERTED } from './geth-text.js';
 import { attachSink, detachSink, messageBegun, type FrameRequest, type InterpreterSink } from './interpreter-hooks.js';
 import { flag } from './options.js';
@@ -82,6 +83,7 @@ function settle(f: CallFrame, output: Uint8Array, error: string | undefined): vo
 
 export class CallTracer implements EvmTracer, InterpreterSink {
   #ctx: TraceContext | undefined;
+  #unlisten: (() => void) | undefined;
   readonly #stack: CallFrame[] = [];
   #root: CallFrame | undefined;
   /** The frame the last opcode asked for, until its message begins. */
@@ -96,11 +98,8 @@ export class CallTracer implements EvmTracer, InterpreterSink {
 
   async start(ctx: TraceContext): Promise<void> {
     this.#ctx = ctx;
-    const events = ctx.vm.evm.events;
-    if (!events) throw new TypeError('the EVM has no events');
     await attachSink(ctx.vm.evm, this);
-    events.on('beforeMessage', this.#enter);
-    events.on('afterMessage', this.#exit);
+    this.#unlisten = listenToEvm(ctx.vm.evm, { beforeMessage: this.#enter, afterMessage: this.#exit });
   }
 
   #grow(chars: number): void {
@@ -191,11 +190,8 @@ export class CallTracer implements EvmTracer, InterpreterSink {
   }
 
   #detach(): void {
-    const ctx = this.#ctx!;
-    const events = ctx.vm.evm.events!;
-    events.off('beforeMessage', this.#enter);
-    events.off('afterMessage', this.#exit);
-    detachSink(ctx.vm.evm, this);
+    this.#unlisten?.();
+    detachSink(this.#ctx!.vm.evm, this);
   }
 }
 

@@ -13,6 +13,7 @@
  */
 import type { EVMResult, InterpreterStep, Message } from '@ethereumjs/evm';
 import type { VM } from '@ethereumjs/vm';
+import { listenToEvm } from '../evm-events.js';
 
 /** Runs once the opcode ran; `entered`: the next event was a frame the opcode entered. */
 export type OpEffect = (entered: boolean) => void;
@@ -27,30 +28,22 @@ export interface OpHandlers {
 /** @ethereumjs' text of a write refused in a static frame. */
 const STATIC_STATE_CHANGE = 'static state change';
 
-type Events = NonNullable<VM['evm']['events']>;
 /** The EVM passes `done` to a listener of two parameters. */
 type Done = ((result?: unknown) => void) | undefined;
 
 export class OpWatch {
   #pending: OpEffect | undefined;
-  readonly #events: Events;
+  readonly #unlisten: () => void;
 
   constructor(
     vm: VM,
     private readonly handlers: OpHandlers,
   ) {
-    const events = vm.evm.events;
-    if (!events) throw new TypeError('the EVM has no events');
-    this.#events = events;
-    if (handlers.step) events.on('step', this.#onStep);
-    events.on('beforeMessage', this.#onEnter);
-    events.on('afterMessage', this.#onExit);
+    this.#unlisten = listenToEvm(vm.evm, { step: handlers.step && this.#onStep, beforeMessage: this.#onEnter, afterMessage: this.#onExit });
   }
 
   close(): void {
-    this.#events.off('step', this.#onStep);
-    this.#events.off('beforeMessage', this.#onEnter);
-    this.#events.off('afterMessage', this.#onExit);
+    this.#unlisten();
     this.#settle(false, false);
   }
 

@@ -19,6 +19,7 @@ import { toHex } from '@cornice/sdk';
 import type { EVMResult, Message } from '@ethereumjs/evm';
 import type { Address } from '@ethereumjs/util';
 import type { RunTxResult } from '@ethereumjs/vm';
+import { listenToEvm } from '../evm-events.js';
 import { hex, opName } from './geth-text.js';
 import { count, flag, JsonText } from './options.js';
 import type { EvmTracer, TraceContext, TracerFactory } from './tracer.js';
@@ -70,6 +71,7 @@ const word = (n: bigint): string => n.toString(16).padStart(64, '0');
 
 export class StructLogger implements EvmTracer {
   #ctx: TraceContext | undefined;
+  #unlisten: (() => void) | undefined;
   /**
    * The logs' JSON: the latest ones each as rendered (a string built by concatenation, a tree of
    * pieces for the collector to walk), the earlier ones joined CHUNK_LOGS at a time into flat text.
@@ -91,11 +93,8 @@ export class StructLogger implements EvmTracer {
   async start(ctx: TraceContext): Promise<void> {
     await loadStackTable();
     this.#ctx = ctx;
-    const events = ctx.vm.evm.events;
-    if (!events) throw new TypeError('the EVM has no events');
-    if (!(await attachStepSink(ctx.vm.evm, this.#step))) events.on('step', this.#step);
-    events.on('beforeMessage', this.#enter);
-    events.on('afterMessage', this.#exit);
+    const lean = await attachStepSink(ctx.vm.evm, this.#step);
+    this.#unlisten = listenToEvm(ctx.vm.evm, { step: lean ? undefined : this.#step, beforeMessage: this.#enter, afterMessage: this.#exit });
   }
 
   readonly #enter = (m: Message): void => {
@@ -248,11 +247,8 @@ export class StructLogger implements EvmTracer {
   }
 
   #detach(): void {
-    const events = this.#ctx!.vm.evm.events!;
     detachStepSink(this.#ctx!.vm.evm, this.#step);
-    events.off('step', this.#step);
-    events.off('beforeMessage', this.#enter);
-    events.off('afterMessage', this.#exit);
+    this.#unlisten?.();
   }
 }
 
