@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { WebSocket } from 'ws';
-import { EWOQ_EVM_ADDRESS, EWOQ_EVM_KEY, evmTargetKind, setupReporting, startEvmTarget, type EvmTarget } from '../src/evm.js';
+import { type EvmTarget, evmTargetKind, EWOQ_EVM_ADDRESS, EWOQ_EVM_KEY, ok, setupReporting, startEvmTarget } from '../src/evm.js';
 
 const PASSWORD = 'a Strong passw0rd!';
 const cornice = evmTargetKind() === 'cornice';
@@ -42,15 +42,9 @@ test.after(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-async function ok(method: string, params: unknown[] = []): Promise<any> {
-  const r = await target.call(method, params);
-  if (r.error) throw new Error(`${method}: ${JSON.stringify(r.error)}`);
-  return r.result;
-}
-
 async function receipt(hash: string): Promise<any> {
   for (let i = 0; i < 500; i++) {
-    const r = await ok('eth_getTransactionReceipt', [hash]);
+    const r = await ok(target, 'eth_getTransactionReceipt', [hash]);
     if (r) return r;
     await new Promise((res) => setTimeout(res, 20));
   }
@@ -98,26 +92,26 @@ test('off on a node started like npm start: personal_, eth_sendTransaction and e
     assert.is(r.error?.code, -32601, method);
     assert.match(r.error!.message, /node-held accounts are off on this chain \(chain config key "eth-apis" must list "internal-personal"\)$/);
   }
-  assert.equal(await ok('eth_accounts'), []);
+  assert.equal(await ok(target, 'eth_accounts'), []);
 });
 
 test('on (eth-apis with internal-personal): accounts, password sends and signatures; HTTP unlock refused; a WebSocket unlock is that connection\'s alone; wrong passwords refused and throttled; accounts survive a restart, locked', async () => {
   if (!cornice) return;
   await writeChainConfig(PERSONAL_ON);
   await target.restart();
-  const fresh: string = await ok('personal_newAccount', [PASSWORD]);
+  const fresh: string = await ok(target, 'personal_newAccount', [PASSWORD]);
   assert.match(fresh, /^0x[0-9a-fA-F]{40}$/);
-  const ewoq: string = await ok('personal_importRawKey', [EWOQ_EVM_KEY.slice(2), PASSWORD]);
+  const ewoq: string = await ok(target, 'personal_importRawKey', [EWOQ_EVM_KEY.slice(2), PASSWORD]);
   assert.ok(same(ewoq, EWOQ_EVM_ADDRESS));
-  const listed: string[] = await ok('personal_listAccounts');
+  const listed: string[] = await ok(target, 'personal_listAccounts');
   assert.equal(listed.map((a) => a.toLowerCase()), [fresh, ewoq].map((a) => a.toLowerCase()));
-  assert.equal((await ok('eth_accounts')).map((a: string) => a.toLowerCase()), listed.map((a) => a.toLowerCase()));
+  assert.equal((await ok(target, 'eth_accounts')).map((a: string) => a.toLowerCase()), listed.map((a) => a.toLowerCase()));
   assert.is((await target.call('personal_newAccount', [''])).error?.code, -32602, 'an empty password');
 
   // Send with the password: nonce, gas and fees filled in by the node.
-  const hash: string = await ok('personal_sendTransaction', [{ from: ewoq, to: fresh, value: '0xde0b6b3a7640000' }, PASSWORD]);
+  const hash: string = await ok(target, 'personal_sendTransaction', [{ from: ewoq, to: fresh, value: '0xde0b6b3a7640000' }, PASSWORD]);
   assert.is((await receipt(hash)).status, '0x1');
-  assert.is(await ok('eth_getBalance', [fresh, 'latest']), '0xde0b6b3a7640000');
+  assert.is(await ok(target, 'eth_getBalance', [fresh, 'latest']), '0xde0b6b3a7640000');
 
   // An unlock over HTTP would serve every caller: refused, as geth without --allow-insecure-unlock.
   const overHttp = await target.call('personal_unlockAccount', [fresh, PASSWORD, 60]);
@@ -156,15 +150,15 @@ test('on (eth-apis with internal-personal): accounts, password sends and signatu
   await new Promise((r) => setTimeout(r, 1_100));
 
   // EIP-191 signing and recovery, once the window passed.
-  const sig: string = await ok('personal_sign', ['0xdeadbeef', ewoq, PASSWORD]);
+  const sig: string = await ok(target, 'personal_sign', ['0xdeadbeef', ewoq, PASSWORD]);
   assert.match(sig, /^0x[0-9a-f]{130}$/);
-  assert.ok(same(await ok('personal_ecRecover', ['0xdeadbeef', sig]), ewoq));
+  assert.ok(same(await ok(target, 'personal_ecRecover', ['0xdeadbeef', sig]), ewoq));
 
   // The accounts survive a restart (stored encrypted), locked.
   await target.restart();
-  assert.equal((await ok('personal_listAccounts')).map((a: string) => a.toLowerCase()), listed.map((a) => a.toLowerCase()));
+  assert.equal((await ok(target, 'personal_listAccounts')).map((a: string) => a.toLowerCase()), listed.map((a) => a.toLowerCase()));
   assert.ok((await target.call('eth_sendTransaction', [{ from: fresh, to: ewoq, value: '0x1' }])).error, 'locked after a restart');
-  const again: string = await ok('personal_sendTransaction', [{ from: fresh, to: ewoq, value: '0x1' }, PASSWORD]);
+  const again: string = await ok(target, 'personal_sendTransaction', [{ from: fresh, to: ewoq, value: '0x1' }, PASSWORD]);
   assert.is((await receipt(again)).status, '0x1');
 });
 
@@ -172,8 +166,8 @@ test('keystore-insecure-unlock-allowed: an HTTP unlock works and serves every ca
   if (!cornice) return;
   await writeChainConfig({ ...PERSONAL_ON, 'keystore-insecure-unlock-allowed': true });
   await target.restart();
-  const [fresh, ewoq] = (await ok('personal_listAccounts')) as string[];
-  assert.is(await ok('personal_unlockAccount', [fresh, PASSWORD, 60]), true);
+  const [fresh, ewoq] = (await ok(target, 'personal_listAccounts')) as string[];
+  assert.is(await ok(target, 'personal_unlockAccount', [fresh, PASSWORD, 60]), true);
   const anyone = await socket();
   try {
     const sent = await anyone.call('eth_sendTransaction', [{ from: fresh, to: ewoq, value: '0x1' }]);
@@ -181,7 +175,7 @@ test('keystore-insecure-unlock-allowed: an HTTP unlock works and serves every ca
   } finally {
     anyone.close();
   }
-  assert.is(await ok('personal_lockAccount', [fresh]), true);
+  assert.is(await ok(target, 'personal_lockAccount', [fresh]), true);
 });
 
 test.run();

@@ -15,10 +15,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { EWOQ_EVM_ADDRESS, setupReporting, startEvmTarget, type EvmTarget } from '../src/evm.js';
+import { EWOQ_EVM_ADDRESS, ok, setupReporting, startEvmTarget, type EvmTarget } from '../src/evm.js';
 import { startAnvil, type Anvil } from '../src/foundry.js';
 import { callTreeFacts, compareTraces, diffJson, formatMismatches, traceSequence, type TracedTx } from '../src/trace-compare.js';
-import { ok, prepareAnvil, runTraceSequence, type SequenceResult } from '../src/trace-sequence.js';
+import { prepareAnvil, runTraceSequence, type SequenceResult } from '../src/trace-sequence.js';
 
 /** The C-Chain's chain ID on a local network: both anvils take it, as the cornice comparison does. */
 const CHAIN_ID = 43110n;

@@ -14,7 +14,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Interface, JsonRpcProvider, Wallet, toQuantity } from 'ethers';
 import type { RpcReply } from '@cornice/core/testing';
-import { EWOQ_EVM_KEY, setupReporting, startEvmTarget, type EvmTarget } from '../src/evm.js';
+import { type EvmTarget, EWOQ_EVM_KEY, ok, setupReporting, startEvmTarget } from '../src/evm.js';
 import { REPO } from '../src/fixtures.js';
 import { until } from '../src/network.js';
 import { compileSolidity, type CompiledContract } from '../src/solidity.js';
@@ -37,16 +37,10 @@ const traced: Array<{ hash: string; block: string; traces: Traces }> = [];
 type Traces = Record<string, unknown>;
 
 const call = (method: string, params: unknown[] = []): Promise<RpcReply> => target.call(method, params);
-async function ok(method: string, params: unknown[] = []): Promise<any> {
-  const r = await call(method, params);
-  assert.is(r.error, undefined, `${method}: ${JSON.stringify(r.error)}`);
-  return r.result;
-}
-
 /** Signs a tx from ewoq (fixed gas and fees), sends it raw and waits for its receipt. */
 async function sendTx(tx: { to?: string; data: string; gasLimit?: bigint }): Promise<{ hash: string; status: number; blockNumber: number; contractAddress: string | null }> {
   const raw = await wallet.signTransaction({ ...tx, gasLimit: tx.gasLimit ?? 3_000_000n, nonce: nonce++, chainId, maxFeePerGas: 100_000_000_000n, maxPriorityFeePerGas: 0n, type: 2 });
-  const hash = await ok('eth_sendRawTransaction', [raw]);
+  const hash = await ok(target, 'eth_sendRawTransaction', [raw]);
   const receipt = await until(`the receipt of ${hash}`, async () => (await call('eth_getTransactionReceipt', [hash])).result ?? undefined, 30_000);
   return { hash, status: Number(receipt.status), blockNumber: Number(receipt.blockNumber), contractAddress: receipt.contractAddress };
 }
@@ -63,14 +57,14 @@ const spin = (n: bigint) => sendTx({ to: spinner, data: new Interface(contracts.
 /** Every trace of the tx and of its block that the test compares. */
 async function traces(hash: string, block: string): Promise<Traces> {
   return {
-    callTracer: await ok('debug_traceTransaction', [hash, { tracer: 'callTracer', tracerConfig: { withLog: true } }]),
-    prestateTracer: await ok('debug_traceTransaction', [hash, { tracer: 'prestateTracer' }]),
-    prestateDiff: await ok('debug_traceTransaction', [hash, { tracer: 'prestateTracer', tracerConfig: { diffMode: true } }]),
-    structLogger: await ok('debug_traceTransaction', [hash, { enableMemory: true }]),
-    blockCallTracer: await ok('debug_traceBlockByNumber', [block, { tracer: 'callTracer' }]),
-    blockStructLogger: await ok('debug_traceBlockByNumber', [block, {}]),
-    traceTransaction: await ok('trace_transaction', [hash]),
-    traceBlock: await ok('trace_block', [block]),
+    callTracer: await ok(target, 'debug_traceTransaction', [hash, { tracer: 'callTracer', tracerConfig: { withLog: true } }]),
+    prestateTracer: await ok(target, 'debug_traceTransaction', [hash, { tracer: 'prestateTracer' }]),
+    prestateDiff: await ok(target, 'debug_traceTransaction', [hash, { tracer: 'prestateTracer', tracerConfig: { diffMode: true } }]),
+    structLogger: await ok(target, 'debug_traceTransaction', [hash, { enableMemory: true }]),
+    blockCallTracer: await ok(target, 'debug_traceBlockByNumber', [block, { tracer: 'callTracer' }]),
+    blockStructLogger: await ok(target, 'debug_traceBlockByNumber', [block, {}]),
+    traceTransaction: await ok(target, 'trace_transaction', [hash]),
+    traceBlock: await ok(target, 'trace_block', [block]),
   };
 }
 
@@ -88,7 +82,7 @@ test.before(
     contracts = compileSolidity('TraceExample.sol', await readFile(join(REPO, 'test/fixtures/evm/TraceExample.sol'), 'utf8'));
     target = await startEvmTarget({ dataDir: dir, dbType: 'leveldb' });
     wallet = new Wallet(EWOQ_EVM_KEY);
-    chainId = BigInt(await ok('eth_chainId'));
+    chainId = BigInt(await ok(target, 'eth_chainId'));
     const provider = new JsonRpcProvider(target.rpcUrl, undefined, { staticNetwork: true, cacheTimeout: -1 });
     try {
       nonce = await provider.getTransactionCount(wallet.address, 'pending');
@@ -120,23 +114,23 @@ test('txs in early blocks, traced right after they were mined', async () => {
   const [swapTraces, spinTraces] = traced.map((t) => t.traces) as [any, any];
   assert.is(swapTraces.callTracer.calls[0].calls[0].revertReason, 'insufficient allowance');
   assert.is(swapTraces.blockCallTracer[0].txHash, swap.hash);
-  assert.is(BigInt(spinTraces.callTracer.gasUsed), BigInt((await ok('eth_getTransactionReceipt', [first.hash])).gasUsed));
+  assert.is(BigInt(spinTraces.callTracer.gasUsed), BigInt((await ok(target, 'eth_getTransactionReceipt', [first.hash])).gasUsed));
   assert.ok(spinTraces.structLogger.structLogs.some((l: { op: string }) => l.op === 'SSTORE'));
   // Before the tx, Spinner's slot 0 was empty; after it, the sum 0 + 1 + 4 + … + 81 = 285.
   assert.is(spinTraces.prestateDiff.post[spinner.toLowerCase()].storage[`0x${'0'.repeat(64)}`], `0x${(285).toString(16).padStart(64, '0')}`);
 });
 
 test(`${NEWER_BLOCKS} newer blocks rewrite the same slot; the old txs trace the same, and so do their blocks`, async () => {
-  const oldHead = Number(await ok('eth_blockNumber'));
+  const oldHead = Number(await ok(target, 'eth_blockNumber'));
   for (let i = 0; i < NEWER_BLOCKS; i++) assert.is((await spin(BigInt(11 + i))).status, 1);
-  const head = Number(await ok('eth_blockNumber'));
+  const head = Number(await ok(target, 'eth_blockNumber'));
   assert.ok(head - oldHead >= NEWER_BLOCKS, `${head - oldHead} newer blocks`);
   await assertSameTraces(`after ${NEWER_BLOCKS} blocks`);
   // The same call on the latest state costs less (its SSTORE rewrites a set slot): the old trace's gas
   // came from the old state.
   const spinTraces = traced[1]!.traces as any;
   const data = new Interface(contracts.Spinner!.abi).encodeFunctionData('spin', [10n]);
-  const now = await ok('debug_traceCall', [{ from: wallet.address, to: spinner, data, gas: '0xf4240' }, 'latest', { tracer: 'callTracer' }]);
+  const now = await ok(target, 'debug_traceCall', [{ from: wallet.address, to: spinner, data, gas: '0xf4240' }, 'latest', { tracer: 'callTracer' }]);
   assert.ok(BigInt(now.gasUsed) < BigInt(spinTraces.callTracer.gasUsed), `${now.gasUsed} < ${spinTraces.callTracer.gasUsed}`);
   // And its prestate shows the slot empty, as it was then.
   const zero = `0x${'0'.repeat(64)}`;
@@ -144,9 +138,9 @@ test(`${NEWER_BLOCKS} newer blocks rewrite the same slot; the old txs trace the 
 });
 
 test('after a restart (no memory holds the old blocks) the old txs and blocks trace the same', async () => {
-  const head = await ok('eth_blockNumber');
+  const head = await ok(target, 'eth_blockNumber');
   await target.restart();
-  assert.is(await ok('eth_blockNumber'), head);
+  assert.is(await ok(target, 'eth_blockNumber'), head);
   // The old blocks first: the node's first traces after its start.
   await assertSameTraces('after a restart');
   // And again, now that the kept trace VMs were moved to those old roots.

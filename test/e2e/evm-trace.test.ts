@@ -15,7 +15,7 @@ import { Interface, JsonRpcProvider, Wallet } from 'ethers';
 import { createClient, createWalletClient, defineChain, encodeFunctionData, http, type Abi, type Address, type Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { postRpc, type RpcReply } from '@cornice/core/testing';
-import { EWOQ_EVM_KEY, setupReporting, startEvmTarget, type EvmTarget } from '../src/evm.js';
+import { type EvmTarget, EWOQ_EVM_KEY, ok, setupReporting, startEvmTarget } from '../src/evm.js';
 import { REPO, npmStartFlags } from '../src/fixtures.js';
 import { until } from '../src/network.js';
 import { startNodeProcess } from '../src/process.js';
@@ -37,12 +37,6 @@ let revertHash: string;
 let spinHash: string;
 
 const call = (method: string, params: unknown[] = []): Promise<RpcReply> => target.call(method, params);
-async function ok(method: string, params: unknown[] = []): Promise<any> {
-  const r = await call(method, params);
-  assert.is(r.error, undefined, `${method}: ${JSON.stringify(r.error)}`);
-  return r.result;
-}
-
 /** Sends a tx from ewoq with a fixed gas (a reverting one too) and waits for its receipt. */
 async function sendTx(tx: { to?: string; data: string; gasLimit?: bigint }): Promise<{ hash: string; status: number; blockNumber: number; contractAddress: string | null }> {
   const sent = await wallet.sendTransaction({ ...tx, gasLimit: tx.gasLimit ?? 3_000_000n, nonce: nonce++ });
@@ -88,7 +82,7 @@ test.after(async () => {
 });
 
 test("viem: the README's worked example, as written, finds the token's revert under the router's DELEGATECALL", async () => {
-  const chainId = Number(await ok('eth_chainId'));
+  const chainId = Number(await ok(target, 'eth_chainId'));
   const chain = defineChain({ id: chainId, name: 'e2e', nativeCurrency: { name: 'AVAX', symbol: 'AVAX', decimals: 18 }, rpcUrls: { default: { http: [target.rpcUrl] } } });
   const client = createClient({ chain, transport: http(target.rpcUrl) });
   const hash = revertHash as Hex;
@@ -131,25 +125,25 @@ test('ethers: provider.send with the struct logger (geth\'s fields), and its opt
 
 test('debug_traceCall (callTracer on latest) and debug_traceBlockByNumber ([{txHash, result}])', async () => {
   const data = encodeFunctionData({ abi: contracts.Router!.abi as Abi, functionName: 'swap', args: [token as Address, wallet.address as Address, 1n] });
-  const tree = await ok('debug_traceCall', [{ from: wallet.address, to: router, data, gas: '0x493e0' }, 'latest', { tracer: 'callTracer' }]);
+  const tree = await ok(target, 'debug_traceCall', [{ from: wallet.address, to: router, data, gas: '0x493e0' }, 'latest', { tracer: 'callTracer' }]);
   assert.is(tree.calls[0].calls[0].revertReason, 'insufficient allowance');
   const receipt = await provider.getTransactionReceipt(revertHash);
-  const traces = await ok('debug_traceBlockByNumber', [`0x${receipt!.blockNumber.toString(16)}`, { tracer: 'callTracer' }]);
+  const traces = await ok(target, 'debug_traceBlockByNumber', [`0x${receipt!.blockNumber.toString(16)}`, { tracer: 'callTracer' }]);
   assert.is(traces.length, 1);
   assert.is(traces[0].txHash, revertHash);
   assert.is(traces[0].result.to, router.toLowerCase());
 });
 
 test('trace_transaction and trace_block: the flat list, parity errors, the block\'s txs joined', async () => {
-  const flat = await ok('trace_transaction', [revertHash]);
+  const flat = await ok(target, 'trace_transaction', [revertHash]);
   assert.equal(flat.map((e: { traceAddress: number[] }) => e.traceAddress), [[], [0], [0, 0]]);
   assert.equal(flat.map((e: { action: { callType: string } }) => e.action.callType), ['call', 'delegatecall', 'call']);
   assert.ok(flat.every((e: { error?: string; transactionHash: string }) => e.error === 'Reverted' && e.transactionHash === revertHash));
   assert.equal(Object.keys(flat[2]).sort(), ['action', 'blockHash', 'blockNumber', 'error', 'result', 'subtraces', 'traceAddress', 'transactionHash', 'transactionPosition', 'type']);
   const receipt = await provider.getTransactionReceipt(revertHash);
-  for (const ref of [`0x${receipt!.blockNumber.toString(16)}`, receipt!.blockHash]) assert.equal(await ok('trace_block', [ref]), flat);
-  assert.equal(await ok('trace_block', ['0x0']), []);
-  assert.equal(await ok('trace_transaction', [`0x${'11'.repeat(32)}`]), []);
+  for (const ref of [`0x${receipt!.blockNumber.toString(16)}`, receipt!.blockHash]) assert.equal(await ok(target, 'trace_block', [ref]), flat);
+  assert.equal(await ok(target, 'trace_block', ['0x0']), []);
+  assert.equal(await ok(target, 'trace_transaction', [`0x${'11'.repeat(32)}`]), []);
 });
 
 test('faults: unknown tx, pending tx, genesis, unknown tracer, malformed tracerConfig, a JavaScript tracer, a timeout', async () => {
@@ -163,7 +157,7 @@ test('faults: unknown tx, pending tx, genesis, unknown tracer, malformed tracerC
   const pending = await wallet.signTransaction({ to: wallet.address, value: 1n, nonce: nonce + 5, gasLimit: 21_000n, chainId: (await provider.getNetwork()).chainId, maxFeePerGas: 100_000_000_000n, maxPriorityFeePerGas: 0n, type: 2 });
   const pendingHash = await provider.send('eth_sendRawTransaction', [pending]);
   await err('debug_traceTransaction', [pendingHash], -32000, /^transaction not found$/);
-  assert.equal(await ok('trace_transaction', [pendingHash]), []);
+  assert.equal(await ok(target, 'trace_transaction', [pendingHash]), []);
   await err('debug_traceBlockByNumber', ['0x0'], -32000, /^genesis is not traceable$/);
   await err('debug_traceTransaction', [revertHash, { tracer: 'nopeTracer' }], -32602, /^tracer "nopeTracer" not found: the built-in tracers are callTracer, /);
   await err('debug_traceTransaction', [revertHash, { tracer: 'callTracer', tracerConfig: { withLog: 'yes' } }], -32602, /^invalid tracer config: .*withLog/);
@@ -195,7 +189,7 @@ test('many traces at once: each answers a trace or -32005 busy, none fails other
   assert.ok(answered >= 2, `${answered} answered`);
   assert.ok(health.length >= 1);
   assert.ok(health.every((h) => h.status === 200 && h.ms < 2_000), JSON.stringify(health));
-  assert.is((await ok('debug_traceTransaction', [spinHash, { tracer: 'callTracer' }])).type, 'CALL');
+  assert.is((await ok(target, 'debug_traceTransaction', [spinHash, { tracer: 'callTracer' }])).type, 'CALL');
 });
 
 test('a node started without --evm-debug-api (npm start\'s other flags, network local) answers -32601 naming the flag', async () => {

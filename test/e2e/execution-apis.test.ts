@@ -13,10 +13,10 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { postRpc, type RpcReply } from '@cornice/core/testing';
-import { Interface, Wallet, type TransactionRequest } from 'ethers';
+import { Interface, Wallet } from 'ethers';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { EWOQ_EVM_ADDRESS, EWOQ_EVM_KEY, setupReporting, startEvmTarget, type EvmTarget } from '../src/evm.js';
+import { EWOQ_EVM_ADDRESS, EWOQ_EVM_KEY, ok, sendFromEwoq, setupReporting, startEvmTarget, type EvmTarget, type Rpc } from '../src/evm.js';
 import { loadMethods, resultValidators } from '../src/execution-apis.js';
 import { freePort, until } from '../src/network.js';
 import { compileToken } from '../src/solidity.js';
@@ -55,34 +55,11 @@ const token = compileToken();
 const erc20 = new Interface(token.abi);
 const RECIPIENT = '0x00000000000000000000000000000000c0ffee01';
 
-interface Rpc {
-  call(method: string, params?: unknown[]): Promise<RpcReply>;
-}
-
 interface Target extends Rpc {
   kind: string;
   stop(): Promise<void>;
   /** An account the node holds, unlocked. */
   nodeAccount(): Promise<string>;
-}
-
-async function ok(rpc: Rpc, method: string, params: unknown[] = []): Promise<any> {
-  const r = await rpc.call(method, params);
-  if (r.error) throw new Error(`${method}: ${JSON.stringify(r.error)}`);
-  return r.result;
-}
-
-async function receipt(rpc: Rpc, hash: string): Promise<any> {
-  return until(`receipt of ${hash}`, async () => (await ok(rpc, 'eth_getTransactionReceipt', [hash])) ?? undefined, 30_000);
-}
-
-/** Signs and sends `tx` from ewoq with explicit fields (no provider round trips), returns its receipt. */
-async function send(rpc: Rpc, chainId: bigint, tx: TransactionRequest): Promise<any> {
-  const nonce = Number(BigInt(await ok(rpc, 'eth_getTransactionCount', [EWOQ_EVM_ADDRESS, 'pending'])));
-  const price = BigInt(await ok(rpc, 'eth_gasPrice')) * 2n;
-  const fees = tx.type === 2 ? { maxFeePerGas: price, maxPriorityFeePerGas: price / 2n } : { gasPrice: price };
-  const raw = await new Wallet(EWOQ_EVM_KEY).signTransaction({ chainId, nonce, gasLimit: 3_000_000n, ...fees, ...tx });
-  return receipt(rpc, await ok(rpc, 'eth_sendRawTransaction', [raw]));
 }
 
 async function startCornice(dir: string): Promise<Target> {
@@ -134,7 +111,7 @@ interface Outcome {
 async function exercise(t: Target): Promise<Outcome[]> {
   const chainId = BigInt(await ok(t, 'eth_chainId'));
   const node = await t.nodeAccount();
-  await send(t, chainId, { type: 2, to: node, value: 10n ** 18n });
+  await sendFromEwoq(t, chainId, { type: 2, to: node, value: 10n ** 18n });
 
   const out: Outcome[] = [];
   const recorded = async (method: string, params: unknown[] = []): Promise<any> => {
@@ -147,12 +124,12 @@ async function exercise(t: Target): Promise<Outcome[]> {
   const blockFilter = await recorded('eth_newBlockFilter');
   const pendingFilter = await recorded('eth_newPendingTransactionFilter');
 
-  const deployed = await send(t, chainId, { type: 2, data: erc20.encodeDeploy([10n ** 24n]).replace(/^0x/, token.bytecode) });
+  const deployed = await sendFromEwoq(t, chainId, { type: 2, data: erc20.encodeDeploy([10n ** 24n]).replace(/^0x/, token.bytecode) });
   const tokenAddr: string = deployed.contractAddress;
   const transferData = erc20.encodeFunctionData('transfer', [RECIPIENT, 5n]);
-  const typed2 = await send(t, chainId, { type: 2, to: tokenAddr, data: transferData });
-  const typed1 = await send(t, chainId, { type: 1, to: RECIPIENT, value: 1n, accessList: [{ address: tokenAddr, storageKeys: [`0x${'0'.repeat(64)}`] }] });
-  const legacy = await send(t, chainId, { type: 0, to: RECIPIENT, value: 2n });
+  const typed2 = await sendFromEwoq(t, chainId, { type: 2, to: tokenAddr, data: transferData });
+  const typed1 = await sendFromEwoq(t, chainId, { type: 1, to: RECIPIENT, value: 1n, accessList: [{ address: tokenAddr, storageKeys: [`0x${'0'.repeat(64)}`] }] });
+  const legacy = await sendFromEwoq(t, chainId, { type: 0, to: RECIPIENT, value: 2n });
   const signed = await new Wallet(EWOQ_EVM_KEY).signTransaction({
     chainId,
     type: 2,

@@ -9,6 +9,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { postRpc, type RpcReply } from '@cornice/core/testing';
+import { Wallet, type TransactionRequest } from 'ethers';
 import { REPO, npmStartFlags } from './fixtures.js';
 import { freePort, until } from './network.js';
 import { startNodeProcess, type NodeProcess } from './process.js';
@@ -20,6 +21,35 @@ export const EWOQ_EVM_ADDRESS = '0x8db97C7cEcE249c2b98bDC0226Cc4C2A57BF52FC';
 export const HARDHAT_PROJECT = join(REPO, 'test/fixtures/hardhat-project');
 const require = createRequire(import.meta.url);
 export const HARDHAT_BIN = join(dirname(require.resolve('hardhat/package.json')), 'internal/cli/bootstrap.js');
+
+/** What an EVM test calls: an EvmTarget, or any JSON-RPC endpoint (anvil's, say). */
+export interface Rpc {
+  call(method: string, params?: unknown[]): Promise<RpcReply>;
+}
+
+/** `method`'s result; a JSON-RPC error fails with the method's name and the error. */
+export async function ok(rpc: Rpc, method: string, params: unknown[] = []): Promise<any> {
+  const r = await rpc.call(method, params);
+  if (r.error) throw new Error(`${method}: ${JSON.stringify(r.error)}`);
+  return r.result;
+}
+
+/** The receipt of `hash`, once the tx is mined. */
+export function receiptOf(rpc: Rpc, hash: string): Promise<any> {
+  return until(`receipt of ${hash}`, async () => (await ok(rpc, 'eth_getTransactionReceipt', [hash])) ?? undefined, 30_000);
+}
+
+/**
+ * Signs `tx` from ewoq with explicit fields (its pending nonce, twice the gas price, 3M gas unless
+ * given: nothing estimated, so a tx that reverts is sent as well), sends it raw and returns its receipt.
+ */
+export async function sendFromEwoq(rpc: Rpc, chainId: bigint, tx: TransactionRequest): Promise<any> {
+  const nonce = Number(BigInt(await ok(rpc, 'eth_getTransactionCount', [EWOQ_EVM_ADDRESS, 'pending'])));
+  const price = BigInt(await ok(rpc, 'eth_gasPrice')) * 2n;
+  const fees = tx.type === 2 ? { maxFeePerGas: price, maxPriorityFeePerGas: price / 2n } : { gasPrice: price };
+  const raw = await new Wallet(EWOQ_EVM_KEY).signTransaction({ chainId, nonce, gasLimit: 3_000_000n, ...fees, ...tx });
+  return receiptOf(rpc, await ok(rpc, 'eth_sendRawTransaction', [raw]));
+}
 
 export type EvmTargetKind = 'cornice' | 'hardhat';
 

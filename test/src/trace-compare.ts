@@ -8,7 +8,8 @@
  * the list cannot hide a difference in anything else); each says why the two chains may differ.
  */
 import type { RpcReply } from '@cornice/core/testing';
-import type { Rpc, SequenceResult } from './trace-sequence.js';
+import type { Rpc } from './evm.js';
+import type { SequenceResult } from './trace-sequence.js';
 
 /** One debug_traceTransaction config of the comparison, named as the reports name it. */
 export interface TraceVariant {

@@ -18,24 +18,10 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { postRpc, type RpcReply } from '@cornice/core/testing';
 import { getCreate2Address, getCreateAddress, Interface, keccak256, SigningKey, solidityPacked, Wallet } from 'ethers';
-import { EWOQ_EVM_ADDRESS, EWOQ_EVM_KEY } from './evm.js';
+import { EWOQ_EVM_ADDRESS, EWOQ_EVM_KEY, ok, receiptOf, type Rpc } from './evm.js';
 import { REPO } from './fixtures.js';
-import { until } from './network.js';
 import { compileSolidity, compileToken, type CompiledContract } from './solidity.js';
-
-export interface Rpc {
-  call(method: string, params?: unknown[]): Promise<RpcReply>;
-}
-
-export const rpcAt = (url: string): Rpc => ({ call: (method, params = []) => postRpc(url, method, params) });
-
-export async function ok(rpc: Rpc, method: string, params: unknown[] = []): Promise<any> {
-  const r = await rpc.call(method, params);
-  if (r.error) throw new Error(`${method}: ${JSON.stringify(r.error)}`);
-  return r.result;
-}
 
 /** Every tx's price: above the C-Chain's 25 gwei floor and anvil's base fee, so neither refuses it. */
 export const GAS_PRICE = 100_000_000_000n;
@@ -188,10 +174,6 @@ export function sequenceSpecs(): { specs: TxSpec[]; addresses: Record<string, st
   return { specs, addresses };
 }
 
-async function receipt(rpc: Rpc, hash: string): Promise<any> {
-  return until(`receipt of ${hash}`, async () => (await ok(rpc, 'eth_getTransactionReceipt', [hash])) ?? undefined, 30_000);
-}
-
 /**
  * Sends the sequence on `rpc` (chain ID from the target), each tx after the previous one's receipt,
  * and checks each status. ewoq must be at nonce 0 (a fresh chain).
@@ -217,7 +199,7 @@ export async function runTraceSequence(rpc: Rpc): Promise<SequenceResult> {
       ...(s.accessList ? { accessList: s.accessList } : {}),
     });
     const hash = await ok(rpc, 'eth_sendRawTransaction', [raw]);
-    const r = await receipt(rpc, hash);
+    const r = await receiptOf(rpc, hash);
     const status = Number(BigInt(r.status)) as 0 | 1;
     if (status !== s.expectStatus) throw new Error(`${s.label} (nonce ${nonce}, ${hash}): status ${status}, expected ${s.expectStatus}`);
     if (s.to === undefined && r.contractAddress?.toLowerCase() !== addresses[s.label.replace('deploy ', '')]!.toLowerCase()) {
