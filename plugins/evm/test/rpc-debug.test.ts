@@ -4,9 +4,8 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import type { StopSignal } from '../src/index.js';
 import { parseDuration } from '../src/rpc/debug.js';
-import { TOKEN, filled, hex, serve, type Served } from './rpc-fake-backend.js';
+import { TOKEN, filled, hex, pastTheTraceLane, serve, type Served } from './rpc-fake-backend.js';
 
 let s: Served;
 test.before(async () => {
@@ -88,23 +87,9 @@ test('debug_getRaw*: hex encodings; unknown blocks as geth words them', async ()
 });
 
 test('traces run in a bounded lane: past its queue, -32005', async () => {
-  let release!: () => void;
-  const held = new Promise<void>((resolve) => (release = resolve));
-  s.backend.traceGate = async (_signal?: StopSignal) => held;
-  const until = async (ok: () => boolean) => {
-    while (!ok()) await new Promise((r) => setImmediate(r));
-  };
-  const lane = s.rpc.lanes.trace;
-  const first = s.call('debug_traceTransaction', [H]);
-  await until(() => lane.running === 1);
-  const second = s.call('debug_traceTransaction', [H]);
-  await until(() => lane.queued === 1);
-  const third = await s.call('debug_traceTransaction', [H]);
+  const trace = () => s.call('debug_traceTransaction', [H]);
+  const third = await pastTheTraceLane(s, trace, trace, trace);
   assert.is(third.error?.code, -32005, JSON.stringify(third));
-  s.backend.traceGate = undefined;
-  release();
-  assert.ok((await first).result);
-  assert.ok((await second).result);
 });
 
 test('off: every debug_ method is -32601 naming the chain config key', async () => {

@@ -497,6 +497,31 @@ export async function serve(over: Partial<EthRpcOptions> = {}, backend = new Fak
   };
 }
 
+/**
+ * With the backend's traces held (traceGate), `first` is sent until it runs in the trace lane and
+ * `second` until it waits there; then `third`, whose reply is returned. The traces are then let go
+ * and `first` and `second` must answer. For a lane of 1 running and 1 waiting.
+ */
+export async function pastTheTraceLane(s: Served, first: () => Promise<RpcReply>, second: () => Promise<RpcReply>, third: () => Promise<RpcReply>): Promise<RpcReply> {
+  let release!: () => void;
+  const held = new Promise<void>((resolve) => (release = resolve));
+  s.backend.traceGate = async (_signal?: StopSignal) => held;
+  const until = async (ok: () => boolean) => {
+    while (!ok()) await new Promise((r) => setImmediate(r));
+  };
+  const lane = s.rpc.lanes.trace;
+  const running = first();
+  await until(() => lane.running === 1);
+  const waiting = second();
+  await until(() => lane.queued === 1);
+  const refused = await third();
+  s.backend.traceGate = undefined;
+  release();
+  assert.ok((await running).result);
+  assert.ok((await waiting).result);
+  return refused;
+}
+
 /** A WebSocketConnection the test drives: `receive` plays a client message, `sent` holds what went out. */
 export class FakeConnection implements WebSocketConnection {
   readonly sent: string[] = [];

@@ -5,9 +5,8 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import type { StopSignal } from '../src/index.js';
 import { joinLists, PARITY_FLAT_TRACE } from '../src/rpc/trace.js';
-import { filled, hex, makeTx, serve, type Served } from './rpc-fake-backend.js';
+import { filled, hex, makeTx, pastTheTraceLane, serve, type Served } from './rpc-fake-backend.js';
 
 let s: Served;
 test.before(async () => {
@@ -92,23 +91,13 @@ test('invalid params: -32602 naming the argument', async () => {
 test('they run in the debug_trace lane: past its queue, -32005', async () => {
   const tx = makeTx();
   s.backend.mine([tx]);
-  let release!: () => void;
-  const held = new Promise<void>((resolve) => (release = resolve));
-  s.backend.traceGate = async (_signal?: StopSignal) => held;
-  const until = async (ok: () => boolean) => {
-    while (!ok()) await new Promise((r) => setImmediate(r));
-  };
-  const lane = s.rpc.lanes.trace;
-  const first = s.call('trace_transaction', [hex(tx.hash)]);
-  await until(() => lane.running === 1);
-  const second = s.call('trace_block', ['latest']);
-  await until(() => lane.queued === 1);
-  const third = await s.call('debug_traceTransaction', [hex(tx.hash)]);
+  const third = await pastTheTraceLane(
+    s,
+    () => s.call('trace_transaction', [hex(tx.hash)]),
+    () => s.call('trace_block', ['latest']),
+    () => s.call('debug_traceTransaction', [hex(tx.hash)]),
+  );
   assert.is(third.error?.code, -32005, JSON.stringify(third));
-  s.backend.traceGate = undefined;
-  release();
-  assert.ok((await first).result);
-  assert.ok((await second).result);
 });
 
 test('off: -32601 naming the flag and the chain config key', async () => {
